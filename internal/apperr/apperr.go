@@ -1,0 +1,124 @@
+// Package apperr defines the few typed errors that cross package boundaries in mtk. Each carries
+// the API's error type and code; api/ maps them to an HTTP status and the contract's envelope in
+// one place. Anything that is not an *Error is an internal error: logged, never shown.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Type is the envelope's error.type.
+type Type string
+
+// The error types of the spec.
+const (
+	TypeAuthentication Type = "authentication_error"
+	TypeAuthorization  Type = "authorization_error"
+	TypeValidation     Type = "validation_error"
+	TypeNotFound       Type = "not_found_error"
+	TypeConflict       Type = "conflict_error"
+	TypeRateLimit      Type = "rate_limit_error"
+	TypeAPI            Type = "api_error"
+)
+
+// The error codes of the spec and the contract.
+const (
+	CodeInvalidAPIKey       = "invalid_api_key"
+	CodeInvalidToken        = "invalid_token"
+	CodeExpiredAPIKey       = "expired_api_key"
+	CodeInvalidCredentials  = "invalid_credentials"
+	CodeInsufficientScope   = "insufficient_scope"
+	CodeAccessDenied        = "access_denied"
+	CodeMissingParameter    = "missing_parameter"
+	CodeInvalidParameter    = "invalid_parameter"
+	CodeInvalidSource       = "invalid_source"
+	CodeResourceNotFound    = "resource_not_found"
+	CodeIdempotencyConflict = "idempotency_conflict"
+	CodeRateLimitExceeded   = "rate_limit_exceeded"
+	CodeInternal            = "internal_error"
+	CodeServiceUnavailable  = "service_unavailable"
+)
+
+// Error is an error a client may see. Status is the HTTP status; Details has one line per problem.
+type Error struct {
+	Status  int
+	Type    Type
+	Code    string
+	Message string
+	Details []string
+	// RetryAfter, in seconds, is sent as the Retry-After header when positive.
+	RetryAfter int
+}
+
+func (e *Error) Error() string {
+	if len(e.Details) == 0 {
+		return fmt.Sprintf("%s/%s: %s", e.Type, e.Code, e.Message)
+	}
+	return fmt.Sprintf("%s/%s: %s %v", e.Type, e.Code, e.Message, e.Details)
+}
+
+// As returns the *Error inside err, if there is one.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// Validation is a 400 validation_error with one detail line per problem.
+func Validation(code, message string, details ...string) *Error {
+	return &Error{Status: http.StatusBadRequest, Type: TypeValidation, Code: code, Message: message, Details: details}
+}
+
+// Invalid is a 400 invalid_parameter.
+func Invalid(message string, details ...string) *Error {
+	return Validation(CodeInvalidParameter, message, details...)
+}
+
+// Missing is a 400 missing_parameter.
+func Missing(message string, details ...string) *Error {
+	return Validation(CodeMissingParameter, message, details...)
+}
+
+// Unauthenticated is a 401 authentication_error.
+func Unauthenticated(code, message string) *Error {
+	return &Error{Status: http.StatusUnauthorized, Type: TypeAuthentication, Code: code, Message: message}
+}
+
+// Forbidden is a 403 authorization_error.
+func Forbidden(code, message string) *Error {
+	return &Error{Status: http.StatusForbidden, Type: TypeAuthorization, Code: code, Message: message}
+}
+
+// NotFound is a 404 resource_not_found.
+func NotFound(message string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: TypeNotFound, Code: CodeResourceNotFound, Message: message}
+}
+
+// Conflict is a 409 conflict_error.
+func Conflict(code, message string) *Error {
+	return &Error{Status: http.StatusConflict, Type: TypeConflict, Code: code, Message: message}
+}
+
+// RateLimited is a 429 with the spec's message and a Retry-After.
+func RateLimited(limit, retryAfter int) *Error {
+	return &Error{
+		Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: CodeRateLimitExceeded,
+		Message:    fmt.Sprintf("Rate limit exceeded. Maximum %d requests per 60s.", limit),
+		RetryAfter: retryAfter,
+	}
+}
+
+// Unavailable is a 503 for a store or dependency that does not answer.
+func Unavailable(message string, retryAfter int) *Error {
+	return &Error{
+		Status: http.StatusServiceUnavailable, Type: TypeAPI, Code: CodeServiceUnavailable,
+		Message: message, RetryAfter: retryAfter,
+	}
+}
+
+// Internal is the 500 a client sees for anything unexpected.
+func Internal() *Error {
+	return &Error{Status: http.StatusInternalServerError, Type: TypeAPI, Code: CodeInternal, Message: "An internal error occurred."}
+}

@@ -1,0 +1,141 @@
+// Package config reads mtk's configuration from the environment, in one place, and validates it.
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Defaults match scripts/services.sh (make services).
+const (
+	DefaultListen        = "127.0.0.1:8080"
+	DefaultClickHouseURL = "clickhouse://127.0.0.1:19000/mtk"
+	DefaultPostgresURL   = "postgres://postgres@127.0.0.1:15432/mtk?sslmode=disable"
+	DefaultDataDir       = ".data"
+)
+
+// Config is the whole of mtk's configuration.
+type Config struct {
+	// Listen is the HTTP address (MTK_LISTEN).
+	Listen string
+	// ClickHouseURL is a clickhouse:// DSN for the native protocol (MTK_CLICKHOUSE_URL).
+	ClickHouseURL string
+	// PostgresURL is a postgres:// connection string (MTK_POSTGRES_URL).
+	PostgresURL string
+	// JWTSecret signs login tokens (MTK_JWT_SECRET). In development it is generated once and
+	// kept in DataDir/jwt-secret.
+	JWTSecret string
+	// BaseURL is the public address of this service, used in webhook URLs (MTK_BASE_URL);
+	// it defaults to http://<Listen>.
+	BaseURL string
+	// RateLimits is "on" or "off" (MTK_RATE_LIMITS).
+	RateLimits string
+	// DataDir holds local state such as the development JWT secret (MTK_DATA).
+	DataDir string
+}
+
+// RateLimitsOn reports whether requests are rate limited.
+func (c Config) RateLimitsOn() bool { return c.RateLimits != "off" }
+
+// FromEnv reads the configuration from the environment, filling defaults. It does not validate.
+func FromEnv() Config {
+	c := Config{
+		Listen:        env("MTK_LISTEN", DefaultListen),
+		ClickHouseURL: env("MTK_CLICKHOUSE_URL", DefaultClickHouseURL),
+		PostgresURL:   env("MTK_POSTGRES_URL", DefaultPostgresURL),
+		JWTSecret:     os.Getenv("MTK_JWT_SECRET"),
+		BaseURL:       os.Getenv("MTK_BASE_URL"),
+		RateLimits:    strings.ToLower(env("MTK_RATE_LIMITS", "on")),
+		DataDir:       env("MTK_DATA", DefaultDataDir),
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Listen
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	return c
+}
+
+func env(name, def string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+// Validate names every bad value at once.
+func (c Config) Validate() error {
+	var problems []string
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		problems = append(problems, fmt.Sprintf("MTK_LISTEN %q: want host:port", c.Listen))
+	}
+	if err := checkURL(c.ClickHouseURL, "clickhouse"); err != nil {
+		problems = append(problems, "MTK_CLICKHOUSE_URL: "+err.Error())
+	}
+	if err := checkURL(c.PostgresURL, "postgres", "postgresql"); err != nil {
+		problems = append(problems, "MTK_POSTGRES_URL: "+err.Error())
+	}
+	if err := checkURL(c.BaseURL, "http", "https"); err != nil {
+		problems = append(problems, "MTK_BASE_URL: "+err.Error())
+	}
+	if len(c.JWTSecret) < 32 {
+		problems = append(problems, "MTK_JWT_SECRET: must be at least 32 characters")
+	}
+	if c.RateLimits != "on" && c.RateLimits != "off" {
+		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))
+	}
+	if len(problems) > 0 {
+		return errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+func checkURL(raw string, schemes ...string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", raw)
+	}
+	for _, s := range schemes {
+		if u.Scheme == s {
+			if u.Host == "" {
+				return fmt.Errorf("%q has no host", raw)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want a %s:// URL", raw, strings.Join(schemes, ":// or "))
+}
+
+// EnsureJWTSecret fills an empty JWTSecret from DataDir/jwt-secret, creating that file with a
+// random secret the first time. Production deployments set MTK_JWT_SECRET instead.
+func (c *Config) EnsureJWTSecret() error {
+	if c.JWTSecret != "" {
+		return nil
+	}
+	path := filepath.Join(c.DataDir, "jwt-secret")
+	if b, err := os.ReadFile(path); err == nil {
+		c.JWTSecret = strings.TrimSpace(string(b))
+		return nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return err
+	}
+	secret := hex.EncodeToString(buf)
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", c.DataDir, err)
+	}
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	c.JWTSecret = secret
+	return nil
+}

@@ -1,0 +1,208 @@
+// Package schema holds mtk's numbered SQL migrations for PostgreSQL and ClickHouse, embedded in
+// the binary, and applies each one once, recording it in a schema_migrations table.
+package schema
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed postgres/*.sql clickhouse/*.sql
+var files embed.FS
+
+// Migration is one numbered SQL file.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Load returns the migrations of one store ("postgres" or "clickhouse") in version order.
+func Load(store string) ([]Migration, error) {
+	entries, err := fs.ReadDir(files, store)
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	seen := map[int]string{}
+	for _, e := range entries {
+		name := e.Name()
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || !strings.HasSuffix(name, ".sql") {
+			return nil, fmt.Errorf("schema/%s/%s: want NNNN_name.sql", store, name)
+		}
+		if prev, dup := seen[v]; dup {
+			return nil, fmt.Errorf("schema/%s: %s and %s share version %d", store, prev, name, v)
+		}
+		seen[v] = name
+		body, err := fs.ReadFile(files, path.Join(store, name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: v, Name: name, SQL: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+// Statements splits a migration into statements at semicolons that end a line. Lines that start
+// with "--" are comments.
+func Statements(sql string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(sql, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "--") {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteString("\n")
+		if strings.HasSuffix(trimmed, ";") {
+			if s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(cur.String()), ";")); s != "" {
+				out = append(out, s)
+			}
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// migrationLockID is the PostgreSQL advisory lock that serialises concurrent migrators.
+const migrationLockID = 7_346_001
+
+// MigratePostgres applies the PostgreSQL migrations not yet recorded, each in its own
+// transaction, and returns the names it applied.
+func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
+	migs, err := Load("postgres")
+	if err != nil {
+		return nil, err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
+		return nil, err
+	}
+	defer conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY,
+		name text NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return nil, err
+	}
+	applied := map[int]bool{}
+	rows, err := conn.Query(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, m := range migs {
+		if applied[m.Version] {
+			continue
+		}
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return done, err
+		}
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			tx.Rollback(ctx) //nolint:errcheck
+			return done, fmt.Errorf("postgres migration %s: %w", m.Name, err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
+			tx.Rollback(ctx) //nolint:errcheck
+			return done, err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return done, err
+		}
+		done = append(done, m.Name)
+	}
+	return done, nil
+}
+
+// MigrateClickHouse applies the ClickHouse migrations not yet recorded, statement by statement
+// (ClickHouse has no multi-statement exec and no transactional DDL, so every statement is
+// written to be safe to run again: IF NOT EXISTS), and returns the names it applied.
+func MigrateClickHouse(ctx context.Context, conn driver.Conn) ([]string, error) {
+	migs, err := Load("clickhouse")
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version UInt32, name String, applied_at DateTime DEFAULT now()
+	) ENGINE = MergeTree ORDER BY version`); err != nil {
+		return nil, err
+	}
+	applied := map[uint32]bool{}
+	rows, err := conn.Query(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var v uint32
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, m := range migs {
+		if applied[uint32(m.Version)] {
+			continue
+		}
+		for i, stmt := range Statements(m.SQL) {
+			if err := conn.Exec(ctx, stmt); err != nil {
+				return done, fmt.Errorf("clickhouse migration %s, statement %d: %w", m.Name, i+1, err)
+			}
+		}
+		if err := recordClickHouse(ctx, conn, m); err != nil {
+			return done, err
+		}
+		done = append(done, m.Name)
+	}
+	return done, nil
+}
+
+func recordClickHouse(ctx context.Context, conn driver.Conn, m Migration) error {
+	batch, err := conn.PrepareBatch(ctx, "INSERT INTO schema_migrations (version, name)")
+	if err != nil {
+		return err
+	}
+	defer batch.Close()
+	if err := batch.Append(uint32(m.Version), m.Name); err != nil {
+		return err
+	}
+	return batch.Send()
+}

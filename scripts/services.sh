@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Installs (only when missing) and starts, or stops, the local ClickHouse and PostgreSQL that mtk
+# uses in development, tests and CI. Data lives under .data/ in the repository; ports are not the
+# defaults so that a system-wide server does not collide.
+#
+#   scripts/services.sh start   # idempotent: safe while they run
+#   scripts/services.sh stop
+#   scripts/services.sh status
+#
+# Environment: MTK_CH_PORT (19000), MTK_CH_HTTP_PORT (18123), MTK_PG_PORT (15432), MTK_DATA (.data).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+data=${MTK_DATA:-$root/.data}
+ch_port=${MTK_CH_PORT:-19000}
+ch_http_port=${MTK_CH_HTTP_PORT:-18123}
+pg_port=${MTK_PG_PORT:-15432}
+pg_version=15
+pg_bin=/usr/lib/postgresql/$pg_version/bin
+
+log() { printf 'services: %s\n' "$*" >&2; }
+
+as_postgres() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+apt_updated=
+apt_install() {
+	if [ "$(id -u)" != 0 ]; then
+		log "missing packages ($*): run as root, or install them with apt-get"
+		exit 1
+	fi
+	if [ -z "$apt_updated" ]; then
+		log "apt-get update"
+		apt-get update -qq
+		apt_updated=1
+	fi
+	log "apt-get install $*"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+install_missing() {
+	local want=()
+	command -v clickhouse-server >/dev/null 2>&1 || want+=(clickhouse-server clickhouse-client)
+	[ -x "$pg_bin/postgres" ] || want+=(postgresql-$pg_version postgresql-client-$pg_version)
+	command -v runuser >/dev/null 2>&1 || want+=(util-linux)
+	if [ ${#want[@]} -gt 0 ]; then
+		apt_install "${want[@]}"
+	fi
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_port() {
+	local port=$1 name=$2 i
+	for i in $(seq 1 150); do
+		port_open "$port" && return 0
+		sleep 0.2
+	done
+	log "$name did not open port $port; see its log under $data"
+	return 1
+}
+
+# --- ClickHouse ---------------------------------------------------------------------------------
+
+ch_config() {
+	local dir=$data/clickhouse
+	mkdir -p "$dir/data" "$dir/tmp" "$dir/user_files" "$dir/format_schemas" "$dir/log"
+	cat >"$dir/users.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+    <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+    <users>
+        <default>
+            <password></password>
+            <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </default>
+    </users>
+    <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
+        <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
+    </interval></default></quotas>
+</yandex>
+XML
+	cat >"$dir/config.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+    <logger>
+        <level>warning</level>
+        <log>$dir/log/server.log</log>
+        <errorlog>$dir/log/server.err.log</errorlog>
+        <size>100M</size>
+        <count>2</count>
+    </logger>
+    <http_port>$ch_http_port</http_port>
+    <tcp_port>$ch_port</tcp_port>
+    <listen_host>127.0.0.1</listen_host>
+    <max_connections>1024</max_connections>
+    <keep_alive_timeout>10</keep_alive_timeout>
+    <max_concurrent_queries>200</max_concurrent_queries>
+    <uncompressed_cache_size>1073741824</uncompressed_cache_size>
+    <mark_cache_size>1073741824</mark_cache_size>
+    <path>$dir/data/</path>
+    <tmp_path>$dir/tmp/</tmp_path>
+    <user_files_path>$dir/user_files/</user_files_path>
+    <format_schema_path>$dir/format_schemas/</format_schema_path>
+    <users_config>$dir/users.xml</users_config>
+    <default_profile>default</default_profile>
+    <default_database>default</default_database>
+    <timezone>UTC</timezone>
+    <mlock_executable>false</mlock_executable>
+    <builtin_dictionaries_reload_interval>3600</builtin_dictionaries_reload_interval>
+    <max_session_timeout>3600</max_session_timeout>
+    <default_session_timeout>60</default_session_timeout>
+</yandex>
+XML
+}
+
+ch_start() {
+	if port_open "$ch_port"; then
+		log "clickhouse already listening on $ch_port"
+		return 0
+	fi
+	ch_config
+	local dir=$data/clickhouse
+	log "starting clickhouse on $ch_port (native) and $ch_http_port (http), data in $dir"
+	nohup clickhouse-server --config-file="$dir/config.xml" --pid-file="$dir/server.pid" \
+		>"$dir/log/stdout.log" 2>&1 </dev/null &
+	wait_port "$ch_port" clickhouse
+}
+
+ch_stop() {
+	local pidfile=$data/clickhouse/server.pid
+	if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+		log "stopping clickhouse"
+		kill "$(cat "$pidfile")"
+		local i
+		for i in $(seq 1 100); do
+			kill -0 "$(cat "$pidfile")" 2>/dev/null || break
+			sleep 0.2
+		done
+	fi
+	rm -f "$pidfile"
+}
+
+# --- PostgreSQL ---------------------------------------------------------------------------------
+
+# pg_dir prints where the cluster lives. The server refuses to run as root, so the postgres user
+# must reach the folder; when the checkout sits where it cannot (under /root, say), the cluster
+# lives in /var/tmp and .data/postgres links to it.
+pg_dir() {
+	local dir=$data/postgres
+	mkdir -p "$data"
+	if [ -L "$dir" ]; then
+		readlink "$dir"
+		return
+	fi
+	if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$data"; then
+		local alt
+		alt=/var/tmp/mtk-postgres-$(printf '%s' "$root" | md5sum | cut -c1-12)
+		ln -sfn "$alt" "$dir"
+		printf '%s\n' "$alt"
+		return
+	fi
+	printf '%s\n' "$dir"
+}
+
+pg_start() {
+	if port_open "$pg_port"; then
+		log "postgresql already listening on $pg_port"
+		return 0
+	fi
+	local dir
+	dir=$(pg_dir)
+	mkdir -p "$dir"
+	[ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+	chmod 700 "$dir"
+	if [ ! -f "$dir/PG_VERSION" ]; then
+		log "initdb in $dir"
+		as_postgres "$pg_bin/initdb" -D "$dir" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+		cat >>"$dir/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $pg_port
+unix_socket_directories = '$dir'
+max_connections = 300
+shared_buffers = 256MB
+fsync = on
+synchronous_commit = on
+log_min_messages = warning
+CONF
+	fi
+	log "starting postgresql on $pg_port, data in $dir"
+	as_postgres "$pg_bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null
+	wait_port "$pg_port" postgresql
+	as_postgres "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -tAc \
+		"SELECT 1 FROM pg_database WHERE datname = 'mtk'" | grep -q 1 ||
+		as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres mtk
+}
+
+pg_stop() {
+	local dir
+	dir=$(pg_dir)
+	if [ -f "$dir/postmaster.pid" ]; then
+		log "stopping postgresql"
+		as_postgres "$pg_bin/pg_ctl" -D "$dir" -m fast -w stop >/dev/null || true
+	fi
+}
+
+case ${1:-start} in
+start)
+	install_missing
+	ch_start
+	pg_start
+	log "ready: clickhouse://127.0.0.1:$ch_port  postgres://postgres@127.0.0.1:$pg_port/mtk"
+	;;
+stop)
+	ch_stop
+	pg_stop
+	;;
+status)
+	port_open "$ch_port" && log "clickhouse up on $ch_port" || log "clickhouse down"
+	port_open "$pg_port" && log "postgresql up on $pg_port" || log "postgresql down"
+	;;
+*)
+	echo "usage: $0 start|stop|status" >&2
+	exit 2
+	;;
+esac
