@@ -1,14 +1,89 @@
+// Command mtk is the ad metrics, tracking and platform API: one binary with subcommands for the
+// server, migrations, seeding and administration.
 package main
 
 import (
-	_ "github.com/ClickHouse/clickhouse-go/v2"
-	_ "github.com/Masterminds/squirrel"
-	_ "github.com/gofiber/fiber/v2"
-	_ "github.com/golang-jwt/jwt/v5"
-	_ "github.com/jackc/pgx/v5/pgxpool"
-	_ "github.com/robfig/cron/v3"
-	_ "github.com/shopspring/decimal"
-	_ "golang.org/x/crypto/bcrypt"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"mtk/internal/apperr"
 )
 
-func main() {}
+const usage = `mtk: ad metrics, tracking and platform API
+
+Usage:
+  mtk serve                     run the HTTP API (migrates first)
+  mtk migrate                   apply PostgreSQL and ClickHouse migrations
+  mtk seed demo [--json]        create the demo workspace, project, connections and keys
+  mtk workspace create --name N [--tier default|growth|enterprise] [--json]
+  mtk user create --email E --password P [--name N] [--workspace W] [--role owner|admin|member] [--json]
+  mtk key create --workspace W --name N --scopes s1,s2 [--expires never|30d|90d|1y|RFC3339] [--json]
+  mtk key list --workspace W [--json]
+  mtk key revoke <key id> [--json]
+  mtk project create --workspace W --name N --currency BRL --timezone America/Sao_Paulo [--json]
+  mtk connection create --project P --kind alpha_ads|beta_ads|gamma_ads|custom --name N [--source-id ID] [--json]
+
+Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_POSTGRES_URL,
+MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_DATA); see README.md.
+`
+
+// command runs one subcommand with its arguments, writing results to out.
+type command func(ctx context.Context, args []string, out io.Writer) error
+
+var commands = map[string]command{
+	"serve":      runServe,
+	"migrate":    runMigrate,
+	"seed":       runSeed,
+	"workspace":  runWorkspace,
+	"user":       runUser,
+	"key":        runKey,
+	"project":    runProject,
+	"connection": runConnection,
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, out, errOut io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(out, usage)
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(errOut, "mtk: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	err := cmd(ctx, args[1:], out)
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], ue.msg)
+		return 2
+	}
+	if e, ok := apperr.As(err); ok {
+		fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], e.Message)
+		for _, d := range e.Details {
+			fmt.Fprintf(errOut, "  %s\n", d)
+		}
+		return 1
+	}
+	fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], strings.TrimSpace(err.Error()))
+	return 1
+}

@@ -1,0 +1,35 @@
+# mtk: the two commands a new user needs are `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: run test services services-stop build vet fmt-check bench clean
+
+## run: start the local stores, migrate, seed the demo and serve on http://127.0.0.1:8080
+run: services build
+	@scripts/run.sh
+
+## test: start the local stores, then go vet and the whole test suite against them
+test: services
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+## services: install (when missing) and start ClickHouse and PostgreSQL under .data/
+services:
+	@scripts/services.sh start
+
+## services-stop: stop them
+services-stop:
+	@scripts/services.sh stop
+
+build:
+	$(GO) build -o bin/mtk ./cmd/mtk
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+clean:
+	rm -rf bin

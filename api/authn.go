@@ -1,0 +1,127 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/internal/apperr"
+	"mtk/internal/auth"
+)
+
+const authErrKey = "mtk.auth_error"
+
+// headerWorkspace selects the workspace of a JWT call.
+const headerWorkspace = "X-Workspace-Id"
+
+// credential returns the token of Authorization: Bearer or x-api-key.
+func credential(c *fiber.Ctx) string {
+	if h := strings.TrimSpace(c.Get(fiber.HeaderAuthorization)); h != "" {
+		scheme, token, ok := strings.Cut(h, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(token)
+		}
+		return h
+	}
+	return strings.TrimSpace(c.Get("x-api-key"))
+}
+
+// identify works out who is calling and puts the principal on the request. It never fails the
+// request itself: a bad credential is kept for require, so that the rate limiter (which counts
+// unauthenticated calls per client IP) runs for every /v3/ call.
+func (s *server) identify(c *fiber.Ctx) error {
+	p, err := s.authenticate(c)
+	if p != nil {
+		p.ClientIP = c.IP()
+		auth.Set(c, p)
+	}
+	if err != nil {
+		c.Locals(authErrKey, err)
+	}
+	return c.Next()
+}
+
+func (s *server) authenticate(c *fiber.Ctx) (*auth.Principal, error) {
+	token := credential(c)
+	switch {
+	case token == "":
+		return nil, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "No credential provided: send Authorization: Bearer <API key or token>, or x-api-key.")
+	case strings.HasPrefix(token, auth.APIKeyPrefix):
+		return s.platform.VerifyAPIKey(c.UserContext(), token)
+	case strings.Count(token, ".") == 2:
+		return s.authenticateJWT(c, token)
+	default:
+		return nil, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
+	}
+}
+
+func (s *server) authenticateJWT(c *fiber.Ctx, token string) (*auth.Principal, error) {
+	invalid := apperr.Unauthenticated(apperr.CodeInvalidToken, "Invalid or expired token.")
+	userID, err := auth.ParseJWT([]byte(s.cfg.JWTSecret), token, s.clock.Now())
+	if err != nil {
+		return nil, invalid
+	}
+	exists, err := s.platform.UserExists(c.UserContext(), userID)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, invalid
+	}
+	p := &auth.Principal{Kind: auth.KindJWT, UserID: userID}
+	ws := strings.TrimSpace(c.Get(headerWorkspace))
+	if ws == "" {
+		return p, nil
+	}
+	tier, member, err := s.platform.Membership(c.UserContext(), userID, ws)
+	if err != nil {
+		return nil, err
+	}
+	if !member {
+		return nil, apperr.Forbidden(apperr.CodeAccessDenied, "You are not a member of this workspace.")
+	}
+	p.WorkspaceID, p.Tier = ws, tier
+	return p, nil
+}
+
+// workspaceRule says whether a route needs X-Workspace-Id with a JWT.
+type workspaceRule int
+
+const (
+	// workspaceRequired: data routes (query, fields, objects) need the header with a JWT.
+	workspaceRequired workspaceRule = iota
+	// workspaceOptional: platform listings work across the user's workspaces without it.
+	workspaceOptional
+)
+
+// require fails the request unless it is authenticated and holds scope.
+func require(scope string, rule workspaceRule) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err, ok := c.Locals(authErrKey).(error); ok {
+			return err
+		}
+		p := auth.From(c)
+		if p == nil {
+			return apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
+		}
+		if p.Kind == auth.KindJWT && p.WorkspaceID == "" && rule == workspaceRequired {
+			return apperr.Missing("X-Workspace-Id header is required with a JWT on this route.",
+				"X-Workspace-Id: required with a JWT on data routes")
+		}
+		if !p.Has(scope) {
+			return apperr.Forbidden(apperr.CodeInsufficientScope, fmt.Sprintf("This API key lacks the %s scope.", scope))
+		}
+		return c.Next()
+	}
+}
+
+// workspaceIDs lists the workspaces the caller may see: the key's, the JWT's X-Workspace-Id, or,
+// for a JWT without it, every workspace the user belongs to.
+func (s *server) workspaceIDs(c *fiber.Ctx) ([]string, error) {
+	p := auth.From(c)
+	if p.WorkspaceID != "" {
+		return []string{p.WorkspaceID}, nil
+	}
+	return s.platform.WorkspaceIDsOf(c.UserContext(), p.UserID)
+}

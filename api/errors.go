@@ -1,0 +1,100 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"mtk/internal/apperr"
+)
+
+// errorBody is the contract's error envelope.
+type errorBody struct {
+	Error errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Type      apperr.Type `json:"type"`
+	Code      string      `json:"code"`
+	Message   string      `json:"message"`
+	Details   []string    `json:"details"`
+	RequestID string      `json:"request_id"`
+}
+
+// legacyBody is the {error, message} body that the spec gives the projects and connections
+// listings for 401 and 403.
+type legacyBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+const legacyErrorsKey = "mtk.legacy_errors"
+
+// legacyErrors marks a route whose 401 and 403 answers use the {error, message} body.
+func legacyErrors(c *fiber.Ctx) error {
+	c.Locals(legacyErrorsKey, true)
+	return c.Next()
+}
+
+// storeRetryAfter is the Retry-After, in seconds, of a 503 for an unreachable store.
+const storeRetryAfter = 5
+
+// toAppError maps any error to what the client may see. The second result is false for errors
+// that are not the client's to know about; those are logged.
+func toAppError(err error) (*apperr.Error, bool) {
+	if e, ok := apperr.As(err); ok {
+		return e, true
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case http.StatusNotFound:
+			return apperr.NotFound("No such route."), true
+		case http.StatusMethodNotAllowed:
+			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Method not allowed on this route."}, true
+		case http.StatusRequestEntityTooLarge:
+			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Request body too large."}, true
+		}
+		if fe.Code >= 400 && fe.Code < 500 {
+			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: fe.Message}, true
+		}
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr *net.OpError
+	if errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) {
+		return apperr.Unavailable("A data store is unavailable; retry shortly.", storeRetryAfter), false
+	}
+	return apperr.Internal(), false
+}
+
+// errorHandler renders every error as the contract's envelope (or the legacy body on the routes
+// that use it), with the request id. Unexpected errors are logged, never shown.
+func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		e, known := toAppError(err)
+		if !known {
+			log.Error("request failed", "request_id", requestID(c), "method", c.Method(), "path", c.Path(), "error", err.Error())
+		}
+		if e.RetryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+		}
+		c.Status(e.Status)
+		if legacy, _ := c.Locals(legacyErrorsKey).(bool); legacy {
+			switch e.Status {
+			case http.StatusUnauthorized:
+				return c.JSON(legacyBody{Error: "unauthorized", Message: e.Message})
+			case http.StatusForbidden:
+				return c.JSON(legacyBody{Error: "forbidden", Message: e.Message})
+			}
+		}
+		return c.JSON(errorBody{Error: errorObject{
+			Type: e.Type, Code: e.Code, Message: e.Message, Details: e.Details, RequestID: requestID(c),
+		}})
+	}
+}

@@ -1,0 +1,215 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/internal/auth"
+	"mtk/internal/clock"
+	"mtk/internal/config"
+	"mtk/internal/testenv"
+	"mtk/platform"
+)
+
+const testSecret = "test-secret-test-secret-test-secret-0123"
+
+// env is one test's server with its own databases and a clock the test moves.
+type env struct {
+	t     *testing.T
+	app   *fiber.App
+	store *platform.Store
+	clock *clock.Fake
+	cfg   config.Config
+	logs  *bytes.Buffer
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
+	cfg := config.Config{
+		Listen: "127.0.0.1:0", ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: testSecret,
+		BaseURL: "https://mtk.example", RateLimits: "on",
+	}
+	logs := &bytes.Buffer{}
+	store := platform.NewStore(pg.Pool, clk)
+	app := New(Deps{
+		Config: cfg, Platform: store, ClickHouse: ch.Conn, Clock: clk,
+		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+	})
+	return &env{t: t, app: app, store: store, clock: clk, cfg: cfg, logs: logs}
+}
+
+// response is a decoded answer.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r response) JSON(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.Body)
+	}
+	return m
+}
+
+// List decodes a JSON array body.
+func (r response) List(t *testing.T) []map[string]any {
+	t.Helper()
+	var l []map[string]any
+	if err := json.Unmarshal(r.Body, &l); err != nil {
+		t.Fatalf("body is not a JSON array: %v\n%s", err, r.Body)
+	}
+	return l
+}
+
+// do sends a request; headers are name, value pairs.
+func (e *env) do(method, path string, body any, headers ...string) response {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		buf, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(buf)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := e.app.Test(req, -1)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: out}
+}
+
+// bearer is the Authorization header pair for token.
+func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
+
+// tenant is a workspace with a member, a project, connections and keys.
+type tenant struct {
+	ws       platform.Workspace
+	user     platform.User
+	password string
+	project  platform.Project
+	alpha    platform.Connection
+	custom   platform.Connection
+	readKey  string // data:read
+	trackKey string // tracking:read only
+}
+
+// newTenant makes a tenant whose alpha connection has ad account accountID (act_<digits>).
+func (e *env) newTenant(name, tier, accountID string) tenant {
+	e.t.Helper()
+	ctx := context.Background()
+	var tn tenant
+	var err error
+	if tn.ws, err = e.store.CreateWorkspace(ctx, name, tier); err != nil {
+		e.t.Fatal(err)
+	}
+	tn.password = "password-" + name
+	if tn.user, err = e.store.CreateUser(ctx, name+"@example.com", "User "+name, tn.password, tn.ws.ID, platform.RoleAdmin); err != nil {
+		e.t.Fatal(err)
+	}
+	if tn.project, err = e.store.CreateProject(ctx, platform.ProjectInput{
+		WorkspaceID: tn.ws.ID, Name: "Project " + name, Currency: "BRL", Timezone: "America/Sao_Paulo",
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	if tn.alpha, err = e.store.CreateConnection(ctx, platform.ConnectionInput{
+		ProjectID: tn.project.ID, Kind: platform.KindAlpha, Name: "Alpha " + name, SourceID: accountID,
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	if tn.custom, err = e.store.CreateConnection(ctx, platform.ConnectionInput{
+		ProjectID: tn.project.ID, Kind: platform.KindCustom, Name: "Checkout " + name,
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	tn.readKey = e.key(tn.ws.ID, nil, auth.ScopeDataRead)
+	tn.trackKey = e.key(tn.ws.ID, nil, auth.ScopeTrackingRead)
+	return tn
+}
+
+// key creates an API key and returns its token.
+func (e *env) key(workspaceID string, expires *time.Time, scopes ...string) string {
+	e.t.Helper()
+	k, err := e.store.CreateAPIKey(context.Background(), workspaceID, "test key", scopes, expires)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return k.Token
+}
+
+// login returns a JWT for the tenant's user.
+func (e *env) login(tn tenant) string {
+	e.t.Helper()
+	r := e.do("POST", "/v3/auth/login", map[string]string{"email": tn.user.Email, "password": tn.password})
+	if r.Status != 200 {
+		e.t.Fatalf("login: %d %s", r.Status, r.Body)
+	}
+	return r.JSON(e.t)["token"].(string)
+}
+
+// wantError checks status and the envelope's type and code, and that request_id matches the
+// X-Request-Id header.
+func wantError(t *testing.T, r response, status int, typ, code string) map[string]any {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	body := r.JSON(t)
+	errObj, ok := body["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("no error object: %s", r.Body)
+	}
+	if errObj["type"] != typ || errObj["code"] != code {
+		t.Fatalf("error %v/%v, want %s/%s: %s", errObj["type"], errObj["code"], typ, code, r.Body)
+	}
+	if rid := r.Header.Get("X-Request-Id"); rid == "" || errObj["request_id"] != rid {
+		t.Fatalf("request_id %v does not match X-Request-Id %q", errObj["request_id"], rid)
+	}
+	if msg, _ := errObj["message"].(string); msg == "" {
+		t.Fatalf("empty message: %s", r.Body)
+	}
+	return errObj
+}
+
+// wantLegacy checks a {error, message} body.
+func wantLegacy(t *testing.T, r response, status int, errValue string) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	body := r.JSON(t)
+	if body["error"] != errValue || body["message"] == "" || len(body) != 2 {
+		t.Fatalf("want {error: %q, message}, got %s", errValue, r.Body)
+	}
+}

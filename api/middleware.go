@@ -1,0 +1,80 @@
+package api
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/internal/apperr"
+	"mtk/internal/auth"
+	"mtk/internal/ids"
+)
+
+const requestIDKey = "mtk.request_id"
+
+// saneRequestID is what a client-sent X-Request-Id must look like to be echoed.
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// withRequestID gives every request an id: the client's X-Request-Id when it is a sane token,
+// else a new one. Every response carries it.
+func withRequestID(c *fiber.Ctx) error {
+	requestID(c)
+	return c.Next()
+}
+
+// requestID returns the request's id, assigning it (and the response header) on first use: a
+// request that the server refuses before any middleware runs (an oversized body) gets one too.
+func requestID(c *fiber.Ctx) string {
+	if id, ok := c.Locals(requestIDKey).(string); ok {
+		return id
+	}
+	id := c.Get(fiber.HeaderXRequestID)
+	if !saneRequestID.MatchString(id) {
+		id = "req_" + ids.Random(12)
+	}
+	c.Locals(requestIDKey, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	return id
+}
+
+// logRequests renders a failed chain's error itself, so that the log line carries the status the
+// client got, and writes one structured line per request.
+func logRequests(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		if err := c.Next(); err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				return herr
+			}
+		}
+		attrs := []any{
+			"method", c.Method(),
+			"route", c.Route().Path,
+			"status", c.Response().StatusCode(),
+			"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
+			"request_id", requestID(c),
+		}
+		if p := auth.From(c); p != nil && p.WorkspaceID != "" {
+			attrs = append(attrs, "workspace", p.WorkspaceID)
+		}
+		log.Info("request", attrs...)
+		return nil
+	}
+}
+
+// recoverPanics turns a panic into a 500 internal_error and logs it with the request id and stack.
+func recoverPanics(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("panic", "request_id", requestID(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				err = apperr.Internal()
+			}
+		}()
+		return c.Next()
+	}
+}

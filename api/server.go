@@ -1,0 +1,74 @@
+// Package api is mtk's HTTP layer (Fiber): it authenticates, limits and decodes requests, calls
+// one service method, and renders results and errors in the contract's shapes. No SQL lives here.
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/internal/clock"
+	"mtk/internal/config"
+	"mtk/platform"
+)
+
+// BodyLimit is the largest request body accepted.
+const BodyLimit = 1 << 20
+
+// Deps is what the HTTP layer calls.
+type Deps struct {
+	Config     config.Config
+	Platform   *platform.Store
+	ClickHouse driver.Conn
+	Clock      clock.Clock
+	Logger     *slog.Logger
+}
+
+type server struct {
+	cfg      config.Config
+	platform *platform.Store
+	ch       driver.Conn
+	clock    clock.Clock
+	log      *slog.Logger
+}
+
+// New builds the HTTP application.
+func New(d Deps) *fiber.App {
+	s := &server{cfg: d.Config, platform: d.Platform, ch: d.ClickHouse, clock: d.Clock, log: d.Logger}
+	app := fiber.New(fiber.Config{
+		AppName:               "mtk",
+		BodyLimit:             BodyLimit,
+		ErrorHandler:          errorHandler(d.Logger),
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		JSONEncoder:           marshalJSON,
+	})
+	app.Use(withRequestID, logRequests(d.Logger), recoverPanics(d.Logger))
+
+	app.Get("/healthz", s.healthz)
+	app.Get("/readyz", s.readyz)
+
+	v3 := app.Group("/v3", s.identify)
+	v3.Post("/auth/login", s.login)
+	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
+	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
+	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)
+	return app
+}
+
+// marshalJSON is encoding/json without HTML escaping, so that messages keep their < and >.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

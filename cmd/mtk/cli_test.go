@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"mtk/internal/testenv"
+)
+
+// cli runs mtk with args against the test's databases and returns stdout, stderr and the exit code.
+func cli(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// cliJSON runs a command with --json and decodes its object.
+func cliJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	out, errOut, code := cli(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("mtk %v: exit %d: %s", args, code, errOut)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("mtk %v printed %q: %v", args, out, err)
+	}
+	return m
+}
+
+// useTestStores points the CLI's configuration at fresh databases.
+func useTestStores(t *testing.T) {
+	t.Helper()
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	t.Setenv("MTK_POSTGRES_URL", pg.URL)
+	t.Setenv("MTK_CLICKHOUSE_URL", ch.URL)
+	t.Setenv("MTK_DATA", t.TempDir())
+	t.Setenv("MTK_JWT_SECRET", "")
+	t.Setenv("MTK_BASE_URL", "")
+}
+
+// serve runs `mtk serve` on a free port until the test ends and returns its base URL.
+func serve(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	t.Setenv("MTK_LISTEN", addr)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve"}, io.Discard, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("serve exited %d after SIGTERM", code)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not shut down")
+		}
+	})
+	base := "http://" + addr
+	for i := 0; i < 100; i++ {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			return base
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("serve did not start")
+	return ""
+}
+
+func get(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestKeyRoundTrip(t *testing.T) {
+	useTestStores(t)
+	ws := cliJSON(t, "workspace", "create", "--name", "Acme", "--tier", "growth")
+	wsID := ws["id"].(string)
+	if !strings.HasPrefix(wsID, "ws_") || ws["tier"] != "growth" {
+		t.Fatalf("workspace %v", ws)
+	}
+	prj := cliJSON(t, "project", "create", "--workspace", wsID, "--name", "Shop", "--currency", "USD", "--timezone", "America/New_York")
+	key := cliJSON(t, "key", "create", "--workspace", wsID, "--name", "ci", "--scopes", "data:read,tracking:read", "--expires", "30d")
+	token, keyID := key["token"].(string), key["id"].(string)
+	if !strings.HasPrefix(token, "mtk_live_") || !strings.HasPrefix(keyID, "key_") || key["expires_at"] == nil {
+		t.Fatalf("key %v", key)
+	}
+	base := serve(t)
+
+	status, body := get(t, base+"/v3/projects", token)
+	if status != 200 || !strings.Contains(body, prj["id"].(string)) {
+		t.Fatalf("with the new key: %d %s", status, body)
+	}
+
+	out, _, code := cli(t, "key", "list", "--workspace", wsID)
+	if code != 0 || !strings.Contains(out, keyID) || strings.Contains(out, token) {
+		t.Fatalf("key list (exit %d) must show the id and never the token:\n%s", code, out)
+	}
+	if revoked := cliJSON(t, "key", "revoke", keyID); revoked["revoked_at"] == nil {
+		t.Fatalf("revoke: %v", revoked)
+	}
+	status, body = get(t, base+"/v3/projects", token)
+	if status != 401 || !strings.Contains(body, "unauthorized") {
+		t.Fatalf("after revoke: %d %s", status, body)
+	}
+	status, body = get(t, base+"/v3/connections/con_x/sync", token)
+	if status != 401 || !strings.Contains(body, `"invalid_api_key"`) {
+		t.Fatalf("after revoke: %d %s", status, body)
+	}
+}
+
+func TestExpiredKeyFromThePast(t *testing.T) {
+	useTestStores(t)
+	wsID := cliJSON(t, "workspace", "create", "--name", "Acme")["id"].(string)
+	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	token := cliJSON(t, "key", "create", "--workspace", wsID, "--name", "old", "--scopes", "data:read", "--expires", past)["token"].(string)
+	base := serve(t)
+	status, body := get(t, base+"/v3/connections/con_x/sync", token)
+	if status != 401 || !strings.Contains(body, "expired_api_key") {
+		t.Fatalf("%d %s", status, body)
+	}
+}
+
+func TestCLIErrorsAreActionable(t *testing.T) {
+	useTestStores(t)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"nope"}, 2, `unknown command "nope"`},
+		{[]string{"key", "create", "--workspace", "ws_x"}, 2, "missing --name, --scopes"},
+		{[]string{"key", "create", "--workspace", "ws_x", "--name", "n", "--scopes", "data:read,admin"}, 1, `scopes[1]: unknown scope "admin"`},
+		{[]string{"key", "create", "--workspace", "ws_x", "--name", "n", "--scopes", "data:read", "--expires", "soon"}, 1, "expires"},
+		{[]string{"key", "revoke", "key_nope"}, 1, "API key not found"},
+		{[]string{"workspace", "create", "--name", "x", "--tier", "gold"}, 1, "tier"},
+		{[]string{"project", "create", "--workspace", "ws_x", "--name", "n", "--currency", "usd", "--timezone", "Mars/Base"}, 1, "timezone"},
+		{[]string{"connection", "create", "--project", "prj_x", "--kind", "alpha_ads", "--name", "n", "--source-id", "abc"}, 1, "act_<digits>"},
+		{[]string{"user", "create", "--email", "bad", "--password", "short"}, 1, "password: must be at least 8 characters"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, errOut, code := cli(t, c.args...)
+			if code != c.code || !strings.Contains(errOut, c.want) {
+				t.Fatalf("exit %d (want %d), stderr:\n%s\nwant it to contain %q", code, c.code, errOut, c.want)
+			}
+		})
+	}
+}
+
+func TestSeedDemoIsIdempotent(t *testing.T) {
+	useTestStores(t)
+	t.Setenv("MTK_BASE_URL", "https://demo.example")
+	first := cliJSON(t, "seed", "demo")
+	second := cliJSON(t, "seed", "demo")
+	for _, k := range []string{"workspace", "project", "user"} {
+		a, b := first[k].(map[string]any)["id"], second[k].(map[string]any)["id"]
+		if a != b {
+			t.Fatalf("%s changed between runs: %v then %v", k, a, b)
+		}
+	}
+	if fmt.Sprint(first["keys"]) != fmt.Sprint(second["keys"]) {
+		t.Fatalf("keys changed between runs:\n%v\n%v", first["keys"], second["keys"])
+	}
+	conns := second["connections"].([]any)
+	sources := map[string]bool{}
+	for _, c := range conns {
+		sources[c.(map[string]any)["source"].(string)] = true
+	}
+	for _, s := range []string{"alpha_ads", "beta_ads", "gamma_ads", "Personalizado"} {
+		if !sources[s] {
+			t.Fatalf("demo lacks a %s connection: %v", s, sources)
+		}
+	}
+	if !strings.HasPrefix(second["webhook_url"].(string), "https://demo.example/v2/tracking/generic?k=") {
+		t.Fatalf("webhook_url %v", second["webhook_url"])
+	}
+	user := second["user"].(map[string]any)
+	if user["email"] != demoEmail || user["password"] != demoPassword {
+		t.Fatalf("user %v", user)
+	}
+	keys := second["keys"].([]any)
+	base := serve(t)
+	token := keys[0].(map[string]any)["token"].(string)
+	if status, body := get(t, base+"/v3/projects", token); status != 200 || !strings.Contains(body, "Demo Store") {
+		t.Fatalf("demo key: %d %s", status, body)
+	}
+}

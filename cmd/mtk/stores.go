@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/internal/config"
+	"mtk/internal/db"
+	"mtk/schema"
+)
+
+// stores are the open connections to PostgreSQL and ClickHouse.
+type stores struct {
+	pg *pgxpool.Pool
+	ch driver.Conn
+}
+
+func (s stores) Close() {
+	if s.pg != nil {
+		s.pg.Close()
+	}
+	if s.ch != nil {
+		s.ch.Close()
+	}
+}
+
+// loadConfig reads and validates the configuration, creating the development JWT secret when
+// none is set.
+func loadConfig() (config.Config, error) {
+	cfg := config.FromEnv()
+	if err := cfg.EnsureJWTSecret(); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// openStores connects to both stores and applies pending migrations.
+func openStores(ctx context.Context, cfg config.Config) (stores, error) {
+	var s stores
+	var err error
+	if s.pg, err = db.OpenPostgres(ctx, cfg.PostgresURL); err != nil {
+		return s, err
+	}
+	if s.ch, err = db.OpenClickHouse(ctx, cfg.ClickHouseURL); err != nil {
+		s.Close()
+		return s, err
+	}
+	if _, err := schema.MigratePostgres(ctx, s.pg); err != nil {
+		s.Close()
+		return s, fmt.Errorf("migrate postgres: %w", err)
+	}
+	if _, err := schema.MigrateClickHouse(ctx, s.ch); err != nil {
+		s.Close()
+		return s, fmt.Errorf("migrate clickhouse: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,78 @@
+package auth
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAPIKeyTokenShape(t *testing.T) {
+	a, err := NewAPIKeyToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewAPIKeyToken()
+	if a == b {
+		t.Fatal("two tokens are equal")
+	}
+	if !strings.HasPrefix(a, "mtk_live_") || !LooksLikeAPIKey(a) {
+		t.Fatalf("token %q does not have the mtk_live_ shape", a)
+	}
+	if LooksLikeAPIKey("mtk_live_short") || LooksLikeAPIKey("Bearer x") {
+		t.Fatal("malformed tokens pass the shape check")
+	}
+	if len(HashAPIKey(a)) != 32 || string(HashAPIKey(a)) == string(HashAPIKey(b)) {
+		t.Fatal("hash is not a distinct SHA-256")
+	}
+	if got := DisplayPrefix(a); len(got) != len("mtk_live_")+6 || !strings.HasPrefix(a, got) {
+		t.Fatalf("display prefix %q", got)
+	}
+}
+
+func TestJWT(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tok, err := IssueJWT(secret, "usr_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		secret  []byte
+		token   string
+		at      time.Time
+		wantSub string
+	}{
+		{"valid", secret, tok, now.Add(time.Hour), "usr_1"},
+		{"almost 7 days", secret, tok, now.Add(JWTLifetime - time.Second), "usr_1"},
+		{"expired after 7 days", secret, tok, now.Add(JWTLifetime + time.Second), ""},
+		{"other secret", []byte("another-secret-another-secret-xx"), tok, now, ""},
+		{"garbage", secret, "a.b.c", now, ""},
+		{"tampered", secret, tok[:len(tok)-2] + "xx", now, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sub, err := ParseJWT(c.secret, c.token, c.at)
+			if sub != c.wantSub || (c.wantSub == "") != (err != nil) {
+				t.Fatalf("ParseJWT = %q, %v; want %q", sub, err, c.wantSub)
+			}
+		})
+	}
+}
+
+func TestPrincipalScopesAndCounterKeys(t *testing.T) {
+	key := &Principal{Kind: KindAPIKey, KeyID: "key_1", WorkspaceID: "ws_1", Scopes: []string{ScopeDataRead}}
+	if !key.Has(ScopeDataRead) || key.Has(ScopeDataWrite) {
+		t.Fatal("key scopes not honoured")
+	}
+	user := &Principal{Kind: KindJWT, UserID: "usr_1", WorkspaceID: "ws_1"}
+	if !user.Has(ScopeTrackingWrite) {
+		t.Fatal("a member holds every scope")
+	}
+	public := &Principal{Kind: KindPublic, ClientIP: "10.0.0.1"}
+	for p, want := range map[*Principal]string{key: "key:key_1", user: "user:usr_1:ws_1", public: "ip:10.0.0.1"} {
+		if got := p.CounterKey(); got != want {
+			t.Errorf("CounterKey = %q, want %q", got, want)
+		}
+	}
+}

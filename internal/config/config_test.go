@@ -1,0 +1,68 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDefaultsAreValid(t *testing.T) {
+	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	c := FromEnv()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || !c.RateLimitsOn() {
+		t.Fatalf("defaults %+v", c)
+	}
+}
+
+func TestValidateNamesEveryBadValue(t *testing.T) {
+	c := Config{
+		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
+		BaseURL: "ftp://x", RateLimits: "maybe",
+	}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s:\n%v", name, err)
+		}
+	}
+}
+
+func TestRateLimitsOff(t *testing.T) {
+	t.Setenv("MTK_RATE_LIMITS", "OFF")
+	if FromEnv().RateLimitsOn() {
+		t.Fatal("MTK_RATE_LIMITS=OFF leaves limits on")
+	}
+}
+
+func TestJWTSecretGeneratedOnceAndKept(t *testing.T) {
+	dir := t.TempDir()
+	a := Config{DataDir: filepath.Join(dir, "data")}
+	if err := a.EnsureJWTSecret(); err != nil {
+		t.Fatal(err)
+	}
+	b := Config{DataDir: a.DataDir}
+	if err := b.EnsureJWTSecret(); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.JWTSecret) < 32 || a.JWTSecret != b.JWTSecret {
+		t.Fatalf("secrets %q and %q", a.JWTSecret, b.JWTSecret)
+	}
+	info, err := os.Stat(filepath.Join(a.DataDir, "jwt-secret"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("secret file: %v %v", info, err)
+	}
+	set := Config{DataDir: a.DataDir, JWTSecret: "from-env"}
+	if err := set.EnsureJWTSecret(); err != nil || set.JWTSecret != "from-env" {
+		t.Fatal("MTK_JWT_SECRET is overridden")
+	}
+}

@@ -1,0 +1,165 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/internal/apperr"
+	"mtk/internal/ids"
+)
+
+// The connection kinds: the three ad networks and custom (webhook) connections.
+const (
+	KindAlpha  = "alpha_ads"
+	KindBeta   = "beta_ads"
+	KindGamma  = "gamma_ads"
+	KindCustom = "custom"
+)
+
+// CustomSource is the display name of a custom connection, as the spec names it.
+const CustomSource = "Personalizado"
+
+// The connection statuses of the contract.
+const (
+	ConnActive   = "active"
+	ConnError    = "error"
+	ConnPaused   = "paused"
+	ConnDisabled = "disabled"
+)
+
+// Connection is a data source of a project: an ad account, or a custom webhook.
+type Connection struct {
+	ID          string  `json:"id"`
+	Source      string  `json:"source"`
+	SourceID    *string `json:"source_id"`
+	Name        string  `json:"name"`
+	Status      string  `json:"status"`
+	WorkspaceID string  `json:"workspace_id"`
+	WebhookURL  *string `json:"webhook_url"`
+
+	ProjectID           string    `json:"project_id"`
+	Kind                string    `json:"-"`
+	WebhookKey          string    `json:"-"`
+	APIBaseURL          string    `json:"-"`
+	AccessToken         string    `json:"-"`
+	ConsecutiveFailures int       `json:"-"`
+	CreatedAt           time.Time `json:"created_at"`
+}
+
+// ConnectionInput is what creating a connection takes.
+type ConnectionInput struct {
+	ProjectID   string
+	Kind        string
+	Name        string
+	SourceID    string // the account id at the network; empty for custom
+	APIBaseURL  string // where the network's API answers (adsim in development)
+	AccessToken string
+}
+
+var alphaAccount = regexp.MustCompile(`^(act_)?[0-9]+$`)
+
+// Validate names every problem.
+func (in ConnectionInput) Validate() error {
+	var problems []string
+	switch in.Kind {
+	case KindAlpha, KindBeta, KindGamma:
+		if in.SourceID == "" {
+			problems = append(problems, "source_id: required for an ad network connection")
+		}
+		if in.Kind == KindAlpha && in.SourceID != "" && !alphaAccount.MatchString(in.SourceID) {
+			problems = append(problems, fmt.Sprintf("source_id: %q is not an ad account id (act_<digits>)", in.SourceID))
+		}
+	case KindCustom:
+		if in.SourceID != "" {
+			problems = append(problems, "source_id: a custom connection has none")
+		}
+	default:
+		problems = append(problems, fmt.Sprintf("kind: %q is not one of alpha_ads, beta_ads, gamma_ads, custom", in.Kind))
+	}
+	if in.Name == "" {
+		problems = append(problems, "name: required")
+	}
+	if len(problems) > 0 {
+		return apperr.Invalid("Invalid connection.", problems...)
+	}
+	return nil
+}
+
+// CreateConnection makes a connection of a project. A custom connection gets a webhook key.
+func (s *Store) CreateConnection(ctx context.Context, in ConnectionInput) (Connection, error) {
+	if err := in.Validate(); err != nil {
+		return Connection{}, err
+	}
+	p, err := s.Project(ctx, in.ProjectID)
+	if err != nil {
+		return Connection{}, err
+	}
+	c := Connection{
+		ID: ids.New(ids.Connection), Source: in.Kind, SourceID: optional(in.SourceID), Name: in.Name,
+		Status: ConnActive, WorkspaceID: p.WorkspaceID, ProjectID: p.ID, Kind: in.Kind,
+		APIBaseURL: in.APIBaseURL, AccessToken: in.AccessToken, CreatedAt: s.clock.Now(),
+	}
+	var webhookKey *string
+	if in.Kind == KindCustom {
+		c.Source = CustomSource
+		c.WebhookKey = "whk_" + ids.Random(20)
+		webhookKey = &c.WebhookKey
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO connections
+		(id, workspace_id, project_id, kind, source, source_id, name, status, webhook_key, api_base_url, access_token, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		c.ID, c.WorkspaceID, c.ProjectID, c.Kind, c.Source, c.SourceID, c.Name, c.Status, webhookKey,
+		optional(c.APIBaseURL), optional(c.AccessToken), c.CreatedAt)
+	return c, err
+}
+
+const connectionColumns = `id, source, source_id, name, status, workspace_id, project_id, kind,
+	coalesce(webhook_key, ''), coalesce(api_base_url, ''), coalesce(access_token, ''), consecutive_failures, created_at`
+
+func scanConnection(row pgx.CollectableRow) (Connection, error) {
+	var c Connection
+	err := row.Scan(&c.ID, &c.Source, &c.SourceID, &c.Name, &c.Status, &c.WorkspaceID, &c.ProjectID, &c.Kind,
+		&c.WebhookKey, &c.APIBaseURL, &c.AccessToken, &c.ConsecutiveFailures, &c.CreatedAt)
+	return c, err
+}
+
+// WithWebhookURL fills WebhookURL for custom connections: {baseURL}/v2/tracking/generic?k=<key>.
+func (c Connection) WithWebhookURL(baseURL string) Connection {
+	if c.Kind == KindCustom && c.WebhookKey != "" {
+		u := baseURL + "/v2/tracking/generic?k=" + c.WebhookKey
+		c.WebhookURL = &u
+	}
+	return c
+}
+
+// ListConnections lists a project's connections, oldest first.
+func (s *Store) ListConnections(ctx context.Context, projectID string) ([]Connection, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+connectionColumns+" FROM connections WHERE project_id = $1 ORDER BY created_at, id", projectID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanConnection)
+}
+
+// ConnectionIn returns a connection of one of workspaceIDs by its id or, for the first network,
+// by its ad account id (act_<digits> or <digits>). Another workspace's connection is not found.
+func (s *Store) ConnectionIn(ctx context.Context, workspaceIDs []string, ref string) (Connection, error) {
+	query := "SELECT " + connectionColumns + " FROM connections WHERE workspace_id = ANY($1) AND id = $2"
+	if alphaAccount.MatchString(ref) {
+		query = "SELECT " + connectionColumns + ` FROM connections WHERE workspace_id = ANY($1) AND kind = 'alpha_ads'
+			AND source_id IN ($2, 'act_' || $2, substr($2, 5)) ORDER BY created_at, id LIMIT 1`
+	}
+	rows, err := s.pool.Query(ctx, query, workspaceIDs, ref)
+	if err != nil {
+		return Connection{}, err
+	}
+	c, err := pgx.CollectExactlyOneRow(rows, scanConnection)
+	if isNoRows(err) {
+		return c, apperr.NotFound("Connection not found.")
+	}
+	return c, err
+}

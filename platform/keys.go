@@ -1,0 +1,158 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/internal/apperr"
+	"mtk/internal/auth"
+	"mtk/internal/ids"
+)
+
+// APIKey is a workspace credential. Token is set only in the answer to its creation.
+type APIKey struct {
+	ID          string     `json:"id"`
+	WorkspaceID string     `json:"workspace_id"`
+	Name        string     `json:"name"`
+	Prefix      string     `json:"prefix"`
+	Scopes      []string   `json:"scopes"`
+	ExpiresAt   *time.Time `json:"expires_at"`
+	RevokedAt   *time.Time `json:"revoked_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	Token       string     `json:"token,omitempty"`
+}
+
+// ParseExpiry reads a key expiry: never, 30d, 90d, 1y, or an RFC 3339 time (which may be in the
+// past, making an expired key). It returns nil for never.
+func ParseExpiry(s string, now time.Time) (*time.Time, error) {
+	var t time.Time
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "never":
+		return nil, nil
+	case "30d":
+		t = now.AddDate(0, 0, 30)
+	case "90d":
+		t = now.AddDate(0, 0, 90)
+	case "1y":
+		t = now.AddDate(1, 0, 0)
+	default:
+		parsed, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return nil, apperr.Invalid("Invalid expiry.", fmt.Sprintf("expires: %q is not never, 30d, 90d, 1y or an RFC 3339 time", s))
+		}
+		t = parsed
+	}
+	t = t.UTC()
+	return &t, nil
+}
+
+// CreateAPIKey makes a key and returns it with its token, which is never shown again.
+func (s *Store) CreateAPIKey(ctx context.Context, workspaceID, name string, scopes []string, expiresAt *time.Time) (APIKey, error) {
+	var problems []string
+	if strings.TrimSpace(name) == "" {
+		problems = append(problems, "name: required")
+	}
+	if len(scopes) == 0 {
+		problems = append(problems, "scopes: at least one of "+strings.Join(auth.AllScopes, ", "))
+	}
+	for i, sc := range scopes {
+		if !auth.ValidScope(sc) {
+			problems = append(problems, fmt.Sprintf("scopes[%d]: unknown scope %q", i, sc))
+		}
+	}
+	if len(problems) > 0 {
+		return APIKey{}, apperr.Invalid("Invalid API key.", problems...)
+	}
+	scopes = slices.Compact(slices.Sorted(slices.Values(scopes)))
+	token, err := auth.NewAPIKeyToken()
+	if err != nil {
+		return APIKey{}, err
+	}
+	k := APIKey{
+		ID: ids.New(ids.APIKey), WorkspaceID: workspaceID, Name: name, Prefix: auth.DisplayPrefix(token),
+		Scopes: scopes, ExpiresAt: expiresAt, CreatedAt: s.clock.Now(), Token: token,
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO api_keys (id, workspace_id, name, prefix, token_hash, scopes, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		k.ID, k.WorkspaceID, k.Name, k.Prefix, auth.HashAPIKey(token), k.Scopes, k.ExpiresAt, k.CreatedAt)
+	if isForeignKeyViolation(err) {
+		return APIKey{}, apperr.NotFound("Workspace not found.")
+	}
+	return k, err
+}
+
+const keyColumns = "id, workspace_id, name, prefix, scopes, expires_at, revoked_at, last_used_at, created_at"
+
+func scanKey(row pgx.CollectableRow) (APIKey, error) {
+	var k APIKey
+	err := row.Scan(&k.ID, &k.WorkspaceID, &k.Name, &k.Prefix, &k.Scopes, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.CreatedAt)
+	return k, err
+}
+
+// ListAPIKeys lists a workspace's keys, newest first, without tokens.
+func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE workspace_id = $1 ORDER BY created_at DESC, id", workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanKey)
+}
+
+// RevokeAPIKey revokes a key; revoking twice keeps the first time.
+func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
+	rows, err := s.pool.Query(ctx, "UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
+	if err != nil {
+		return APIKey{}, err
+	}
+	k, err := pgx.CollectExactlyOneRow(rows, scanKey)
+	if isNoRows(err) {
+		return k, apperr.NotFound("API key not found.")
+	}
+	return k, err
+}
+
+// lastUsedResolution limits last_used_at writes to one per key per minute.
+const lastUsedResolution = time.Minute
+
+// VerifyAPIKey resolves a token to its principal: unknown or revoked keys are 401
+// invalid_api_key, expired keys 401 expired_api_key.
+func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal, error) {
+	invalid := apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
+	if !auth.LooksLikeAPIKey(token) {
+		return nil, invalid
+	}
+	var (
+		p        = &auth.Principal{Kind: auth.KindAPIKey}
+		expires  *time.Time
+		revoked  *time.Time
+		lastUsed *time.Time
+	)
+	err := s.pool.QueryRow(ctx, `SELECT k.id, k.workspace_id, w.tier, k.scopes, k.expires_at, k.revoked_at, k.last_used_at
+		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, auth.HashAPIKey(token)).
+		Scan(&p.KeyID, &p.WorkspaceID, &p.Tier, &p.Scopes, &expires, &revoked, &lastUsed)
+	if isNoRows(err) {
+		return nil, invalid
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	if revoked != nil {
+		return nil, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "This API key has been revoked.")
+	}
+	if expires != nil && !now.Before(*expires) {
+		return nil, apperr.Unauthenticated(apperr.CodeExpiredAPIKey, "This API key has expired.")
+	}
+	if lastUsed == nil || now.Sub(*lastUsed) >= lastUsedResolution {
+		if _, err := s.pool.Exec(ctx, "UPDATE api_keys SET last_used_at = $2 WHERE id = $1", p.KeyID, now); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}

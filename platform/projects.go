@@ -1,0 +1,110 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/internal/apperr"
+	"mtk/internal/ids"
+)
+
+// Project is a brand: the unit that metrics are queried for.
+type Project struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Description *string   `json:"description"`
+	Logo        *string   `json:"logo"`
+	WorkspaceID string    `json:"workspace_id"`
+	Currency    string    `json:"currency"`
+	Timezone    string    `json:"timezone"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// ProjectInput is what creating a project takes.
+type ProjectInput struct {
+	WorkspaceID string
+	Name        string
+	Description string
+	Logo        string
+	Currency    string
+	Timezone    string
+}
+
+// Validate names every problem.
+func (in ProjectInput) Validate() error {
+	var problems []string
+	if in.Name == "" {
+		problems = append(problems, "name: required")
+	}
+	if !currencyCode.MatchString(in.Currency) {
+		problems = append(problems, fmt.Sprintf("currency: %q is not an ISO 4217 code such as BRL or USD", in.Currency))
+	}
+	if _, err := time.LoadLocation(in.Timezone); err != nil || in.Timezone == "" || in.Timezone == "Local" {
+		problems = append(problems, fmt.Sprintf("timezone: %q is not an IANA time zone such as America/Sao_Paulo", in.Timezone))
+	}
+	if len(problems) > 0 {
+		return apperr.Invalid("Invalid project.", problems...)
+	}
+	return nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// CreateProject makes a project in a workspace.
+func (s *Store) CreateProject(ctx context.Context, in ProjectInput) (Project, error) {
+	if err := in.Validate(); err != nil {
+		return Project{}, err
+	}
+	p := Project{
+		ID: ids.New(ids.Project), Name: in.Name, Description: optional(in.Description), Logo: optional(in.Logo),
+		WorkspaceID: in.WorkspaceID, Currency: in.Currency, Timezone: in.Timezone, CreatedAt: s.clock.Now(),
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO projects (id, workspace_id, name, description, logo, currency, timezone, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		p.ID, p.WorkspaceID, p.Name, p.Description, p.Logo, p.Currency, p.Timezone, p.CreatedAt)
+	if isForeignKeyViolation(err) {
+		return Project{}, apperr.NotFound("Workspace not found.")
+	}
+	return p, err
+}
+
+const projectColumns = "id, name, description, logo, workspace_id, currency, timezone, created_at"
+
+func scanProject(row pgx.CollectableRow) (Project, error) {
+	var p Project
+	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.Logo, &p.WorkspaceID, &p.Currency, &p.Timezone, &p.CreatedAt)
+	return p, err
+}
+
+// ListProjects lists the projects of the given workspaces, oldest first.
+func (s *Store) ListProjects(ctx context.Context, workspaceIDs ...string) ([]Project, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+projectColumns+" FROM projects WHERE workspace_id = ANY($1) ORDER BY created_at, id", workspaceIDs)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanProject)
+}
+
+// Project returns one project by id, whatever its workspace: callers check access.
+func (s *Store) Project(ctx context.Context, id string) (Project, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+projectColumns+" FROM projects WHERE id = $1", id)
+	if err != nil {
+		return Project{}, err
+	}
+	p, err := pgx.CollectExactlyOneRow(rows, scanProject)
+	if isNoRows(err) {
+		return p, apperr.NotFound("Project not found.")
+	}
+	return p, err
+}

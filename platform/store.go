@@ -1,0 +1,42 @@
+// Package platform keeps mtk's platform entities in PostgreSQL: workspaces and their tiers, users
+// and memberships, API keys, projects, connections and sync runs. Handlers call it through Store;
+// it returns *apperr.Error for anything a client may see (not found, bad credentials).
+package platform
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/internal/clock"
+)
+
+// Store reads and writes platform entities.
+type Store struct {
+	pool  *pgxpool.Pool
+	clock clock.Clock
+}
+
+// NewStore returns a Store over pool. clk is the time source (clock.Real{} in production).
+func NewStore(pool *pgxpool.Pool, clk clock.Clock) *Store {
+	return &Store{pool: pool, clock: clk}
+}
+
+// Pool returns the underlying pool, for components that share it.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// isUniqueViolation reports whether err is PostgreSQL's unique_violation.
+func isUniqueViolation(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.Code == "23505"
+}
+
+// isForeignKeyViolation reports whether err is PostgreSQL's foreign_key_violation.
+func isForeignKeyViolation(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.Code == "23503"
+}

@@ -1,0 +1,114 @@
+package platform
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The sync types and statuses of the contract.
+const (
+	SyncFull        = "full"
+	SyncIncremental = "incremental"
+	SyncBackfill    = "backfill"
+
+	SyncRunning = "running"
+	SyncSuccess = "success"
+	SyncError   = "error"
+)
+
+// SyncRun is one synchronisation of a connection.
+type SyncRun struct {
+	ID           string     `json:"id"`
+	ConnectionID string     `json:"-"`
+	SyncType     string     `json:"sync_type"`
+	Status       string     `json:"status"`
+	StartedAt    time.Time  `json:"started_at"`
+	CompletedAt  *time.Time `json:"completed_at"`
+	RowsSynced   int64      `json:"rows_synced"`
+	Error        *string    `json:"error"`
+}
+
+// historyLength is how many runs the sync status shows.
+const historyLength = 20
+
+// ListSyncRuns returns a connection's latest runs, newest first.
+func (s *Store) ListSyncRuns(ctx context.Context, connectionID string) ([]SyncRun, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, connection_id, sync_type, status, started_at, completed_at, rows_synced, error
+		FROM sync_runs WHERE connection_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, connectionID, historyLength)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (SyncRun, error) {
+		var r SyncRun
+		err := row.Scan(&r.ID, &r.ConnectionID, &r.SyncType, &r.Status, &r.StartedAt, &r.CompletedAt, &r.RowsSynced, &r.Error)
+		return r, err
+	})
+}
+
+// LastSync is the last completed successful run of a sync status.
+type LastSync struct {
+	CompletedAt time.Time `json:"completed_at"`
+	RowsSynced  int64     `json:"rows_synced"`
+	SyncType    string    `json:"sync_type"`
+}
+
+// Schedule is when a connection syncs.
+type Schedule struct {
+	Tier                string     `json:"tier"`
+	SyncIntervalMinutes int        `json:"sync_interval_minutes"`
+	NextSyncEstimate    *time.Time `json:"next_sync_estimate"`
+	RemainingSeconds    int        `json:"remaining_seconds"`
+}
+
+// SyncStatus is the answer of GET /v3/connections/{id}/sync.
+type SyncStatus struct {
+	ConnectionID string    `json:"connection_id"`
+	Status       string    `json:"status"`
+	LastSync     *LastSync `json:"last_sync"`
+	History      []SyncRun `json:"history"`
+	Schedule     Schedule  `json:"schedule"`
+}
+
+// SyncStatusOf builds a connection's sync status: its history, its last successful run, and the
+// next run estimated from the workspace tier's interval (due now when it never ran; null
+// while the connection is paused or disabled).
+func (s *Store) SyncStatusOf(ctx context.Context, c Connection) (SyncStatus, error) {
+	w, err := s.Workspace(ctx, c.WorkspaceID)
+	if err != nil {
+		return SyncStatus{}, err
+	}
+	runs, err := s.ListSyncRuns(ctx, c.ID)
+	if err != nil {
+		return SyncStatus{}, err
+	}
+	now := s.clock.Now()
+	interval := SyncInterval(w.Tier)
+	st := SyncStatus{
+		ConnectionID: c.ID, Status: c.Status, History: runs,
+		Schedule: Schedule{Tier: w.Tier, SyncIntervalMinutes: int(interval / time.Minute)},
+	}
+	if st.History == nil {
+		st.History = []SyncRun{}
+	}
+	var lastStart time.Time
+	for _, r := range runs {
+		if lastStart.IsZero() {
+			lastStart = r.StartedAt
+		}
+		if st.LastSync == nil && r.Status == SyncSuccess && r.CompletedAt != nil {
+			st.LastSync = &LastSync{CompletedAt: *r.CompletedAt, RowsSynced: r.RowsSynced, SyncType: r.SyncType}
+		}
+	}
+	if c.Status == ConnPaused || c.Status == ConnDisabled {
+		return st, nil
+	}
+	next := now
+	if !lastStart.IsZero() && lastStart.Add(interval).After(now) {
+		next = lastStart.Add(interval)
+	}
+	st.Schedule.NextSyncEstimate = &next
+	st.Schedule.RemainingSeconds = int(next.Sub(now).Round(time.Second) / time.Second)
+	return st, nil
+}

@@ -1,0 +1,156 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/bcrypt"
+
+	"mtk/internal/apperr"
+	"mtk/internal/ids"
+)
+
+// The membership roles.
+const (
+	RoleOwner  = "owner"
+	RoleAdmin  = "admin"
+	RoleMember = "member"
+)
+
+// User is a person who signs in.
+type User struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// minPasswordLength is the shortest password accepted.
+const minPasswordLength = 8
+
+// bcryptCost is bcrypt's work factor for new passwords.
+const bcryptCost = 11
+
+// NormalizeEmail trims and lower-cases an address.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// CreateUser makes a user and, when workspaceID is not empty, a membership with role.
+func (s *Store) CreateUser(ctx context.Context, email, name, password, workspaceID, role string) (User, error) {
+	email = NormalizeEmail(email)
+	var problems []string
+	if _, err := mail.ParseAddress(email); err != nil || strings.ContainsAny(email, "<> ") {
+		problems = append(problems, fmt.Sprintf("email: %q is not an e-mail address", email))
+	}
+	if len(password) < minPasswordLength {
+		problems = append(problems, fmt.Sprintf("password: must be at least %d characters", minPasswordLength))
+	}
+	if role != RoleOwner && role != RoleAdmin && role != RoleMember {
+		problems = append(problems, fmt.Sprintf("role: %q is not one of owner, admin, member", role))
+	}
+	if len(problems) > 0 {
+		return User{}, apperr.Invalid("Invalid user.", problems...)
+	}
+	if name == "" {
+		name = email
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
+	if err != nil {
+		return User{}, err
+	}
+	u := User{ID: ids.New(ids.User), Email: email, Name: name, CreatedAt: s.clock.Now()}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return User{}, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	_, err = tx.Exec(ctx, "INSERT INTO users (id, email, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)",
+		u.ID, u.Email, u.Name, string(hash), u.CreatedAt)
+	if isUniqueViolation(err) {
+		return User{}, apperr.Invalid("A user with this e-mail exists.", "email: already registered")
+	}
+	if err != nil {
+		return User{}, err
+	}
+	if workspaceID != "" {
+		_, err = tx.Exec(ctx, "INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)",
+			workspaceID, u.ID, role, u.CreatedAt)
+		if isForeignKeyViolation(err) {
+			return User{}, apperr.NotFound("Workspace not found.")
+		}
+		if err != nil {
+			return User{}, err
+		}
+	}
+	return u, tx.Commit(ctx)
+}
+
+// UserByEmail returns the user with that address.
+func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
+	var u User
+	err := s.pool.QueryRow(ctx, "SELECT id, email, name, created_at FROM users WHERE email = $1", NormalizeEmail(email)).
+		Scan(&u.ID, &u.Email, &u.Name, &u.CreatedAt)
+	if isNoRows(err) {
+		return u, apperr.NotFound("User not found.")
+	}
+	return u, err
+}
+
+// dummyHash is compared against when the e-mail is unknown, so that a wrong address and a wrong
+// password take the same time.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("mtk-timing-equaliser"), bcryptCost)
+
+// Login checks an e-mail and password and returns the user and their role in their first
+// workspace (member when they belong to none).
+func (s *Store) Login(ctx context.Context, email, password string) (User, string, error) {
+	var u User
+	var hash string
+	err := s.pool.QueryRow(ctx, "SELECT id, email, name, created_at, password_hash FROM users WHERE email = $1", NormalizeEmail(email)).
+		Scan(&u.ID, &u.Email, &u.Name, &u.CreatedAt, &hash)
+	bad := apperr.Unauthenticated(apperr.CodeInvalidCredentials, "Invalid e-mail or password.")
+	if isNoRows(err) {
+		bcrypt.CompareHashAndPassword(dummyHash, []byte(password)) //nolint:errcheck
+		return User{}, "", bad
+	}
+	if err != nil {
+		return User{}, "", err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		return User{}, "", bad
+	}
+	role := RoleMember
+	err = s.pool.QueryRow(ctx, "SELECT role FROM memberships WHERE user_id = $1 ORDER BY created_at, workspace_id LIMIT 1", u.ID).Scan(&role)
+	if err != nil && !isNoRows(err) {
+		return User{}, "", err
+	}
+	return u, role, nil
+}
+
+// UserExists reports whether a user id is known (a JWT may outlive its user).
+func (s *Store) UserExists(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)", id).Scan(&ok)
+	return ok, err
+}
+
+// Membership returns the workspace's tier when userID is a member of it, and ok=false otherwise.
+func (s *Store) Membership(ctx context.Context, userID, workspaceID string) (tier string, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT w.tier FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+		WHERE m.user_id = $1 AND m.workspace_id = $2`, userID, workspaceID).Scan(&tier)
+	if isNoRows(err) {
+		return "", false, nil
+	}
+	return tier, err == nil, err
+}
+
+// WorkspaceIDsOf lists the workspaces userID belongs to.
+func (s *Store) WorkspaceIDsOf(ctx context.Context, userID string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, "SELECT workspace_id FROM memberships WHERE user_id = $1 ORDER BY created_at, workspace_id", userID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
