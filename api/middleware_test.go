@@ -83,7 +83,7 @@ func TestBodyLimitsAndUnknownRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go e.app.Listener(ln) //nolint:errcheck
+	go e.app.Listener(ln)                  //nolint:errcheck
 	t.Cleanup(func() { e.app.Shutdown() }) //nolint:errcheck
 	big := `{"email":"` + strings.Repeat("a", BodyLimit) + `","password":"x"}`
 	resp, err := http.Post("http://"+ln.Addr().String()+"/v3/auth/login", "application/json", strings.NewReader(big))
