@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	_ "time/tzdata" // IANA zones inside the binary: projects' time zones work on any machine
 
 	"mtk/internal/apperr"
 )
