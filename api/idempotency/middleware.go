@@ -1,0 +1,151 @@
+package idempotency
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/internal/apperr"
+	"mtk/internal/auth"
+	"mtk/internal/clock"
+)
+
+// Config configures the middleware.
+type Config struct {
+	// Store keeps the records. Required.
+	Store *Store
+	// Clock tells the time; nil means the wall clock.
+	Clock clock.Clock
+	// Scope names the owner of a request's keys; nil means DefaultScope. An error it returns is
+	// the request's answer.
+	Scope func(c *fiber.Ctx) (string, error)
+}
+
+// Validate reports a missing Store.
+func (cfg Config) Validate() error {
+	if cfg.Store == nil {
+		return errors.New("idempotency: Config.Store is required")
+	}
+	return nil
+}
+
+// DefaultScope scopes keys to the request's credential: key:<key id> for an API key,
+// user:<user id>:<workspace id> for a JWT. It fails for a request without one: public routes
+// pass their own Scope (see ContainerScope).
+func DefaultScope(c *fiber.Ctx) (string, error) {
+	p := auth.From(c)
+	if p == nil || p.Kind == auth.KindPublic {
+		return "", errors.New("idempotency: no credential to scope the key; public routes need Config.Scope")
+	}
+	return p.CounterKey(), nil
+}
+
+// ContainerScope is the scope of public calls to a tracking container.
+func ContainerScope(containerID string) string { return "container:" + containerID }
+
+// storeTimeout bounds storing or removing a record once the handler has answered.
+const storeTimeout = 5 * time.Second
+
+// New returns the idempotency middleware. It panics if cfg is invalid.
+func New(cfg Config) fiber.Handler {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Scope == nil {
+		cfg.Scope = DefaultScope
+	}
+	return func(c *fiber.Ctx) error {
+		values := c.Request().Header.PeekAll(HeaderKey)
+		if len(values) == 0 || !writeMethod(c.Method()) {
+			return c.Next()
+		}
+		key, err := keyValue(values)
+		if err != nil {
+			return err
+		}
+		scope, err := cfg.Scope(c)
+		if err != nil {
+			return err
+		}
+		hash := sha256.Sum256(c.Body())
+		req := Request{Scope: scope, Key: key, Method: c.Method(), Path: c.OriginalURL(), BodyHash: hash[:]}
+		claim, err := cfg.Store.Begin(c.UserContext(), req, cfg.Clock.Now())
+		if err != nil {
+			return err
+		}
+		switch claim.Outcome {
+		case Replay:
+			return replay(c, claim.Response)
+		case Mismatch:
+			return apperr.Conflict(apperr.CodeIdempotencyConflict,
+				"This Idempotency-Key was already used with another request (method, path or body).")
+		case InProgress:
+			return apperr.Conflict(apperr.CodeIdempotencyConflict,
+				"A request with this Idempotency-Key is still being processed.")
+		}
+		return run(c, cfg.Store, claim)
+	}
+}
+
+func writeMethod(m string) bool {
+	switch m {
+	case fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete:
+		return true
+	}
+	return false
+}
+
+func replay(c *fiber.Ctx, r Response) error {
+	c.Status(r.Status)
+	if r.ContentType != "" {
+		c.Set(fiber.HeaderContentType, r.ContentType)
+	}
+	c.Set(HeaderReplayed, "true")
+	return c.Send(r.Body)
+}
+
+// run calls the rest of the chain as the key's first call and stores its answer. An error of the
+// chain is rendered here, by the app's error handler, so that the stored answer is the one the
+// client gets; run then returns nil.
+func run(c *fiber.Ctx, store *Store, claim Claim) error {
+	defer func() {
+		if p := recover(); p != nil {
+			settle(c, func(ctx context.Context) error { return store.Abandon(ctx, claim) })
+			panic(p)
+		}
+	}()
+	if err := c.Next(); err != nil {
+		if err := c.App().ErrorHandler(c, err); err != nil {
+			// What Fiber itself does when the error handler fails.
+			_ = c.SendStatus(fiber.StatusInternalServerError)
+		}
+	}
+	resp := c.Response()
+	if resp.StatusCode() >= fiber.StatusInternalServerError {
+		settle(c, func(ctx context.Context) error { return store.Abandon(ctx, claim) })
+		return nil
+	}
+	answer := Response{Status: resp.StatusCode(), ContentType: string(resp.Header.ContentType()), Body: resp.Body()}
+	settle(c, func(ctx context.Context) error { return store.Finish(ctx, claim, answer) })
+	return nil
+}
+
+// settle stores or removes the record once the handler has answered, even if the request's
+// context is done. A failure is logged and the client still gets the handler's answer: its
+// effects happened, so answering with an error would invite a second run. A record left running
+// frees itself after Lease.
+func settle(c *fiber.Ctx, update func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), storeTimeout)
+	defer cancel()
+	if err := update(ctx); err != nil {
+		slog.Error("idempotency: record not updated", "err", err,
+			"request_id", c.GetRespHeader(fiber.HeaderXRequestID))
+	}
+}
