@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/internal/auth"
@@ -30,6 +31,7 @@ type env struct {
 	clock *clock.Fake
 	cfg   config.Config
 	logs  *bytes.Buffer
+	ch    driver.Conn
 }
 
 func newEnv(t *testing.T) *env {
@@ -41,13 +43,17 @@ func newEnv(t *testing.T) *env {
 		Listen: "127.0.0.1:0", ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: testSecret,
 		BaseURL: "https://mtk.example", RateLimits: "on",
 	}
-	logs := &bytes.Buffer{}
-	store := platform.NewStore(pg.Pool, clk)
-	app := New(Deps{
-		Config: cfg, Platform: store, ClickHouse: ch.Conn, Clock: clk,
-		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+	e := &env{t: t, store: platform.NewStore(pg.Pool, clk), clock: clk, cfg: cfg, logs: &bytes.Buffer{}, ch: ch.Conn}
+	e.rebuild()
+	return e
+}
+
+// rebuild makes the app again from e.cfg, after a test changed it.
+func (e *env) rebuild() {
+	e.app = New(Deps{
+		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock,
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)),
 	})
-	return &env{t: t, app: app, store: store, clock: clk, cfg: cfg, logs: logs}
 }
 
 // response is a decoded answer.

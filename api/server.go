@@ -11,6 +11,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/api/ratelimit"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/platform"
@@ -54,7 +55,7 @@ func New(d Deps) *fiber.App {
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)
 
-	v3 := app.Group("/v3", s.identify)
+	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()}))
 	v3.Post("/auth/login", s.login)
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)

@@ -11,6 +11,7 @@ import (
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
+	"mtk/platform"
 )
 
 // The response headers of the spec.
@@ -71,9 +72,9 @@ func counter(c *fiber.Ctx) (key string, limit int) {
 		if p != nil && p.ClientIP != "" {
 			ip = p.ClientIP
 		}
-		return "ip:" + ip, TierLimit(TierDefault)
+		return "ip:" + ip, platform.RequestsPerMinute(platform.TierDefault)
 	}
-	return p.CounterKey(), TierLimit(p.Tier)
+	return p.CounterKey(), platform.RequestsPerMinute(p.Tier)
 }
 
 // retryAfter is the whole seconds from now until reset, at least 1.

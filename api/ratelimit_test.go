@@ -1,0 +1,69 @@
+package api
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"mtk/platform"
+)
+
+func TestRateLimits(t *testing.T) {
+	e := newEnv(t)
+	e.clock.Set(time.Date(2026, 3, 10, 15, 0, 20, 0, time.UTC))
+	a := e.newTenant("acme", platform.TierDefault, "act_111")
+	b := e.newTenant("bolt", platform.TierGrowth, "act_222")
+
+	t.Run("headers on every /v3 response, errors included", func(t *testing.T) {
+		for _, r := range []response{
+			e.do("GET", "/v3/projects", nil, bearer(b.readKey)...),
+			e.do("GET", "/v3/projects", nil),
+			e.do("POST", "/v3/auth/login", "{"),
+		} {
+			if r.Header.Get("X-RateLimit-Limit") == "" || r.Header.Get("X-RateLimit-Remaining") == "" || r.Header.Get("X-RateLimit-Reset") == "" {
+				t.Fatalf("%d response without X-RateLimit headers: %v", r.Status, r.Header)
+			}
+		}
+	})
+
+	t.Run("429 after the tier's limit, per key", func(t *testing.T) {
+		reset := strconv.FormatInt(time.Date(2026, 3, 10, 15, 1, 0, 0, time.UTC).Unix(), 10)
+		for i := 1; i <= 120; i++ {
+			r := e.do("GET", "/v3/projects", nil, bearer(a.readKey)...)
+			if r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "120" || r.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(120-i) ||
+				r.Header.Get("X-RateLimit-Reset") != reset {
+				t.Fatalf("call %d: %d %v", i, r.Status, r.Header)
+			}
+		}
+		r := e.do("GET", "/v3/connections/"+a.alpha.ID+"/sync", nil, bearer(a.readKey)...)
+		errObj := wantError(t, r, 429, "rate_limit_error", "rate_limit_exceeded")
+		if errObj["message"] != "Rate limit exceeded. Maximum 120 requests per 60s." || r.Header.Get("Retry-After") != "40" ||
+			r.Header.Get("X-RateLimit-Remaining") != "0" {
+			t.Fatalf("429: %v %s", r.Header, r.Body)
+		}
+		// Another key of the same workspace counts on its own; the growth tier allows 300.
+		if r := e.do("GET", "/v3/projects", nil, bearer(e.key(a.ws.ID, nil, "data:read"))...); r.Status != 200 {
+			t.Fatalf("a fresh key is limited: %d", r.Status)
+		}
+		if r := e.do("GET", "/v3/projects", nil, bearer(b.readKey)...); r.Header.Get("X-RateLimit-Limit") != "300" {
+			t.Fatalf("growth tier limit %q", r.Header.Get("X-RateLimit-Limit"))
+		}
+		e.clock.Advance(40 * time.Second)
+		if r := e.do("GET", "/v3/projects", nil, bearer(a.readKey)...); r.Status != 200 || r.Header.Get("X-RateLimit-Remaining") != "119" {
+			t.Fatalf("new window: %d %v", r.Status, r.Header)
+		}
+	})
+}
+
+func TestRateLimitsOff(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.RateLimits = "off"
+	e.rebuild()
+	a := e.newTenant("acme", platform.TierDefault, "act_111")
+	for i := 0; i < 130; i++ {
+		r := e.do("GET", "/v3/projects", nil, bearer(a.readKey)...)
+		if r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "" {
+			t.Fatalf("call %d with limits off: %d %v", i, r.Status, r.Header)
+		}
+	}
+}

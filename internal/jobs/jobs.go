@@ -1,0 +1,103 @@
+// Package jobs runs mtk's background jobs on cron schedules (robfig/cron). Every job is declared
+// in one table by the caller (name, schedule, function); the runner adds panic recovery, a random
+// start delay (jitter) so that instances do not fire together, at most one run of a job at a
+// time, a log line per failure, and RunNow, a synchronous trigger for tests and operators.
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Job is one background job.
+type Job struct {
+	Name string
+	// Schedule is a cron spec: "@every 1h", "*/5 * * * *", ...
+	Schedule string
+	// Jitter is the largest random delay before a scheduled run starts.
+	Jitter time.Duration
+	Run    func(ctx context.Context) error
+}
+
+// Runner schedules jobs.
+type Runner struct {
+	cron *cron.Cron
+	log  *slog.Logger
+	ctx  context.Context
+	jobs map[string]*entry
+}
+
+type entry struct {
+	job     Job
+	running sync.Mutex
+}
+
+// New returns a runner for jobs; ctx bounds every run.
+func New(ctx context.Context, log *slog.Logger, jobs []Job) (*Runner, error) {
+	r := &Runner{cron: cron.New(), log: log, ctx: ctx, jobs: map[string]*entry{}}
+	for _, j := range jobs {
+		if _, dup := r.jobs[j.Name]; dup {
+			return nil, fmt.Errorf("jobs: %q declared twice", j.Name)
+		}
+		e := &entry{job: j}
+		r.jobs[j.Name] = e
+		if _, err := r.cron.AddFunc(j.Schedule, func() { r.scheduled(e) }); err != nil {
+			return nil, fmt.Errorf("jobs: %s: schedule %q: %w", j.Name, j.Schedule, err)
+		}
+	}
+	return r, nil
+}
+
+// Start begins scheduling.
+func (r *Runner) Start() { r.cron.Start() }
+
+// Stop stops scheduling and waits for running jobs.
+func (r *Runner) Stop() { <-r.cron.Stop().Done() }
+
+func (r *Runner) scheduled(e *entry) {
+	if e.job.Jitter > 0 {
+		select {
+		case <-time.After(rand.N(e.job.Jitter)):
+		case <-r.ctx.Done():
+			return
+		}
+	}
+	if err := r.run(e, false); err != nil {
+		r.log.Error("job failed", "job", e.job.Name, "error", err.Error())
+	}
+}
+
+// ErrRunning is returned by RunNow when the job is already running.
+var ErrRunning = fmt.Errorf("jobs: already running")
+
+// RunNow runs a job synchronously, unless it is running already.
+func (r *Runner) RunNow(name string) error {
+	e, ok := r.jobs[name]
+	if !ok {
+		return fmt.Errorf("jobs: no job %q", name)
+	}
+	return r.run(e, true)
+}
+
+func (r *Runner) run(e *entry, manual bool) (err error) {
+	if !e.running.TryLock() {
+		if manual {
+			return ErrRunning
+		}
+		return nil // the previous run is still going: skip this tick
+	}
+	defer e.running.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return e.job.Run(r.ctx)
+}
