@@ -34,7 +34,7 @@ func TestExtract(t *testing.T) {
 		},
 		{
 			name:     "body values are url-decoded and trimmed",
-			explicit: Params{Campaign: " Summer+Sale%7C123 ", Medium: "50% off|9"},
+			explicit: Params{Campaign: " Summer+Sale%7c123 ", Medium: "50% off|9"},
 			want:     Params{Campaign: "Summer Sale|123", Medium: "50% off|9"},
 		},
 		{
