@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"mtk/internal/clock"
+	"mtk/internal/jobs"
 	"mtk/internal/testenv"
 )
 
@@ -210,5 +213,34 @@ func TestSeedDemoIsIdempotent(t *testing.T) {
 	token := keys[0].(map[string]any)["token"].(string)
 	if status, body := get(t, base+"/v3/projects", token); status != 200 || !strings.Contains(body, "Demo Store") {
 		t.Fatalf("demo key: %d %s", status, body)
+	}
+}
+
+func TestBackgroundJobsRun(t *testing.T) {
+	useTestStores(t)
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStores(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.pg.Exec(context.Background(), `INSERT INTO idempotency_records
+		(scope, key, method, path, body_hash, status, created_at, expires_at)
+		VALUES ('key:k', 'old', 'POST', '/x', '\x00', 200, now() - interval '2 days', now() - interval '1 day')`); err != nil {
+		t.Fatal(err)
+	}
+	runner, err := jobs.New(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), backgroundJobs(st, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.RunNow("idempotency-purge"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := st.pg.QueryRow(context.Background(), "SELECT count(*) FROM idempotency_records").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("expired record left: %d %v", n, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"mtk/api"
 	"mtk/internal/clock"
+	"mtk/internal/jobs"
 	"mtk/platform"
 )
 
@@ -32,10 +33,17 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	clk := clock.Real{}
 	app := api.New(api.Deps{
-		Config: cfg, Platform: platform.NewStore(st.pg, clock.Real{}), ClickHouse: st.ch,
-		Clock: clock.Real{}, Logger: logger,
+		Config: cfg, Platform: platform.NewStore(st.pg, clk), ClickHouse: st.ch,
+		Clock: clk, Logger: logger,
 	})
+	runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger))
+	if err != nil {
+		return err
+	}
+	runner.Start()
+	defer runner.Stop()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
