@@ -22,7 +22,7 @@ log() { printf 'services: %s\n' "$*" >&2; }
 
 as_postgres() {
 	if [ "$(id -u)" = 0 ]; then
-		runuser -u postgres -- "$@"
+		(cd / && runuser -u postgres -- "$@")
 	else
 		"$@"
 	fi
@@ -129,8 +129,8 @@ ch_start() {
 	ch_config
 	local dir=$data/clickhouse
 	log "starting clickhouse on $ch_port (native) and $ch_http_port (http), data in $dir"
-	nohup clickhouse-server --config-file="$dir/config.xml" --pid-file="$dir/server.pid" \
-		>"$dir/log/stdout.log" 2>&1 </dev/null &
+	nohup clickhouse-server --config-file="$dir/config.xml" >"$dir/log/stdout.log" 2>&1 </dev/null &
+	echo $! >"$dir/server.pid"
 	wait_port "$ch_port" clickhouse
 }
 
