@@ -1,6 +1,8 @@
 // Package platform keeps mtk's platform entities in PostgreSQL: workspaces and their tiers, users
-// and memberships, API keys, projects, connections and sync runs. Handlers call it through Store;
-// it returns *apperr.Error for anything a client may see (not found, bad credentials).
+// and memberships, API keys, projects, connections and sync runs, and the tracking configuration
+// (containers with their domains, pixels and triggers; tracking links and their clicks). Handlers
+// call it through Store; it returns *apperr.Error for anything a client may see (not found, bad
+// credentials, invalid input).
 package platform
 
 import (
@@ -33,6 +35,15 @@ func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 func isUniqueViolation(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && pg.Code == "23505"
+}
+
+// violated names the unique constraint that err violates, or is empty.
+func violated(err error) string {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "23505" {
+		return pg.ConstraintName
+	}
+	return ""
 }
 
 // isForeignKeyViolation reports whether err is PostgreSQL's foreign_key_violation.
