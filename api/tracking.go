@@ -8,9 +8,9 @@ import (
 	"mtk/platform"
 )
 
-// trackingRoutes registers the tracking configuration routes under /v3/tracking (containers and
-// triggers). They take API keys, and JWTs with X-Workspace-Id; every write route takes an
-// Idempotency-Key.
+// trackingRoutes registers the tracking configuration routes under /v3/tracking (containers,
+// triggers, tracking links, message decoding) and the public link redirect at /l/<slug>. They
+// take API keys, and JWTs with X-Workspace-Id; every write route takes an Idempotency-Key.
 func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router) {
 	idem := idempotency.New(idempotency.Config{Store: idempotency.NewStore(s.platform.Pool()), Clock: s.clock})
 	read := require(auth.ScopeTrackingRead, workspaceRequired)
@@ -21,6 +21,9 @@ func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router) {
 	v3.Post(container+"/triggers", write, idem, s.createTrigger)
 	v3.Put(container+"/triggers/:trigger_id", write, idem, s.updateTrigger)
 	v3.Delete(container+"/triggers/:trigger_id", write, idem, s.deleteTrigger)
+	v3.Post("/tracking/links", write, idem, s.createLink)
+	v3.Post("/tracking/messages/decode", read, idem, s.decodeMessages)
+	app.Get(platform.LinkPath+":slug", s.followLink)
 }
 
 // workspaceOf is the caller's workspace on a route that requires one.

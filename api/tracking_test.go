@@ -125,6 +125,8 @@ func TestTrackingAuth(t *testing.T) {
 		{"POST", ctr + "/triggers", "tracking:write"},
 		{"PUT", ctr + "/triggers/trg_x", "tracking:write"},
 		{"DELETE", ctr + "/triggers/trg_x", "tracking:write"},
+		{"POST", "/v3/tracking/links", "tracking:write"},
+		{"POST", "/v3/tracking/messages/decode", "tracking:read"},
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {

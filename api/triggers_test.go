@@ -284,10 +284,12 @@ func TestTrackingIdempotency(t *testing.T) {
 		t.Fatalf("other key: %d %s", r.Status, r.Body)
 	}
 
-	// Every write route takes the header: update and delete replay too.
+	// Every write route takes the header: update, delete, links and decode replay too.
 	id := first.JSON(t)["id"].(string)
 	writes := []struct{ method, path, body string }{
 		{"PUT", path + "/" + id, strings.Replace(body, "Purchase API", "Renamed", 1)},
+		{"POST", "/v3/tracking/links", `{"name":"promo","phone":"+55 11 91234-5678","message":"Hi!"}`},
+		{"POST", "/v3/tracking/messages/decode", `{"messages":[{"text":"hello"}]}`},
 		{"DELETE", path + "/" + id, ""},
 	}
 	for i, w := range writes {
