@@ -141,8 +141,9 @@ func (s *Store) TouchContainer(ctx context.Context, id string, at time.Time) err
 	})
 }
 
-// VerifyContainerDomain marks a domain of a live container verified (its own domain or one of its
-// allowed hosts) and updates the status: a pending container becomes pending_receive_events.
+// VerifyContainerDomain marks a domain of a live container verified (its own domain, which an
+// empty domain means, or one of its allowed hosts) and updates the status: a pending container
+// becomes pending_receive_events.
 func (s *Store) VerifyContainerDomain(ctx context.Context, id, domain string) error {
 	domain = NormalizeDomain(domain)
 	var allowed []string
@@ -154,6 +155,9 @@ func (s *Store) VerifyContainerDomain(ctx context.Context, id, domain string) er
 	}
 	if err != nil {
 		return err
+	}
+	if domain == "" {
+		domain = own
 	}
 	if domain != own && !slices.Contains(allowed, domain) {
 		return apperr.Invalid("Invalid domain.", fmt.Sprintf("domain: %q is neither the container's domain nor one of its allowed hosts", domain))
