@@ -101,7 +101,7 @@ type ContainerInput struct {
 	HasFunnelSteps bool
 }
 
-// normalize validates in and returns it with defaults applied, names every problem.
+// normalize validates in, naming every problem, and returns it with defaults applied.
 func (in ContainerInput) normalize() (ContainerInput, error) {
 	var p problems
 	if strings.TrimSpace(in.ProjectID) == "" {

@@ -164,9 +164,9 @@ func (s *Store) VerifyContainerDomain(ctx context.Context, id, domain string) er
 	}
 	now := s.clock.Now()
 	if _, err := s.pool.Exec(ctx, `INSERT INTO container_domains (container_id, domain, status, verified_at, created_at)
-		VALUES ($1, $2, 'verified', $3, $3)
-		ON CONFLICT (container_id, domain) DO UPDATE SET status = 'verified', verified_at = coalesce(container_domains.verified_at, $3)`,
-		id, domain, now); err != nil {
+		VALUES ($1, $2, $3, $4, $4)
+		ON CONFLICT (container_id, domain) DO UPDATE SET status = $3, verified_at = coalesce(container_domains.verified_at, $4)`,
+		id, domain, DomainVerified, now); err != nil {
 		return err
 	}
 	return s.recompute(ctx, id, func(f statusFacts, _ time.Time) *time.Time { return f.lastEventAt })

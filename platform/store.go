@@ -32,10 +32,7 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.
-func isUniqueViolation(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && pg.Code == "23505"
-}
+func isUniqueViolation(err error) bool { return violated(err) != "" }
 
 // violated names the unique constraint that err violates, or is empty.
 func violated(err error) string {
