@@ -18,6 +18,7 @@ const (
 	maxLinkMessage = 1000
 	maxUTMValue    = 500
 	maxUserAgent   = 512
+	maxIP          = 64
 )
 
 // LinkPath is where a link's slug is served: {base URL}/l/<slug>.
@@ -141,7 +142,7 @@ func (s *Store) FollowLink(ctx context.Context, slug string, click Click) (strin
 	if err := s.pool.QueryRow(ctx, `INSERT INTO link_clicks (link_id, utm_source, utm_medium, utm_campaign,
 		utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
 		linkID, storable(p.Source, maxUTMValue), storable(p.Medium, maxUTMValue), storable(p.Campaign, maxUTMValue),
-		storable(p.Content, maxUTMValue), storable(p.Term, maxUTMValue), storable(click.IP, maxUTMValue),
+		storable(p.Content, maxUTMValue), storable(p.Term, maxUTMValue), storable(click.IP, maxIP),
 		storable(click.UserAgent, maxUserAgent), s.clock.Now()).Scan(&clickID); err != nil {
 		return "", err
 	}
