@@ -1,6 +1,8 @@
 // Package platform keeps mtk's platform entities in PostgreSQL: workspaces and their tiers, users
-// and memberships, API keys, projects, connections and sync runs. Handlers call it through Store;
-// it returns *apperr.Error for anything a client may see (not found, bad credentials).
+// and memberships, API keys, projects, connections and sync runs, and the tracking configuration
+// (containers with their domains, pixels and triggers; tracking links and their clicks). Handlers
+// call it through Store; it returns *apperr.Error for anything a client may see (not found, bad
+// credentials, invalid input).
 package platform
 
 import (
@@ -30,9 +32,15 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.
-func isUniqueViolation(err error) bool {
+func isUniqueViolation(err error) bool { return violated(err) != "" }
+
+// violated names the unique constraint that err violates, or is empty.
+func violated(err error) string {
 	var pg *pgconn.PgError
-	return errors.As(err, &pg) && pg.Code == "23505"
+	if errors.As(err, &pg) && pg.Code == "23505" {
+		return pg.ConstraintName
+	}
+	return ""
 }
 
 // isForeignKeyViolation reports whether err is PostgreSQL's foreign_key_violation.

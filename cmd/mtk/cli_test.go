@@ -214,6 +214,36 @@ func TestSeedDemoIsIdempotent(t *testing.T) {
 	if status, body := get(t, base+"/v3/projects", token); status != 200 || !strings.Contains(body, "Demo Store") {
 		t.Fatalf("demo key: %d %s", status, body)
 	}
+
+	// Containers: one v3 and one v2, with a pixel and triggers of several types, made once.
+	if fmt.Sprint(first["containers"]) != fmt.Sprint(second["containers"]) {
+		t.Fatalf("containers changed between runs:\n%v\n%v", first["containers"], second["containers"])
+	}
+	ctrs := second["containers"].([]any)
+	if len(ctrs) != 2 {
+		t.Fatalf("containers %v", ctrs)
+	}
+	v3, v2 := ctrs[0].(map[string]any), ctrs[1].(map[string]any)
+	code, _ := v3["tracking_code"].(string)
+	if v3["version"] != "3.0" || !strings.HasPrefix(code, "MTK-") || v3["status"] != "pending_receive_events" ||
+		v2["version"] != "2.0" || v2["tracking_code"] != nil || len(v3["linked_pixels"].([]any)) != 1 {
+		t.Fatalf("containers %v", ctrs)
+	}
+	types := map[string]bool{}
+	for _, c := range ctrs {
+		for _, tr := range c.(map[string]any)["triggers"].([]any) {
+			types[tr.(map[string]any)["trigger_type"].(string)] = true
+		}
+	}
+	if len(types) < 4 || !types["api"] {
+		t.Fatalf("trigger types %v", types)
+	}
+	tracking := keys[1].(map[string]any)["token"].(string)
+	for _, ref := range []string{code, v2["domain"].(string)} {
+		if status, body := get(t, base+"/v3/tracking/containers/"+ref+"/triggers", tracking); status != 200 || !strings.Contains(body, `"total":`) {
+			t.Fatalf("demo container %s: %d %s", ref, status, body)
+		}
+	}
 }
 
 func TestBackgroundJobsRun(t *testing.T) {

@@ -21,7 +21,7 @@ const usage = `mtk: ad metrics, tracking and platform API
 Usage:
   mtk serve                     run the HTTP API (migrates first)
   mtk migrate                   apply PostgreSQL and ClickHouse migrations
-  mtk seed demo [--json]        create the demo workspace, project, connections and keys
+  mtk seed demo [--json]        create the demo workspace, project, connections, containers and keys
   mtk workspace create --name N [--tier default|growth|enterprise] [--json]
   mtk user create --email E --password P [--name N] [--workspace W] [--role owner|admin|member] [--json]
   mtk key create --workspace W --name N --scopes s1,s2 [--expires never|30d|90d|1y|RFC3339] [--json]
@@ -29,6 +29,9 @@ Usage:
   mtk key revoke <key id> [--json]
   mtk project create --workspace W --name N --currency BRL --timezone America/Sao_Paulo [--json]
   mtk connection create --project P --kind alpha_ads|beta_ads|gamma_ads|custom --name N [--source-id ID] [--json]
+  mtk container create --project P --domain D [--version 2|3] [--alias A] [--allowed-hosts a,b] [--json]
+  mtk container verify <container id> [--domain D]
+  mtk container delete <container id>
 
 Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_POSTGRES_URL,
 MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_DATA); see README.md.
@@ -46,6 +49,7 @@ var commands = map[string]command{
 	"key":        runKey,
 	"project":    runProject,
 	"connection": runConnection,
+	"container":  runContainer,
 }
 
 // usageError is a mistake in the command line: exit status 2.

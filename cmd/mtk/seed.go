@@ -61,6 +61,7 @@ type demoOutput struct {
 	User        demoUser              `json:"user"`
 	Project     platform.Project      `json:"project"`
 	Connections []platform.Connection `json:"connections"`
+	Containers  []platform.Container  `json:"containers"`
 	Keys        []demoKey             `json:"keys"`
 	WebhookURL  string                `json:"webhook_url"`
 }
@@ -93,6 +94,13 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 		return json.NewEncoder(out).Encode(demo)
 	}
 	fmt.Fprintf(out, "demo workspace %s, project %s\nlogin: %s / %s\n", demo.Workspace.ID, demo.Project.ID, demoEmail, demoPassword)
+	for _, c := range demo.Containers {
+		ref := c.Domain
+		if c.TrackingCode != nil {
+			ref = *c.TrackingCode
+		}
+		fmt.Fprintf(out, "container %s (version %s, %s, %d triggers): address it as %s\n", c.ID, c.Version, c.Domain, len(c.Triggers), ref)
+	}
 	for _, k := range demo.Keys {
 		fmt.Fprintf(out, "key %q (%v): %s\n", k.Name, k.Scopes, k.Token)
 	}
@@ -145,6 +153,9 @@ func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string) 
 		if c.WebhookURL != nil {
 			d.WebhookURL = *c.WebhookURL
 		}
+	}
+	if d.Containers, err = seedContainers(ctx, s, d.Project.ID); err != nil {
+		return d, err
 	}
 	d.Keys, err = seedKeys(ctx, s, ws.ID, keysFile)
 	return d, err

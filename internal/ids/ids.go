@@ -19,6 +19,7 @@ const (
 	Trigger    = "trg"
 	Lead       = "lead"
 	Event      = "evt"
+	Link       = "lnk"
 )
 
 var enc = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)

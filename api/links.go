@@ -1,0 +1,37 @@
+package api
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/ingest/utm"
+	"mtk/platform"
+)
+
+// createLink makes a tracking link of the caller's workspace: 201 {id, slug, url}.
+func (s *server) createLink(c *fiber.Ctx) error {
+	var in platform.LinkInput
+	if err := decodeJSON(c, &in); err != nil {
+		return err
+	}
+	link, err := s.platform.CreateLink(c.UserContext(), workspaceOf(c), s.cfg.BaseURL, in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(link)
+}
+
+// followLink records a click of a tracking link and sends the visitor to the chat (302). The
+// click's UTM is that of the visited URL's query when it has any (an ad's dynamic parameters),
+// else the link's own.
+func (s *server) followLink(c *fiber.Ctx) error {
+	to, err := s.platform.FollowLink(c.UserContext(), c.Params("slug"), platform.Click{
+		UTM:       utm.Extract(utm.Params{}, c.OriginalURL(), nil),
+		IP:        c.IP(),
+		UserAgent: c.Get(fiber.HeaderUserAgent),
+	})
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Redirect(to, fiber.StatusFound)
+}

@@ -1,0 +1,97 @@
+package api
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/api/idempotency"
+	"mtk/internal/auth"
+	"mtk/platform"
+)
+
+// trackingRoutes registers the tracking configuration routes under /v3/tracking (containers,
+// triggers, tracking links, message decoding) and the public link redirect at /l/<slug>. They
+// take API keys, and JWTs with X-Workspace-Id; every write route takes an Idempotency-Key.
+func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router) {
+	idem := idempotency.New(idempotency.Config{Store: idempotency.NewStore(s.platform.Pool()), Clock: s.clock})
+	read := require(auth.ScopeTrackingRead, workspaceRequired)
+	write := require(auth.ScopeTrackingWrite, workspaceRequired)
+	const container = "/tracking/containers/:container_id"
+	v3.Get(container, read, s.getContainer)
+	v3.Get(container+"/triggers", read, s.listTriggers)
+	v3.Post(container+"/triggers", write, idem, s.createTrigger)
+	v3.Put(container+"/triggers/:trigger_id", write, idem, s.updateTrigger)
+	v3.Delete(container+"/triggers/:trigger_id", write, idem, s.deleteTrigger)
+	v3.Post("/tracking/links", write, idem, s.createLink)
+	v3.Post("/tracking/messages/decode", read, idem, s.decodeMessages)
+	app.Get(platform.LinkPath+":slug", s.followLink)
+}
+
+// workspaceOf is the caller's workspace on a route that requires one.
+func workspaceOf(c *fiber.Ctx) string { return auth.From(c).WorkspaceID }
+
+// getContainer answers a container by its id, v3 tracking code or v2 domain.
+func (s *server) getContainer(c *fiber.Ctx) error {
+	ctr, err := s.platform.ContainerIn(c.UserContext(), workspaceOf(c), c.Params("container_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(ctr)
+}
+
+// queryParam returns a query parameter's value, or nil when the request does not carry it.
+func queryParam(c *fiber.Ctx, name string) *string {
+	args := c.Context().QueryArgs()
+	if !args.Has(name) {
+		return nil
+	}
+	v := string(args.Peek(name))
+	return &v
+}
+
+// listTriggers answers a page of a container's triggers (?page=&limit=&type=).
+func (s *server) listTriggers(c *fiber.Ctx) error {
+	q, err := platform.NewTriggerQuery(queryParam(c, "page"), queryParam(c, "limit"), queryParam(c, "type"))
+	if err != nil {
+		return err
+	}
+	page, err := s.platform.ListTriggers(c.UserContext(), workspaceOf(c), c.Params("container_id"), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(page)
+}
+
+// createTrigger makes an api trigger: 201 with it.
+func (s *server) createTrigger(c *fiber.Ctx) error {
+	var in platform.TriggerInput
+	if err := decodeJSON(c, &in); err != nil {
+		return err
+	}
+	t, err := s.platform.CreateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(t)
+}
+
+// updateTrigger replaces an api trigger: 200 with it.
+func (s *server) updateTrigger(c *fiber.Ctx) error {
+	var in platform.TriggerInput
+	if err := decodeJSON(c, &in); err != nil {
+		return err
+	}
+	t, err := s.platform.UpdateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), c.Params("trigger_id"), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(t)
+}
+
+// deleteTrigger deletes an api trigger: 200 {success: true, id}.
+func (s *server) deleteTrigger(c *fiber.Ctx) error {
+	id := c.Params("trigger_id")
+	if err := s.platform.DeleteTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), id); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "id": id})
+}

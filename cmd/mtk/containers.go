@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"mtk/platform"
+)
+
+func runContainer(ctx context.Context, args []string, out io.Writer) error {
+	sub, rest, err := subcommand(args, "create", "verify", "delete")
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("container "+sub, flag.ContinueOnError)
+	var in platform.ContainerInput
+	fs.StringVar(&in.ProjectID, "project", "", "project id")
+	fs.StringVar(&in.Domain, "domain", "", "the site's domain (verify: the domain to mark verified; default the container's)")
+	fs.StringVar(&in.Version, "version", "3", "2 (legacy, addressed by domain) or 3 (addressed by tracking code)")
+	fs.StringVar(&in.Alias, "alias", "", "display name; default the domain")
+	hosts := fs.String("allowed-hosts", "", "comma-separated hosts the tag accepts events from (host or *.host); default the domain")
+	asJSON := fs.Bool("json", false, "print the created object as JSON")
+	positional, err := parseFlags(fs, rest)
+	if err != nil {
+		return err
+	}
+	if sub != "create" && len(positional) != 1 {
+		return usageError{fmt.Sprintf("want: mtk container %s <container id>", sub)}
+	}
+	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+		switch sub {
+		case "create":
+			if err := required(map[string]string{"project": in.ProjectID, "domain": in.Domain}); err != nil {
+				return err
+			}
+			in.AllowedHosts = splitList(*hosts)
+			c, err := s.CreateContainer(ctx, in)
+			if err != nil {
+				return err
+			}
+			human := fmt.Sprintf("created container %s (version %s, %s, status %s)", c.ID, c.Version, c.Domain, c.Status)
+			if c.TrackingCode != nil {
+				human += "\ntracking code: " + *c.TrackingCode
+			}
+			return emit(out, *asJSON, c, human)
+		case "verify":
+			if err := s.VerifyContainerDomain(ctx, positional[0], in.Domain); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(out, "verified a domain of container %s\n", positional[0])
+			return err
+		default:
+			if err := s.DeleteContainer(ctx, positional[0]); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(out, "deleted container %s\n", positional[0])
+			return err
+		}
+	})
+}

@@ -1,0 +1,166 @@
+package platform
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"mtk/ingest/marker"
+	"mtk/ingest/utm"
+	"mtk/internal/apperr"
+	"mtk/internal/ids"
+)
+
+// Limits of a tracking link's members and of what a click records.
+const (
+	maxLinkName    = 255
+	maxLinkMessage = 1000
+	maxUTMValue    = 500
+	maxUserAgent   = 512
+	maxIP          = 64
+)
+
+// LinkPath is where a link's slug is served: {base URL}/l/<slug>.
+const LinkPath = "/l/"
+
+// LinkInput is what creating a tracking link takes.
+type LinkInput struct {
+	Name    string     `json:"name"`
+	Phone   string     `json:"phone"`
+	Message string     `json:"message"`
+	UTM     utm.Params `json:"utm"`
+}
+
+// Link is a created tracking link: visiting URL records a click and opens a chat with Phone,
+// prefilled with Message carrying the click id.
+type Link struct {
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	URL  string `json:"url"`
+}
+
+// normalize validates in and returns it cleaned: the phone as digits only, UTM values decoded and
+// trimmed as the utm package does for event bodies.
+func (in LinkInput) normalize() (LinkInput, error) {
+	var p problems
+	in.Name = p.text("name", in.Name, maxLinkName)
+	in.Message = p.text("message", in.Message, maxLinkMessage)
+	phone := strings.TrimSpace(in.Phone)
+	in.Phone = strings.Map(func(r rune) rune {
+		if strings.ContainsRune(" +-().", r) {
+			return -1
+		}
+		return r
+	}, phone)
+	switch {
+	case phone == "":
+		p.missing("phone")
+	case !digits(in.Phone) || len(in.Phone) < 8 || len(in.Phone) > 15:
+		p.bad("phone", "%q is not an international phone number (8 to 15 digits with the country code, e.g. +55 11 91234-5678)", phone)
+	}
+	in.UTM = utm.Extract(in.UTM, "", nil)
+	for _, m := range []struct{ member, value string }{
+		{"utm.utm_source", in.UTM.Source}, {"utm.utm_medium", in.UTM.Medium}, {"utm.utm_campaign", in.UTM.Campaign},
+		{"utm.utm_content", in.UTM.Content}, {"utm.utm_term", in.UTM.Term},
+	} {
+		switch {
+		case utf8.RuneCountInString(m.value) > maxUTMValue:
+			p.bad(m.member, "at most %d characters", maxUTMValue)
+		case strings.ContainsRune(m.value, 0):
+			p.bad(m.member, "must not contain NUL characters")
+		}
+	}
+	return in, p.err("Invalid tracking link.")
+}
+
+func digits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// slugAttempts bounds the retries of CreateLink when a new slug is taken.
+const slugAttempts = 5
+
+// CreateLink makes a tracking link of a workspace; its URL is baseURL/l/<slug>.
+func (s *Store) CreateLink(ctx context.Context, workspaceID, baseURL string, in LinkInput) (Link, error) {
+	in, err := in.normalize()
+	if err != nil {
+		return Link{}, err
+	}
+	l := Link{ID: ids.New(ids.Link)}
+	for range slugAttempts {
+		l.Slug = ids.Random(5)
+		_, err = s.pool.Exec(ctx, `INSERT INTO tracking_links (id, workspace_id, slug, name, phone, message,
+			utm_source, utm_medium, utm_campaign, utm_content, utm_term, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			l.ID, workspaceID, l.Slug, in.Name, in.Phone, in.Message,
+			in.UTM.Source, in.UTM.Medium, in.UTM.Campaign, in.UTM.Content, in.UTM.Term, s.clock.Now())
+		if violated(err) != "tracking_links_slug_key" {
+			break
+		}
+	}
+	if err != nil {
+		return Link{}, err
+	}
+	l.URL = baseURL + LinkPath + l.Slug
+	return l, nil
+}
+
+// Click is one visit of a tracking link.
+type Click struct {
+	// UTM is what the visited URL carried; when it holds no value, the link's own UTM is recorded.
+	UTM       utm.Params
+	IP        string
+	UserAgent string
+}
+
+// FollowLink records a click of the link with slug and returns where the visitor goes: the chat
+// with the link's phone, its message prefilled with the click id as an invisible marker.
+func (s *Store) FollowLink(ctx context.Context, slug string, click Click) (string, error) {
+	var (
+		linkID, phone, message string
+		p                      utm.Params
+	)
+	err := s.pool.QueryRow(ctx, `SELECT id, phone, message, utm_source, utm_medium, utm_campaign, utm_content, utm_term
+		FROM tracking_links WHERE slug = $1`, slug).
+		Scan(&linkID, &phone, &message, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term)
+	if isNoRows(err) {
+		return "", apperr.NotFound("Tracking link not found.")
+	}
+	if err != nil {
+		return "", err
+	}
+	if !click.UTM.IsZero() {
+		p = click.UTM
+	}
+	var clickID int64
+	if err := s.pool.QueryRow(ctx, `INSERT INTO link_clicks (link_id, utm_source, utm_medium, utm_campaign,
+		utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		linkID, storable(p.Source, maxUTMValue), storable(p.Medium, maxUTMValue), storable(p.Campaign, maxUTMValue),
+		storable(p.Content, maxUTMValue), storable(p.Term, maxUTMValue), storable(click.IP, maxIP),
+		storable(click.UserAgent, maxUserAgent), s.clock.Now()).Scan(&clickID); err != nil {
+		return "", err
+	}
+	return WhatsAppURL(phone, marker.Embed(message, uint64(clickID))), nil
+}
+
+// WhatsAppURL opens a chat with phone (digits) prefilled with text. Spaces are written %20, as
+// the chat app's own links do.
+func WhatsAppURL(phone, text string) string {
+	return "https://wa.me/" + phone + "?text=" + strings.ReplaceAll(url.QueryEscape(text), "+", "%20")
+}
+
+// storable makes a value a visitor sent fit a text column: valid UTF-8 without NUL characters, cut
+// to at most n characters.
+func storable(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, ""), "\x00", "")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
