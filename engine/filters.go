@@ -77,7 +77,8 @@ func positive(op string) (string, bool) {
 }
 
 // dimensionFilter is the WHERE condition of a dimension filter. A name filter matches the
-// level's ids whose latest name matches; an entity without a name has the name ”.
+// level's ids by their latest name, and an id without an entity (or no id) has the name ”: when
+// the positive condition matches ”, the filter keeps every id except those whose name fails it.
 func dimensionFilter(projectID string, d *Dimension, f Filter, args *[]any) string {
 	op, neg := positive(f.Operator)
 	if d.nameLevel == "" {
@@ -88,12 +89,29 @@ func dimensionFilter(projectID string, d *Dimension, f Filter, args *[]any) stri
 		return cond
 	}
 	*args = append(*args, projectID)
+	pred := stringMatch("argMax(name, version)", op, f.Values, args)
+	if matchesEmpty(op, f.Values) {
+		pred, neg = "NOT ("+pred+")", !neg
+	}
 	sub := "SELECT entity_id FROM entities WHERE project_id = ? AND level = '" + d.nameLevel +
-		"' GROUP BY entity_id HAVING " + stringMatch("argMax(name, version)", op, f.Values, args)
+		"' GROUP BY entity_id HAVING " + pred
 	if neg {
 		return d.column + " NOT IN (" + sub + ")"
 	}
 	return d.column + " IN (" + sub + ")"
+}
+
+// matchesEmpty reports whether the positive operator op with values matches the name ”.
+func matchesEmpty(op string, values []string) bool {
+	if op == "set" {
+		return false
+	}
+	for _, v := range values {
+		if v == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // metricFilter is the condition of a metric filter on the aggregated row (values already
@@ -112,8 +130,8 @@ func metricFilter(m *Metric, f Filter, args *[]any) string {
 		*args = append(*args, n)
 		parts[i] = m.sql + " " + comparisons[op] + " ?"
 	}
-	if neg {
-		return "NOT (" + strings.Join(parts, " OR ") + ")"
+	if neg { // a null (ratio over 0) matches no comparison, negated or not
+		return "(isNotNull(" + m.sql + ") AND NOT (" + strings.Join(parts, " OR ") + "))"
 	}
 	return orJoin(parts)
 }
