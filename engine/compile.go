@@ -140,15 +140,17 @@ func (p *plan) rollup(args *[]any) string {
 	keys := p.keys()
 	sel := append([]string{}, keys...)
 	money := p.measures.anyMoney()
+	var moneyNames []string
 	for _, m := range p.measures.members() {
 		if money && m.money {
 			sel = append(sel, convertedSum(m.name, p.currency, args))
+			moneyNames = append(moneyNames, m.name)
 		} else {
 			sel = append(sel, "sum(s_"+m.name+") AS "+m.name)
 		}
 	}
 	if money {
-		sel = append(sel, fxMissing(p.currency, args))
+		sel = append(sel, fxMissing(p.currency, moneyNames, args))
 	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ")"
 	if money {

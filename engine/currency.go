@@ -1,6 +1,9 @@
 package engine
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // currencies are the ISO 4217 codes the engine converts between (given fx_rates for the pair).
 var currencies = map[string]bool{}
@@ -42,8 +45,14 @@ func fxJoin(target, firstDay, afterDay string, args *[]any) string {
 		"FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) USING (day, currency)"
 }
 
-// fxMissing lists the currencies of the row's facts that had no rate on their day.
-func fxMissing(target string, args *[]any) string {
+// fxMissing lists the currencies of the row's money (of the measures named) that had no rate on
+// their day.
+func fxMissing(target string, money []string, args *[]any) string {
 	*args = append(*args, target)
-	return "groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0) AS fx_missing"
+	nonzero := make([]string, len(money))
+	for i, m := range money {
+		nonzero[i] = "s_" + m + " != 0"
+	}
+	return "groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (" +
+		strings.Join(nonzero, " OR ") + ")) AS fx_missing"
 }
