@@ -20,7 +20,7 @@ var testScope = engine.Scope{ProjectID: "prj_1", Currency: "BRL", TimeZone: "Ame
 
 var testNow = time.Date(2024, 3, 16, 15, 0, 0, 0, time.UTC)
 
-func mustInput(t *testing.T, body string) engine.QueryInput {
+func mustInput(t testing.TB, body string) engine.QueryInput {
 	t.Helper()
 	var in engine.QueryInput
 	if err := json.Unmarshal([]byte(body), &in); err != nil {

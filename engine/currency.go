@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"sort"
-	"strings"
-)
+import "strings"
 
 // currencies are the ISO 4217 codes the engine converts between (given fx_rates for the pair).
 var currencies = map[string]bool{}
@@ -20,16 +17,6 @@ func init() {
 
 // KnownCurrency reports whether code is a currency the engine knows.
 func KnownCurrency(code string) bool { return currencies[code] }
-
-// Currencies lists the known currency codes in order.
-func Currencies() []string {
-	out := make([]string, 0, len(currencies))
-	for c := range currencies {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // convertedSum is the SQL of one money measure of the first aggregation converted into the
 // answer's currency at the rate of its day: the target currency is bound twice per use.

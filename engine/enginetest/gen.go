@@ -199,7 +199,7 @@ func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time
 }
 
 func base(p Project, a ad, at time.Time) engine.Fact {
-	return engine.Fact{ProjectID: p.ID, Time: at, Source: a.source, ConnectionID: a.connection,
+	return engine.Fact{ProjectID: p.ID, Time: at.UTC(), Source: a.source, ConnectionID: a.connection,
 		AccountID: a.account, CampaignID: a.campaign, AdsetID: a.adset, AdID: a.id, Currency: a.currency}
 }
 
@@ -246,4 +246,19 @@ func businessFact(r *rand.Rand, p Project, a ad, at time.Time) engine.Fact {
 		f.TxCount, f.TxRevenue, f.TxProductCosts = -1, -int64(1000+r.Intn(2000))*10_000, 0
 	}
 	return f
+}
+
+// Demo is a ready configuration: three projects in Sao Paulo (BRL), New York (USD, with its
+// DST changes) and Kolkata (EUR, +05:30), each with accounts in BRL, USD and EUR, over the days
+// days that end with last (a local date).
+func Demo(seed int64, last time.Time, days int) Config {
+	start := last.AddDate(0, 0, 1-days)
+	return Config{Seed: seed, Projects: []ProjectSpec{
+		{ID: "prj_demo_sp", TimeZone: "America/Sao_Paulo", Currency: "BRL", Start: start, Days: days,
+			AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "EUR"}},
+		{ID: "prj_demo_ny", TimeZone: "America/New_York", Currency: "USD", Start: start, Days: days,
+			AccountCurrencies: map[string]string{"beta_ads": "BRL", "gamma_ads": "EUR"}},
+		{ID: "prj_demo_in", TimeZone: "Asia/Kolkata", Currency: "EUR", Start: start, Days: days,
+			AccountCurrencies: map[string]string{"alpha_ads": "USD", "beta_ads": "BRL"}},
+	}}
 }
