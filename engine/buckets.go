@@ -12,26 +12,26 @@ var Granularities = []string{"5min", "10min", "15min", "30min", "hour", "day", "
 type granularity struct {
 	name string
 	// dayBased buckets come from the stored local day; hour from the stored local hour start;
-	// the sub-hourly ones from ts with the zone as a literal.
+	// the sub-hourly ones from ts. Instants carry the zone (a literal), so that a fact bucket and
+	// a series bucket have the same type.
 	dayBased bool
 	subHour  bool
-	// size is the nominal bucket length, for sizing the gap-filling series.
-	size time.Duration
-	// expr is the bucket over the day column (dayBased) or over ts with %[1]s the quoted zone.
+	// expr is the bucket over the day column (dayBased), or over hour or ts with %[1]s the
+	// quoted zone.
 	expr string
 }
 
 var granularities = map[string]granularity{
-	"5min":    {name: "5min", subHour: true, size: 5 * time.Minute, expr: "toStartOfFiveMinute(ts, %[1]s)"},
-	"10min":   {name: "10min", subHour: true, size: 10 * time.Minute, expr: "toDateTime(toStartOfHour(ts, %[1]s) + intDiv(toMinute(ts, %[1]s), 10) * 600, %[1]s)"},
-	"15min":   {name: "15min", subHour: true, size: 15 * time.Minute, expr: "toStartOfFifteenMinutes(ts, %[1]s)"},
-	"30min":   {name: "30min", subHour: true, size: 30 * time.Minute, expr: "toDateTime(toStartOfHour(ts, %[1]s) + intDiv(toMinute(ts, %[1]s), 30) * 1800, %[1]s)"},
-	"hour":    {name: "hour", size: time.Hour, expr: "hour"},
-	"day":     {name: "day", dayBased: true, size: 24 * time.Hour, expr: "day"},
-	"week":    {name: "week", dayBased: true, size: 7 * 24 * time.Hour, expr: "toMonday(day)"},
-	"month":   {name: "month", dayBased: true, size: 28 * 24 * time.Hour, expr: "toStartOfMonth(day)"},
-	"quarter": {name: "quarter", dayBased: true, size: 90 * 24 * time.Hour, expr: "toStartOfQuarter(day)"},
-	"year":    {name: "year", dayBased: true, size: 365 * 24 * time.Hour, expr: "toStartOfYear(day)"},
+	"5min":    {name: "5min", subHour: true, expr: "toStartOfFiveMinute(ts, %[1]s)"},
+	"10min":   {name: "10min", subHour: true, expr: "toDateTime(toStartOfHour(ts, %[1]s) + intDiv(toMinute(ts, %[1]s), 10) * 600, %[1]s)"},
+	"15min":   {name: "15min", subHour: true, expr: "toStartOfFifteenMinutes(ts, %[1]s)"},
+	"30min":   {name: "30min", subHour: true, expr: "toDateTime(toStartOfHour(ts, %[1]s) + intDiv(toMinute(ts, %[1]s), 30) * 1800, %[1]s)"},
+	"hour":    {name: "hour", expr: "toDateTime(hour, %[1]s)"},
+	"day":     {name: "day", dayBased: true, expr: "day"},
+	"week":    {name: "week", dayBased: true, expr: "toMonday(day)"},
+	"month":   {name: "month", dayBased: true, expr: "toStartOfMonth(day)"},
+	"quarter": {name: "quarter", dayBased: true, expr: "toStartOfQuarter(day)"},
+	"year":    {name: "year", dayBased: true, expr: "toStartOfYear(day)"},
 }
 
 // seriesStep is the step of the gap-filling series for hour and finer: every real zone's offset
@@ -46,10 +46,10 @@ func zoneLiteral(name string) string { return "'" + name + "'" }
 
 // bucketSQL is the bucket expression over a fact table's columns.
 func (g granularity) bucketSQL(zone string) string {
-	if g.subHour {
-		return fmt.Sprintf(g.expr, zoneLiteral(zone))
+	if g.dayBased {
+		return g.expr
 	}
-	return g.expr
+	return fmt.Sprintf(g.expr, zoneLiteral(zone))
 }
 
 // seriesSQL is a subquery listing every bucket of [start, end) as column bucket, built from the
@@ -63,7 +63,7 @@ func (g granularity) seriesSQL(zone string, start, end time.Time, loc *time.Loca
 	from, n := seriesSteps(start, end)
 	*args = append(*args, from, n)
 	if g.name == "hour" {
-		return "SELECT DISTINCT hour AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), " +
+		return "SELECT DISTINCT " + g.bucketSQL(zone) + " AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), " +
 			zoneLiteral(zone) + ") AS hour FROM system.numbers LIMIT ?)"
 	}
 	return "SELECT DISTINCT " + g.bucketSQL(zone) + " AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)"
