@@ -15,7 +15,8 @@ type Statement struct {
 type Attempt struct {
 	// Table is the fact table read.
 	Table string
-	// Probe counts the table's rows for the project in the range; the first attempt whose probe
+	// Probe counts the table's rows for the project in the range (for a coarser table, in the
+	// whole hours or days inside it); the first attempt whose probe
 	// finds rows answers, and the first attempt answers when none does. A lone attempt has no
 	// probe.
 	Probe *Statement
@@ -63,10 +64,11 @@ func Compile(scope Scope, in QueryInput, now time.Time) (*Compiled, error) {
 	return c, nil
 }
 
-// probe counts (up to 1) the table's rows of the project in the range.
+// probe counts (up to 1) the table's rows of the project in the range (in its whole hours or
+// days for a coarser table).
 func (p *plan) probe() Statement {
 	args := []any{p.projectID}
-	cond := p.table.timeFilter(p.start, p.end, p.loc, &args)
+	cond := p.table.probeFilter(p.start, p.end, p.loc, &args)
 	return Statement{
 		SQL:  "SELECT count() FROM (SELECT 1 FROM " + p.table.name() + " WHERE project_id = ? AND " + cond + " LIMIT 1)",
 		Args: args,

@@ -228,3 +228,25 @@ func TestHostileValuesTravelAsArguments(t *testing.T) {
 		t.Errorf("%% matched as a wildcard")
 	}
 }
+
+func TestNoFallbackForDataAtTheEdges(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	loc, _ := time.LoadLocation("America/New_York")
+	fact := engine.Fact{ProjectID: "prj_1", Time: time.Date(2024, 3, 5, 10, 20, 0, 0, loc), Source: "beta_ads",
+		ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "USD", Clicks: 7}
+	if err := engine.InsertFacts(ctx, ch.Conn, loc, []engine.Fact{fact}); err != nil {
+		t.Fatal(err)
+	}
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	scope := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "growth"}
+	// The hour 10:00-11:00 holds the fact, but not the range 10:30-12:00: raw answers, with 0.
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-05T10:30:00","end":"2024-03-05T12:00:00"}}`)
+	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"clicks":0}]` {
+		t.Fatalf("%s", asJSON(res))
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-05T10:15:00","end":"2024-03-05T12:00:00"}}`)
+	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"clicks":7}]` {
+		t.Fatalf("%s", asJSON(res))
+	}
+}

@@ -41,6 +41,29 @@ func (t table) timeFilter(start, end time.Time, loc *time.Location, args *[]any)
 	}
 }
 
+// probeFilter is the table's time condition on the whole hours or days inside [start, end):
+// data in the partial hours or days at the edges (outside the range) must not make a coarser
+// table look like it holds the range.
+func (t table) probeFilter(start, end time.Time, loc *time.Location, args *[]any) string {
+	switch t {
+	case tableDaily:
+		first, after := civil(start, loc), civil(end, loc)
+		if !dayAligned(start, loc) {
+			first = first.AddDate(0, 0, 1)
+		}
+		*args = append(*args, first.Format("2006-01-02"), after.Format("2006-01-02"))
+		return "day >= toDate(?) AND day < toDate(?)"
+	case tableHourly:
+		s, e := HourStart(start, loc), HourStart(end, loc)
+		if s.Before(start) {
+			s = s.Add(time.Hour)
+		}
+		*args = append(*args, s.UTC(), e.UTC())
+		return "hour >= ? AND hour < ?"
+	}
+	return t.timeFilter(start, end, loc, args)
+}
+
 // chooseTable is the coarsest table that answers [start, end) at granularity g exactly: days
 // and coarser from the daily table when the range is on whole local days, hour (and totals)
 // from the hourly one when it is on whole local hours, anything else from raw.

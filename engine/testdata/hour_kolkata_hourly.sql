@@ -21,8 +21,8 @@ SELECT bucket, impressions, alpha_impressions, reach FROM (SELECT DISTINCT toDat
 -- probe
 SELECT count() FROM (SELECT 1 FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) LIMIT 1)
 -- $1 string prj_1
--- $2 string 2024-03-01
--- $3 string 2024-03-03
+-- $2 string 2024-03-02
+-- $3 string 2024-03-02
 -- query
 SELECT bucket, impressions, alpha_impressions, reach FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(s_impressions) AS impressions, sum(s_alpha_impressions) AS alpha_impressions, sum(s_reach) AS reach FROM (SELECT day AS bucket, sum(impressions) AS s_impressions, sum(if(source = 'alpha_ads', impressions, 0)) AS s_alpha_impressions, sum(reach) AS s_reach FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket) GROUP BY bucket) USING (bucket) ORDER BY bucket ASC, impressions DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-03-01
