@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"strings"
+	"time"
+)
+
+// Statement is one SQL statement and its bound arguments (clickhouse-go binds them client-side).
+type Statement struct {
+	SQL  string
+	Args []any
+}
+
+// Attempt is one way to answer a query: from one table, with an optional probe.
+type Attempt struct {
+	// Table is the fact table read.
+	Table string
+	// Probe counts the table's rows for the project in the range (for a coarser table, in the
+	// whole hours or days inside it); the first attempt whose probe
+	// finds rows answers, and the first attempt answers when none does. A lone attempt has no
+	// probe.
+	Probe *Statement
+	// Query is the answer's statement.
+	Query Statement
+	// Warnings hold when this attempt answers.
+	Warnings []string
+
+	plan *plan
+}
+
+// Compiled is a query compiled for its project. It does no I/O and is deterministic.
+type Compiled struct {
+	// Attempts in order: the table that answers exactly, then coarser ones (raw, hourly, daily)
+	// for when it holds no data for the range.
+	Attempts []Attempt
+	// Warnings hold whichever attempt answers.
+	Warnings []string
+	// Currency is the currency of the money values.
+	Currency string
+}
+
+// Compile validates in against scope and compiles it. now is the time for a query without
+// `time`. Errors are *apperr.Error for a bad query, plain errors for a bad scope.
+func Compile(scope Scope, in QueryInput, now time.Time) (*Compiled, error) {
+	p, warnings, err := newPlan(scope, in, now)
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiled{Warnings: warnings, Currency: p.currency}
+	for t := p.table; t <= tableDaily; t++ {
+		q := *p
+		q.table = t
+		q.gran = coarsen(p.gran, t)
+		a := Attempt{Table: t.name(), Query: q.statement(), plan: &q}
+		if t != p.table {
+			a.Warnings = []string{fallbackWarning(p.table, t, p.gran, q.gran, p.start, p.end, p.loc)}
+		}
+		if p.table != tableDaily {
+			pr := q.probe()
+			a.Probe = &pr
+		}
+		c.Attempts = append(c.Attempts, a)
+	}
+	return c, nil
+}
+
+// probe counts (up to 1) the table's rows of the project in the range (in its whole hours or
+// days for a coarser table).
+func (p *plan) probe() Statement {
+	args := []any{p.projectID}
+	cond := p.table.probeFilter(p.start, p.end, p.loc, &args)
+	return Statement{
+		SQL:  "SELECT count() FROM (SELECT 1 FROM " + p.table.name() + " WHERE project_id = ? AND " + cond + " LIMIT 1)",
+		Args: args,
+	}
+}
+
+// keys are the group keys of the answer's rows.
+func (p *plan) keys() []string {
+	var k []string
+	if p.gran != nil {
+		k = append(k, "bucket")
+	}
+	if p.level != "" {
+		k = append(k, "source", p.level+"_id")
+	}
+	return k
+}
+
+// statement is the answer's SQL: a first aggregation in the facts' currencies, a second one
+// converting money at each day's rate, then the final select that names entities or fills the
+// time series, filters on metrics, orders and pages.
+func (p *plan) statement() Statement {
+	var args []any
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(strings.Join(p.outputColumns(), ", "))
+	b.WriteString(" FROM ")
+	switch {
+	case p.level != "":
+		b.WriteString("(" + p.rollup(&args) + ") ")
+		b.WriteString(p.namesJoin(&args))
+	case p.gran != nil:
+		b.WriteString("(" + p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, &args) + ") ANY LEFT JOIN (")
+		b.WriteString(p.rollup(&args))
+		b.WriteString(") USING (bucket)")
+	default:
+		b.WriteString("(" + p.rollup(&args) + ")")
+	}
+	if len(p.metricFilters) > 0 {
+		conds := make([]string, len(p.metricFilters))
+		for i, f := range p.metricFilters {
+			conds[i] = metricFilter(metricsByName[f.Member], f, &args)
+		}
+		b.WriteString(" WHERE " + strings.Join(conds, " AND "))
+	}
+	if o := p.orderBy(); o != "" {
+		b.WriteString(" ORDER BY " + o)
+	}
+	b.WriteString(" LIMIT ? OFFSET ?")
+	args = append(args, p.limit+1, p.offset)
+	return Statement{SQL: b.String(), Args: args}
+}
+
+func (p *plan) outputColumns() []string {
+	cols := p.keys()
+	if p.level != "" {
+		cols = append(cols, p.level+"_name")
+	}
+	for _, m := range p.measures.members() {
+		cols = append(cols, m.name)
+	}
+	if p.measures.anyMoney() {
+		cols = append(cols, "fx_missing")
+	}
+	return cols
+}
+
+// rollup is the second aggregation over the first: per row of the answer, every measure
+// summed, money converted into the answer's currency at the rate of each fact's day.
+func (p *plan) rollup(args *[]any) string {
+	keys := p.keys()
+	sel := append([]string{}, keys...)
+	money := p.measures.anyMoney()
+	var moneyNames []string
+	for _, m := range p.measures.members() {
+		if money && m.money {
+			sel = append(sel, convertedSum(m.name, p.currency, args))
+			moneyNames = append(moneyNames, m.name)
+		} else {
+			sel = append(sel, "sum(s_"+m.name+") AS "+m.name)
+		}
+	}
+	if money {
+		sel = append(sel, fxMissing(p.currency, moneyNames, args))
+	}
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ")"
+	if money {
+		first, after := dayRange(p.start, p.end, p.loc)
+		sql += " " + fxJoin(p.currency, first.Format("2006-01-02"), after.Format("2006-01-02"), args)
+	}
+	if len(keys) > 0 {
+		sql += " GROUP BY " + strings.Join(keys, ", ")
+	}
+	return sql
+}
+
+// firstAggregation reads the fact table: dimension filters and the time range on the stored
+// columns, grouped by the answer's keys (and by day and currency when money is converted).
+func (p *plan) firstAggregation(args *[]any) string {
+	var sel, group []string
+	if p.gran != nil {
+		sel = append(sel, p.gran.bucketSQL(p.zone)+" AS bucket")
+		group = append(group, "bucket")
+	}
+	if p.level != "" {
+		sel = append(sel, "source", p.level+"_id")
+		group = append(group, "source", p.level+"_id")
+	}
+	if p.measures.anyMoney() {
+		sel = append(sel, "day", "currency")
+		group = append(group, "day", "currency")
+	}
+	for _, m := range p.measures.members() {
+		sel = append(sel, "sum("+m.sumSource()+") AS s_"+m.name)
+	}
+	*args = append(*args, p.projectID)
+	where := []string{"project_id = ?", p.table.timeFilter(p.start, p.end, p.loc, args)}
+	if p.source != "" {
+		*args = append(*args, p.source)
+		where = append(where, "source = ?")
+	}
+	if len(p.connectionIDs) > 0 {
+		where = append(where, stringMatch("connection_id", "equals", p.connectionIDs, args))
+	}
+	for _, f := range p.dimFilters {
+		where = append(where, dimensionFilter(p.projectID, dimensionsByName[f.Member], f, args))
+	}
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.table.name() + " WHERE " + strings.Join(where, " AND ")
+	if len(group) > 0 {
+		sql += " GROUP BY " + strings.Join(group, ", ")
+	}
+	return sql
+}
+
+// namesJoin attaches the level's latest entity names.
+func (p *plan) namesJoin(args *[]any) string {
+	*args = append(*args, p.projectID)
+	return "ANY LEFT JOIN (SELECT source, entity_id AS " + p.level + "_id, argMax(name, version) AS " + p.level +
+		"_name FROM entities WHERE project_id = ? AND level = '" + p.level + "' GROUP BY source, entity_id) USING (source, " +
+		p.level + "_id)"
+}
+
+// orderBy is the ORDER BY list: the asked order (or time ascending, then the first field
+// descending), then every remaining key ascending so that paging is stable.
+func (p *plan) orderBy() string {
+	var terms []string
+	used := map[string]bool{}
+	add := func(field, dir string) {
+		used[field] = true
+		dir = strings.ToUpper(dir)
+		switch field {
+		case "date":
+			terms = append(terms, "bucket "+dir)
+		case "source", p.level + "_id", p.level + "_name":
+			terms = append(terms, field+" "+dir)
+		default:
+			terms = append(terms, metricsByName[field].sql+" "+dir+" NULLS LAST")
+		}
+	}
+	if len(p.order) > 0 {
+		for _, k := range p.order {
+			add(k.Field, k.Direction)
+		}
+	} else {
+		if p.gran != nil {
+			add("date", "asc")
+		}
+		if p.gran != nil || p.level != "" {
+			add(p.fields[0].Name, "desc")
+		}
+	}
+	if p.gran != nil && !used["date"] {
+		add("date", "asc")
+	}
+	if p.level != "" {
+		for _, k := range []string{"source", p.level + "_id"} {
+			if !used[k] {
+				add(k, "asc")
+			}
+		}
+	}
+	return strings.Join(terms, ", ")
+}

@@ -1,0 +1,45 @@
+package engine
+
+import "strings"
+
+// currencies are the ISO 4217 codes the engine converts between (given fx_rates for the pair).
+var currencies = map[string]bool{}
+
+func init() {
+	for _, c := range []string{
+		"ARS", "AUD", "BRL", "CAD", "CHF", "CLP", "CNY", "COP", "CZK", "DKK", "EUR", "GBP", "HKD",
+		"HUF", "IDR", "ILS", "INR", "JPY", "KRW", "MXN", "MYR", "NOK", "NZD", "PEN", "PHP", "PLN",
+		"RON", "SEK", "SGD", "THB", "TRY", "TWD", "UAH", "USD", "UYU", "ZAR",
+	} {
+		currencies[c] = true
+	}
+}
+
+// KnownCurrency reports whether code is a currency the engine knows.
+func KnownCurrency(code string) bool { return currencies[code] }
+
+// convertedSum is the SQL of one money measure of the first aggregation converted into the
+// answer's currency at the rate of its day: the target currency is bound twice per use.
+func convertedSum(m string, target string, args *[]any) string {
+	*args = append(*args, target)
+	return "sum(toDecimal128(s_" + m + ", 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS " + m
+}
+
+// fxJoin is the rates subquery: one rate per (day, currency) into target, latest version.
+func fxJoin(target, firstDay, afterDay string, args *[]any) string {
+	*args = append(*args, target, firstDay, afterDay)
+	return "ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate " +
+		"FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) USING (day, currency)"
+}
+
+// fxMissing lists the currencies of the row's money (of the measures named) that had no rate on
+// their day.
+func fxMissing(target string, money []string, args *[]any) string {
+	*args = append(*args, target)
+	nonzero := make([]string, len(money))
+	for i, m := range money {
+		nonzero[i] = "s_" + m + " != 0"
+	}
+	return "groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (" +
+		strings.Join(nonzero, " OR ") + ")) AS fx_missing"
+}

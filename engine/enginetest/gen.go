@@ -1,0 +1,264 @@
+// Package enginetest generates deterministic metric data (entities, ad facts, events, orders and
+// daily exchange rates) for tests, benchmarks and `mtk seed demo`, and writes it to ClickHouse.
+package enginetest
+
+import (
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"mtk/engine"
+)
+
+// ProjectSpec describes one generated project.
+type ProjectSpec struct {
+	ID       string
+	TimeZone string
+	Currency string
+	// Start is the first local day with data; Days how many days follow.
+	Start time.Time
+	Days  int
+	// AccountCurrencies gives each source's ad account currency (default: the project's).
+	AccountCurrencies map[string]string
+}
+
+// Config drives Generate. The same Config always gives the same data.
+type Config struct {
+	Seed     int64
+	Projects []ProjectSpec
+	// Campaigns, AdSets and Ads are per account, per campaign and per ad set (default 2 each).
+	Campaigns, AdSets, Ads int
+	// FactChance is the chance that an ad has a fact in a given hour (default 0.5).
+	FactChance float64
+	// MissingRates lists exchange rates left out, to exercise the missing-rate warning.
+	MissingRates []RateKey
+}
+
+// RateKey names one day's rate of a currency pair.
+type RateKey struct {
+	Day         time.Time
+	Base, Quote string
+}
+
+// Rate is one row of fx_rates: one unit of Base buys Rate units of Quote on Day.
+type Rate struct {
+	RateKey
+	Rate decimal.Decimal
+}
+
+// Project is a generated project.
+type Project struct {
+	ProjectSpec
+	Loc           *time.Location
+	ConnectionIDs []string
+}
+
+// Dataset is everything Generate made.
+type Dataset struct {
+	Projects []Project
+	Entities []engine.Entity
+	Facts    []engine.Fact
+	Rates    []Rate
+}
+
+// Currencies of the generated exchange rates.
+var Currencies = []string{"BRL", "EUR", "USD"}
+
+// usdValue is roughly what one unit buys in USD, the centre of the generated rates.
+var usdValue = map[string]float64{"BRL": 0.2, "EUR": 1.08, "USD": 1}
+
+func (c Config) withDefaults() Config {
+	if c.Campaigns == 0 {
+		c.Campaigns = 2
+	}
+	if c.AdSets == 0 {
+		c.AdSets = 2
+	}
+	if c.Ads == 0 {
+		c.Ads = 2
+	}
+	if c.FactChance == 0 {
+		c.FactChance = 0.5
+	}
+	return c
+}
+
+// ad is one generated ad with its parents.
+type ad struct {
+	source, connection, account, campaign, adset, id, currency string
+}
+
+// Generate builds the dataset of cfg.
+func Generate(cfg Config) (*Dataset, error) {
+	cfg = cfg.withDefaults()
+	r := rand.New(rand.NewSource(cfg.Seed))
+	d := &Dataset{}
+	first, last := time.Time{}, time.Time{}
+	for _, spec := range cfg.Projects {
+		loc, err := time.LoadLocation(spec.TimeZone)
+		if err != nil {
+			return nil, err
+		}
+		p := Project{ProjectSpec: spec, Loc: loc}
+		ads := d.entities(r, cfg, &p)
+		d.Projects = append(d.Projects, p)
+		for day := 0; day < spec.Days; day++ {
+			date := spec.Start.AddDate(0, 0, day)
+			d.facts(r, cfg, p, ads, date)
+			if first.IsZero() || date.Before(first) {
+				first = date
+			}
+			if date.After(last) {
+				last = date
+			}
+		}
+	}
+	missing := map[RateKey]bool{}
+	for _, k := range cfg.MissingRates {
+		missing[k] = true
+	}
+	// Rates cover one day either side, as a fact's local day may differ from its UTC day.
+	for day := first.AddDate(0, 0, -1); !day.After(last.AddDate(0, 0, 1)); day = day.AddDate(0, 0, 1) {
+		for _, b := range Currencies {
+			for _, q := range Currencies {
+				k := RateKey{Day: day, Base: b, Quote: q}
+				if b == q || missing[k] {
+					continue
+				}
+				jitter := 1 + (r.Float64()-0.5)/50
+				v := decimal.NewFromFloat(usdValue[b] / usdValue[q] * jitter).Round(8)
+				d.Rates = append(d.Rates, Rate{RateKey: k, Rate: v})
+			}
+		}
+	}
+	return d, nil
+}
+
+func (d *Dataset) entities(r *rand.Rand, cfg Config, p *Project) []ad {
+	var ads []ad
+	add := func(source, level, id, name, parent string) {
+		d.Entities = append(d.Entities, engine.Entity{ProjectID: p.ID, Source: source, Level: level, ID: id,
+			Name: name, ParentID: parent, Version: 1})
+		if r.Intn(4) == 0 { // a rename: the later version wins
+			d.Entities = append(d.Entities, engine.Entity{ProjectID: p.ID, Source: source, Level: level, ID: id,
+				Name: name + " (renamed)", ParentID: parent, Version: 2})
+		}
+	}
+	for si, source := range engine.Sources {
+		cur := p.Currency
+		if c, ok := p.AccountCurrencies[source]; ok {
+			cur = c
+		}
+		conn := fmt.Sprintf("con_%s_%d", p.ID, si)
+		p.ConnectionIDs = append(p.ConnectionIDs, conn)
+		acc := fmt.Sprintf("act_%s_%d", p.ID, si)
+		add(source, "account", acc, fmt.Sprintf("Account %s %d", source, si), "")
+		for c := 0; c < cfg.Campaigns; c++ {
+			camp := fmt.Sprintf("%s_c%d", acc, c)
+			add(source, "campaign", camp, fmt.Sprintf("Campaign %c%d Summer", 'A'+si, c), acc)
+			for s := 0; s < cfg.AdSets; s++ {
+				set := fmt.Sprintf("%s_s%d", camp, s)
+				add(source, "adset", set, fmt.Sprintf("Audience %d-%d", c, s), camp)
+				for a := 0; a < cfg.Ads; a++ {
+					id := fmt.Sprintf("%s_a%d", set, a)
+					// Some ads never get a name, like entities the sync has not seen yet.
+					if r.Intn(8) != 0 {
+						add(source, "ad", id, fmt.Sprintf("Creative %d_%d_%d video", c, s, a), set)
+					}
+					ads = append(ads, ad{source: source, connection: conn, account: acc, campaign: camp,
+						adset: set, id: id, currency: cur})
+				}
+			}
+		}
+	}
+	return ads
+}
+
+// facts adds the facts of one local day: ad metrics at random minutes, and business facts
+// (events and orders) linked to an ad, an ad set or only a campaign, some of them corrections.
+func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time.Time) {
+	start := engine.DayStart(date, p.Loc)
+	end := engine.DayStart(date.AddDate(0, 0, 1), p.Loc)
+	for h := start; h.Before(end); h = h.Add(time.Hour) {
+		for _, a := range ads {
+			if r.Float64() >= cfg.FactChance {
+				continue
+			}
+			at := h.Add(time.Duration(r.Intn(60)) * time.Minute)
+			if !at.Before(end) {
+				continue
+			}
+			d.Facts = append(d.Facts, adFact(r, p, a, at))
+			if r.Intn(6) == 0 {
+				d.Facts = append(d.Facts, businessFact(r, p, a, at.Add(time.Duration(r.Intn(50))*time.Minute)))
+			}
+		}
+	}
+}
+
+func base(p Project, a ad, at time.Time) engine.Fact {
+	return engine.Fact{ProjectID: p.ID, Time: at.UTC(), Source: a.source, ConnectionID: a.connection,
+		AccountID: a.account, CampaignID: a.campaign, AdsetID: a.adset, AdID: a.id, Currency: a.currency}
+}
+
+func adFact(r *rand.Rand, p Project, a ad, at time.Time) engine.Fact {
+	f := base(p, a, at)
+	f.Impressions = int64(r.Intn(2000))
+	f.Clicks = int64(r.Intn(int(f.Impressions/20 + 1)))
+	f.Spend = int64(r.Intn(5_000_000)) // micros
+	if r.Intn(10) == 0 {
+		f.Spend = 0
+	}
+	if a.source == "alpha_ads" {
+		f.Reach = f.Impressions * int64(60+r.Intn(40)) / 100
+	}
+	f.VideoPlays = int64(r.Intn(int(f.Impressions/4 + 1)))
+	f.VideoViews3s = int64(r.Intn(int(f.VideoPlays + 1)))
+	f.VideoViewsP75 = int64(r.Intn(int(f.VideoViews3s + 1)))
+	if r.Intn(25) == 0 { // a restatement: a signed correction of an earlier figure
+		f.Impressions, f.Clicks, f.Spend = -f.Impressions/10, 0, -f.Spend/10
+		f.Reach, f.VideoPlays, f.VideoViews3s, f.VideoViewsP75 = 0, 0, 0, 0
+	}
+	return f
+}
+
+func businessFact(r *rand.Rand, p Project, a ad, at time.Time) engine.Fact {
+	f := base(p, a, at)
+	switch r.Intn(4) {
+	case 0: // linked by utm_campaign only
+		f.AdsetID, f.AdID = "", ""
+	case 1: // linked down to the ad set
+		f.AdID = ""
+	}
+	f.Currency = Currencies[r.Intn(len(Currencies))]
+	f.PageViews = int64(r.Intn(40))
+	f.Leads = int64(r.Intn(4))
+	f.InitiateCheckout = int64(r.Intn(3))
+	f.TxCountTotal = int64(r.Intn(3))
+	f.TxCount = int64(r.Intn(int(f.TxCountTotal + 1)))
+	f.TxCountPending = f.TxCountTotal - f.TxCount
+	f.TxRevenue = f.TxCount * int64(1000+r.Intn(20000)) * 10_000 // cents as micros
+	f.TxProductCosts = f.TxRevenue * int64(r.Intn(60)) / 100 / 10_000 * 10_000
+	if r.Intn(10) == 0 { // an order refunded later: a signed difference
+		f.TxCountRefunded = 1
+		f.TxCount, f.TxRevenue, f.TxProductCosts = -1, -int64(1000+r.Intn(2000))*10_000, 0
+	}
+	return f
+}
+
+// Demo is a ready configuration: three projects in Sao Paulo (BRL), New York (USD, with its
+// DST changes) and Kolkata (EUR, +05:30), each with accounts in BRL, USD and EUR, over the days
+// days that end with last (a local date).
+func Demo(seed int64, last time.Time, days int) Config {
+	start := last.AddDate(0, 0, 1-days)
+	return Config{Seed: seed, Projects: []ProjectSpec{
+		{ID: "prj_demo_sp", TimeZone: "America/Sao_Paulo", Currency: "BRL", Start: start, Days: days,
+			AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "EUR"}},
+		{ID: "prj_demo_ny", TimeZone: "America/New_York", Currency: "USD", Start: start, Days: days,
+			AccountCurrencies: map[string]string{"beta_ads": "BRL", "gamma_ads": "EUR"}},
+		{ID: "prj_demo_in", TimeZone: "Asia/Kolkata", Currency: "EUR", Start: start, Days: days,
+			AccountCurrencies: map[string]string{"alpha_ads": "USD", "beta_ads": "BRL"}},
+	}}
+}

@@ -1,0 +1,61 @@
+package engine
+
+// A measure is a summed column of the fact tables. Every metric is computed from the sums of a
+// few measures over the row's group; money measures are Int64 micros of the fact's currency in
+// storage and exact Decimal(38, 8) micros of the answer's currency once converted.
+type measure struct {
+	name  string
+	money bool
+	// expr is what the first aggregation sums: the column itself, or an expression over it.
+	expr string
+}
+
+// measures in the one order the compiler emits them, so that SQL is deterministic.
+var measures = []measure{
+	{name: "spend", money: true},
+	{name: "impressions"},
+	{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)"},
+	{name: "clicks"},
+	{name: "reach"},
+	{name: "video_plays"},
+	{name: "video_views_3s"},
+	{name: "video_views_p75"},
+	{name: "page_views"},
+	{name: "leads"},
+	{name: "initiate_checkout"},
+	{name: "tx_revenue", money: true},
+	{name: "tx_count"},
+	{name: "tx_count_total"},
+	{name: "tx_count_pending"},
+	{name: "tx_count_refunded"},
+	{name: "tx_product_costs", money: true},
+}
+
+func (m measure) sumSource() string {
+	if m.expr != "" {
+		return m.expr
+	}
+	return m.name
+}
+
+// measureSet is a set of measure names; members() lists them in registry order.
+type measureSet map[string]bool
+
+func (s measureSet) members() []measure {
+	var out []measure
+	for _, m := range measures {
+		if s[m.name] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (s measureSet) anyMoney() bool {
+	for _, m := range s.members() {
+		if m.money {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"github.com/shopspring/decimal"
+)
+
+// Units of a metric's value.
+const (
+	UnitMoney = "money"
+	UnitCount = "count"
+	UnitRatio = "ratio"
+)
+
+// Categories of metrics.
+const (
+	CategoryBase        = "base"
+	CategoryDerived     = "derived"
+	CategoryAttribution = "attribution"
+	CategoryFinancial   = "financial"
+)
+
+// Sources are the ad networks, in the order messages list them.
+var Sources = []string{"alpha_ads", "beta_ads", "gamma_ads"}
+
+const reachSource = "alpha_ads"
+
+// Metric is a queryable field.
+type Metric struct {
+	Name     string   `json:"name"`
+	Category string   `json:"category"`
+	Unit     string   `json:"unit"`
+	Formula  string   `json:"formula,omitempty"`
+	Sources  []string `json:"sources"`
+
+	needs []string
+	// sql is the metric in display units (major units for money) over the summed measures, as
+	// Float64 (or NULL for a ratio whose denominator is 0); it serves metric filters and ORDER BY.
+	sql string
+	// value computes the answer's value from the row's exact sums.
+	value func(s sums) any
+}
+
+// Value kinds in a result row: int64 for counts, Money for money, *float64 (nil = null) for ratios.
+
+// Money is an amount in major units, rounded to cents; it marshals as a JSON number with two
+// decimals.
+type Money struct{ decimal.Decimal }
+
+// MarshalJSON writes the amount with exactly two decimals.
+func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.StringFixed(2)), nil }
+
+// sums holds a row's measure sums: counts as integers, money as exact micros of the answer's
+// currency.
+type sums map[string]decimal.Decimal
+
+func moneySQL(m string) string { return "toFloat64(" + m + ") / 1000000" }
+
+func ratioSQL(num, den string) string {
+	return "if(" + den + " = 0, NULL, toFloat64(" + num + ") / toFloat64(" + den + "))"
+}
+
+func countMetric(name, category string, sources ...string) *Metric {
+	return &Metric{Name: name, Category: category, Unit: UnitCount, Sources: sourcesOr(sources),
+		needs: []string{name}, sql: name,
+		value: func(s sums) any { return s[name].IntPart() }}
+}
+
+func moneyMetric(name, category string) *Metric {
+	return &Metric{Name: name, Category: category, Unit: UnitMoney, Sources: Sources,
+		needs: []string{name}, sql: moneySQL(name),
+		value: func(s sums) any { return Money{s[name].Shift(-6).Round(2)} }}
+}
+
+// ratio is num / den (times scale), a fraction, null when den is 0.
+func ratio(name, category, formula, num, den string, sources ...string) *Metric {
+	return &Metric{Name: name, Category: category, Unit: UnitRatio, Formula: formula, Sources: sourcesOr(sources),
+		needs: []string{num, den}, sql: ratioSQL(num, den),
+		value: func(s sums) any { return fraction(s[num], s[den]) }}
+}
+
+// moneyPer is a money amount per unit of a count (times per), null when the count is 0.
+func moneyPer(name, category, formula, num, den string, per int64) *Metric {
+	sql := "if(" + den + " = 0, NULL, toFloat64(" + num + ") / toFloat64(" + den + ") / 1000000)"
+	if per != 1 {
+		sql = "if(" + den + " = 0, NULL, toFloat64(" + num + ") * " + decimal.NewFromInt(per).String() +
+			" / toFloat64(" + den + ") / 1000000)"
+	}
+	return &Metric{Name: name, Category: category, Unit: UnitMoney, Formula: formula, Sources: Sources,
+		needs: []string{num, den}, sql: sql,
+		value: func(s sums) any {
+			if s[den].IsZero() {
+				return nil
+			}
+			return Money{s[num].Mul(decimal.NewFromInt(per)).Shift(-6).DivRound(s[den], 2)}
+		}}
+}
+
+func fraction(num, den decimal.Decimal) any {
+	if den.IsZero() {
+		return nil
+	}
+	f := num.Div(den).InexactFloat64()
+	return &f
+}
+
+func sourcesOr(s []string) []string {
+	if len(s) == 0 {
+		return Sources
+	}
+	return s
+}
+
+// metricList is the registry in the order GET /v3/fields lists it.
+var metricList = []*Metric{
+	moneyMetric("spend", CategoryBase),
+	countMetric("impressions", CategoryBase),
+	countMetric("clicks", CategoryBase),
+	countMetric("reach", CategoryBase, reachSource),
+	countMetric("video_plays", CategoryBase),
+	countMetric("video_views_3s", CategoryBase),
+	countMetric("video_views_p75", CategoryBase),
+
+	ratio("ctr", CategoryDerived, "clicks / impressions", "clicks", "impressions"),
+	moneyPer("cpc", CategoryDerived, "spend / clicks", "spend", "clicks", 1),
+	moneyPer("cpm", CategoryDerived, "(spend / impressions) * 1000", "spend", "impressions", 1000),
+	ratio("frequency", CategoryDerived, "impressions / reach", "alpha_impressions", "reach", reachSource),
+	ratio("hook_rate", CategoryDerived, "video_views_3s / impressions", "video_views_3s", "impressions"),
+	ratio("hold_rate", CategoryDerived, "video_views_p75 / impressions", "video_views_p75", "impressions"),
+	ratio("play_rate", CategoryDerived, "video_plays / impressions", "video_plays", "impressions"),
+	ratio("cta_rate", CategoryDerived, "clicks / video_views_p75", "clicks", "video_views_p75"),
+
+	moneyMetric("tx_revenue", CategoryAttribution),
+	countMetric("tx_count", CategoryAttribution),
+	countMetric("tx_count_total", CategoryAttribution),
+	countMetric("tx_count_pending", CategoryAttribution),
+	countMetric("tx_count_refunded", CategoryAttribution),
+	moneyMetric("tx_product_costs", CategoryAttribution),
+	countMetric("page_views", CategoryAttribution),
+	countMetric("leads", CategoryAttribution),
+	countMetric("initiate_checkout", CategoryAttribution),
+
+	ratio("roas", CategoryFinancial, "tx_revenue / spend", "tx_revenue", "spend"),
+	{
+		Name: "roi", Category: CategoryFinancial, Unit: UnitRatio, Formula: "(tx_revenue - spend) / spend", Sources: Sources,
+		needs: []string{"tx_revenue", "spend"},
+		sql:   "if(spend = 0, NULL, toFloat64(tx_revenue - spend) / toFloat64(spend))",
+		value: func(s sums) any { return fraction(s["tx_revenue"].Sub(s["spend"]), s["spend"]) },
+	},
+	{
+		Name: "profit", Category: CategoryFinancial, Unit: UnitMoney, Formula: "tx_revenue - spend - tx_product_costs", Sources: Sources,
+		needs: []string{"tx_revenue", "spend", "tx_product_costs"},
+		sql:   moneySQL("(tx_revenue - spend - tx_product_costs)"),
+		value: func(s sums) any {
+			return Money{s["tx_revenue"].Sub(s["spend"]).Sub(s["tx_product_costs"]).Shift(-6).Round(2)}
+		},
+	},
+	moneyPer("aov", CategoryFinancial, "tx_revenue / tx_count", "tx_revenue", "tx_count", 1),
+	moneyPer("cpa", CategoryFinancial, "spend / tx_count", "spend", "tx_count", 1),
+	moneyPer("cpl", CategoryFinancial, "spend / leads", "spend", "leads", 1),
+}
+
+var metricsByName = func() map[string]*Metric {
+	m := map[string]*Metric{}
+	for _, x := range metricList {
+		m[x.Name] = x
+	}
+	return m
+}()
+
+// reachOnly reports whether the metric exists only for alpha_ads (null for other sources).
+func (m *Metric) reachOnly() bool { return len(m.Sources) == 1 && m.Sources[0] == reachSource }

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"mtk/internal/apperr"
+)
+
+// Scope is what the API layer resolved from PostgreSQL for the query's project.
+type Scope struct {
+	ProjectID string
+	// Currency is the project's default currency (ISO 4217).
+	Currency string
+	// TimeZone is the project's IANA time zone.
+	TimeZone string
+	// Tier is the workspace's plan tier: default, growth or enterprise.
+	Tier string
+	// ConnectionIDs are the project's connections; connection_ids must be among them.
+	ConnectionIDs []string
+}
+
+// TierDefault is the tier on which sub-hourly granularities answer at hour.
+const TierDefault = "default"
+
+// plan is a validated query with everything resolved against its scope.
+type plan struct {
+	projectID     string
+	zone          string
+	loc           *time.Location
+	start, end    time.Time
+	gran          *granularity
+	level         string
+	table         table
+	currency      string
+	fields        []*Metric
+	measures      measureSet
+	source        string
+	connectionIDs []string
+	dimFilters    []Filter
+	metricFilters []Filter
+	order         Order
+	limit, offset int
+}
+
+// newPlan validates in against scope and resolves it. The warnings hold whatever table answers.
+func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error) {
+	if err := in.Validate(); err != nil {
+		return nil, nil, err
+	}
+	loc, ok := loadZone(scope.TimeZone)
+	if !ok {
+		return nil, nil, fmt.Errorf("engine: project %s has an invalid time zone %q", scope.ProjectID, scope.TimeZone)
+	}
+	if !KnownCurrency(scope.Currency) {
+		return nil, nil, fmt.Errorf("engine: project %s has an unknown currency %q", scope.ProjectID, scope.Currency)
+	}
+	var p problems
+	if in.ProjectID != scope.ProjectID {
+		p.add("project_id: unknown project %q", in.ProjectID)
+	}
+	known := map[string]bool{}
+	for _, c := range scope.ConnectionIDs {
+		known[c] = true
+	}
+	for i, c := range in.ConnectionIDs {
+		if !known[c] {
+			p.add("connection_ids[%d]: unknown connection %q for this project", i, c)
+		}
+	}
+	pl := &plan{
+		projectID: scope.ProjectID, zone: scope.TimeZone, loc: loc, level: in.level(),
+		currency: scope.Currency, source: in.Source, connectionIDs: in.ConnectionIDs,
+		order: in.Order, limit: DefaultLimit, measures: measureSet{},
+	}
+	pl.start, pl.end = resolveRange(in.Time, loc, now)
+	if !pl.end.After(pl.start) {
+		p.add("time.end: must be after time.start")
+	}
+	var warnings []string
+	if g := in.granularity(); g != "" {
+		gr := granularities[g]
+		if gr.subHour && (scope.Tier == TierDefault || scope.Tier == "") {
+			warnings = append(warnings, fmt.Sprintf("granularity %s is not available on the default tier; answered at hour granularity", g))
+			gr = granularities["hour"]
+		}
+		pl.gran = &gr
+		if n := gr.seriesLength(pl.start, pl.end, loc); n > maxSeriesSteps {
+			p.add("time: range too long for granularity %s; narrow the range or use a coarser granularity", gr.name)
+		}
+	}
+	if len(p) > 0 {
+		return nil, nil, apperr.Invalid("The query is invalid.", p...)
+	}
+	if c := in.convertTo(); c != "" {
+		pl.currency = c
+	}
+	if in.Limit != nil {
+		pl.limit = *in.Limit
+	}
+	if in.Offset != nil {
+		pl.offset = *in.Offset
+	}
+	for _, f := range in.Fields {
+		m := metricsByName[f]
+		pl.fields = append(pl.fields, m)
+		pl.need(m)
+	}
+	for _, f := range in.Filters {
+		if m := metricsByName[f.Member]; m != nil {
+			pl.metricFilters = append(pl.metricFilters, f)
+			pl.need(m)
+		} else {
+			pl.dimFilters = append(pl.dimFilters, f)
+		}
+	}
+	pl.table = chooseTable(pl.gran, pl.start, pl.end, loc)
+	if pl.reachSummed() {
+		warnings = append(warnings, "reach is summed over several days; the sum is an upper bound of the unique reach")
+	}
+	return pl, warnings, nil
+}
+
+func (p *plan) need(m *Metric) {
+	for _, n := range m.needs {
+		p.measures[n] = true
+	}
+}
+
+// reachSummed reports whether a reach-based field of this query adds up reach over more than
+// one day (networks report reach per day, and unique people do not add up).
+func (p *plan) reachSummed() bool {
+	asked := false
+	for _, m := range p.fields {
+		asked = asked || m.reachOnly()
+	}
+	if !asked || (p.source != "" && p.source != reachSource) {
+		return false
+	}
+	if p.gran != nil && !p.gran.dayBased {
+		return false
+	}
+	if p.gran != nil && p.gran.name == "day" {
+		return false
+	}
+	first, after := dayRange(p.start, p.end, p.loc)
+	return after.Sub(first) > 24*time.Hour
+}

@@ -1,0 +1,280 @@
+package engine_test
+
+import (
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"mtk/engine"
+	"mtk/engine/enginetest"
+)
+
+// refQuery is a query as the reference understands it: the generator of random queries knows
+// the instants it meant, so the reference does not parse the query's strings.
+type refQuery struct {
+	in         engine.QueryInput
+	scope      engine.Scope
+	loc        *time.Location
+	start, end time.Time // [start, end)
+	gran       string    // effective granularity ("" for totals)
+	target     string
+}
+
+// refRow is one expected row.
+type refRow struct {
+	bucket   time.Time
+	source   string
+	id, name string
+	counts   map[string]int64
+	money    map[string]decimal.Decimal // exact micros of the target currency
+	values   map[string]any             // by field: int64, string (money, 2 decimals), *float64
+	sortVals map[string]*float64        // by metric: the value orders and filters use
+}
+
+// reference answers q over the dataset in plain Go.
+func reference(ds *enginetest.Dataset, q refQuery) (rows []refRow, hasMore bool, missing map[string]bool) {
+	names := map[string]string{} // level|id -> latest name
+	versions := map[string]uint64{}
+	for _, e := range ds.Entities {
+		if e.ProjectID != q.scope.ProjectID {
+			continue
+		}
+		k := e.Level + "|" + e.ID
+		if e.Version >= versions[k] {
+			versions[k], names[k] = e.Version, e.Name
+		}
+	}
+	rates := map[string]decimal.Decimal{}
+	for _, r := range ds.Rates {
+		rates[r.Day.Format("2006-01-02")+r.Base+r.Quote] = r.Rate
+	}
+	level := ""
+	if q.in.Metadata != nil {
+		level = q.in.Metadata.Level
+	}
+	groups := map[string]*refRow{}
+	var order []string
+	missing = map[string]bool{}
+	for _, f := range ds.Facts {
+		ts := f.Time.UTC().Truncate(time.Minute)
+		if f.ProjectID != q.scope.ProjectID || ts.Before(q.start) || !ts.Before(q.end) {
+			continue
+		}
+		if q.in.Source != "" && f.Source != q.in.Source {
+			continue
+		}
+		if len(q.in.ConnectionIDs) > 0 && !in(f.ConnectionID, q.in.ConnectionIDs) {
+			continue
+		}
+		if !dimsMatch(f, q.in.Filters, names) {
+			continue
+		}
+		var key refRow
+		if q.gran != "" {
+			key.bucket = bucketOf(ts, q.gran, q.loc)
+		}
+		if level != "" {
+			key.source, key.id = f.Source, levelID(f, level)
+			key.name = names[level+"|"+key.id]
+		}
+		k := key.bucket.String() + "|" + key.source + "|" + key.id
+		g := groups[k]
+		if g == nil {
+			key.counts, key.money = map[string]int64{}, map[string]decimal.Decimal{}
+			g = &key
+			groups[k] = g
+			order = append(order, k)
+		}
+		addFact(g, f, q, ts, rates, missing)
+	}
+	if q.gran != "" && level == "" { // every bucket of the range
+		for _, b := range allBuckets(q) {
+			k := b.String() + "||"
+			if groups[k] == nil {
+				groups[k] = &refRow{bucket: b, counts: map[string]int64{}, money: map[string]decimal.Decimal{}}
+				order = append(order, k)
+			}
+		}
+	}
+	if q.gran == "" && level == "" && len(groups) == 0 {
+		groups["totals"] = &refRow{counts: map[string]int64{}, money: map[string]decimal.Decimal{}}
+		order = append(order, "totals")
+	}
+	for _, k := range order {
+		r := groups[k]
+		evaluate(r, q, level)
+		if metricsMatch(r, q.in.Filters) {
+			rows = append(rows, *r)
+		}
+	}
+	sortRows(rows, q, level)
+	offset, limit := 0, engine.DefaultLimit
+	if q.in.Offset != nil {
+		offset = *q.in.Offset
+	}
+	if q.in.Limit != nil {
+		limit = *q.in.Limit
+	}
+	if offset >= len(rows) {
+		return nil, false, missing
+	}
+	rows = rows[offset:]
+	if len(rows) > limit {
+		return rows[:limit], true, missing
+	}
+	return rows, false, missing
+}
+
+func in(s string, list []string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func levelID(f engine.Fact, level string) string {
+	switch level {
+	case "account":
+		return f.AccountID
+	case "campaign":
+		return f.CampaignID
+	case "adset":
+		return f.AdsetID
+	}
+	return f.AdID
+}
+
+func dimValue(f engine.Fact, member string, names map[string]string) (string, bool) {
+	switch member {
+	case "source":
+		return f.Source, true
+	case "connection_id":
+		return f.ConnectionID, true
+	}
+	for _, l := range engine.Levels {
+		switch member {
+		case l + "_id":
+			return levelID(f, l), true
+		case l + "_name":
+			return names[l+"|"+levelID(f, l)], true
+		}
+	}
+	return "", false
+}
+
+func dimsMatch(f engine.Fact, filters []engine.Filter, names map[string]string) bool {
+	for _, flt := range filters {
+		v, ok := dimValue(f, flt.Member, names)
+		if !ok {
+			continue
+		}
+		lv := strings.ToLower(v)
+		any := false
+		for _, x := range flt.Values {
+			lx := strings.ToLower(x)
+			switch flt.Operator {
+			case "equals", "notEquals":
+				any = any || v == x
+			case "contains", "notContains":
+				any = any || strings.Contains(lv, lx)
+			case "startsWith":
+				any = any || strings.HasPrefix(lv, lx)
+			case "endsWith":
+				any = any || strings.HasSuffix(lv, lx)
+			}
+		}
+		switch flt.Operator {
+		case "set":
+			any = v != ""
+		case "notSet":
+			any = v == ""
+		}
+		if strings.HasPrefix(flt.Operator, "not") && flt.Operator != "notSet" {
+			any = !any
+		}
+		if !any {
+			return false
+		}
+	}
+	return true
+}
+
+// bucketOf is the start of ts's bucket in loc: a local date (midnight UTC) for day and coarser,
+// an instant for hour and finer.
+func bucketOf(ts time.Time, gran string, loc *time.Location) time.Time {
+	l := ts.In(loc)
+	day := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
+	minutesBack := func(n int) time.Time {
+		return ts.Add(-time.Duration(l.Minute()%n)*time.Minute - time.Duration(l.Second())*time.Second)
+	}
+	switch gran {
+	case "day":
+		return day
+	case "week":
+		return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+	case "month":
+		return time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case "quarter":
+		return time.Date(day.Year(), (day.Month()-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+	case "year":
+		return time.Date(day.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	case "hour":
+		return minutesBack(60)
+	case "5min":
+		return minutesBack(5)
+	case "10min":
+		return minutesBack(10)
+	case "15min":
+		return minutesBack(15)
+	}
+	return minutesBack(30)
+}
+
+func allBuckets(q refQuery) []time.Time {
+	seen := map[time.Time]bool{}
+	var out []time.Time
+	add := func(b time.Time) {
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	for t := q.start.Truncate(5 * time.Minute); t.Before(q.end); t = t.Add(5 * time.Minute) {
+		add(bucketOf(t, q.gran, q.loc))
+	}
+	return out
+}
+
+var moneyMeasures = []string{"spend", "tx_revenue", "tx_product_costs"}
+
+func addFact(g *refRow, f engine.Fact, q refQuery, ts time.Time, rates map[string]decimal.Decimal, missing map[string]bool) {
+	l := ts.In(q.loc)
+	day := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC).Format("2006-01-02")
+	rate := decimal.NewFromInt(1)
+	if f.Currency != q.target {
+		r, ok := rates[day+f.Currency+q.target]
+		if !ok && (f.Spend != 0 || f.TxRevenue != 0 || f.TxProductCosts != 0) {
+			missing[f.Currency] = true
+		}
+		rate = r
+	}
+	for name, v := range map[string]int64{"spend": f.Spend, "tx_revenue": f.TxRevenue, "tx_product_costs": f.TxProductCosts} {
+		g.money[name] = g.money[name].Add(decimal.NewFromInt(v).Mul(rate))
+	}
+	alpha := int64(0)
+	if f.Source == "alpha_ads" {
+		alpha = f.Impressions
+	}
+	for name, v := range map[string]int64{
+		"impressions": f.Impressions, "alpha_impressions": alpha, "clicks": f.Clicks, "reach": f.Reach,
+		"video_plays": f.VideoPlays, "video_views_3s": f.VideoViews3s, "video_views_p75": f.VideoViewsP75,
+		"page_views": f.PageViews, "leads": f.Leads, "initiate_checkout": f.InitiateCheckout,
+		"tx_count": f.TxCount, "tx_count_total": f.TxCountTotal, "tx_count_pending": f.TxCountPending,
+		"tx_count_refunded": f.TxCountRefunded,
+	} {
+		g.counts[name] += v
+	}
+}

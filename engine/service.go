@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"mtk/internal/clock"
+)
+
+// Options configure a Service. Zero values take the defaults.
+type Options struct {
+	// Clock gives "now" for queries without a time range (default: the wall clock).
+	Clock clock.Clock
+	// MaxExecutionTime bounds every statement on the server (default 10 s).
+	MaxExecutionTime time.Duration
+	// MaxRowsToRead bounds the rows a statement may read (default 2e9).
+	MaxRowsToRead int
+	// MaxMemoryUsage bounds a statement's memory in bytes (default 4 GiB).
+	MaxMemoryUsage int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.MaxExecutionTime <= 0 {
+		o.MaxExecutionTime = 10 * time.Second
+	}
+	if o.MaxRowsToRead <= 0 {
+		o.MaxRowsToRead = 2_000_000_000
+	}
+	if o.MaxMemoryUsage <= 0 {
+		o.MaxMemoryUsage = 4 << 30
+	}
+	return o
+}
+
+// Service answers queries from ClickHouse.
+type Service struct {
+	conn driver.Conn
+	opts Options
+}
+
+// New returns a Service reading through conn.
+func New(conn driver.Conn, opts Options) *Service {
+	return &Service{conn: conn, opts: opts.withDefaults()}
+}
+
+// limited carries the limits that every statement runs with: the one place they are set.
+func (s *Service) limited(ctx context.Context) context.Context {
+	secs := int(s.opts.MaxExecutionTime / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{
+		"max_execution_time": secs,
+		"max_rows_to_read":   s.opts.MaxRowsToRead,
+		"max_memory_usage":   s.opts.MaxMemoryUsage,
+	}))
+}
+
+// Query validates in against scope and answers it. Errors are *apperr.Error for the client
+// (validation, limits, store unavailable) or internal errors.
+func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Result, error) {
+	c, err := Compile(scope, in, s.opts.Clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	ctx = s.limited(ctx)
+	chosen := c.Attempts[0]
+	warnings := append([]string{}, c.Warnings...)
+	if len(c.Attempts) > 1 {
+		for _, a := range c.Attempts {
+			var n uint64
+			if err := s.conn.QueryRow(ctx, a.Probe.SQL, a.Probe.Args...).Scan(&n); err != nil {
+				return nil, mapError(err)
+			}
+			if n > 0 {
+				chosen = a
+				warnings = append(warnings, a.Warnings...)
+				break
+			}
+		}
+	}
+	res, err := s.run(ctx, chosen)
+	if err != nil {
+		return nil, err
+	}
+	res.Currency = c.Currency
+	res.Warnings = append(warnings, res.Warnings...)
+	return res, nil
+}
+
+func (s *Service) run(ctx context.Context, a Attempt) (*Result, error) {
+	p := a.plan
+	rows, err := s.conn.Query(ctx, a.Query.SQL, a.Query.Args...)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	defer rows.Close()
+	res := &Result{Data: []Row{}, Warnings: []string{}}
+	missing := map[string]bool{}
+	for rows.Next() {
+		var sc scanned
+		if err := rows.Scan(p.dests(&sc)...); err != nil {
+			return nil, mapError(err)
+		}
+		for _, c := range sc.fxMissing {
+			missing[c] = true
+		}
+		if len(res.Data) == p.limit {
+			res.HasMore = true
+			continue
+		}
+		res.Data = append(res.Data, p.row(&sc))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapError(err)
+	}
+	res.Warnings = fxWarnings(missing, p.currency)
+	return res, nil
+}

@@ -1,0 +1,252 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"mtk/engine"
+	"mtk/engine/enginetest"
+	"mtk/internal/apperr"
+	"mtk/internal/clock"
+	"mtk/internal/testenv"
+)
+
+// seeded writes a small dataset into a fresh database and returns a service over it.
+func seeded(t *testing.T, cfg enginetest.Config) (*engine.Service, *enginetest.Dataset, testenv.CH) {
+	t.Helper()
+	ch := testenv.ClickHouse(t)
+	ds, err := enginetest.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Write(context.Background(), ch.Conn); err != nil {
+		t.Fatal(err)
+	}
+	return engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)}), ds, ch
+}
+
+func scopeOf(p enginetest.Project) engine.Scope {
+	return engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, Tier: "growth", ConnectionIDs: p.ConnectionIDs}
+}
+
+func query(t *testing.T, svc *engine.Service, scope engine.Scope, body string) *engine.Result {
+	t.Helper()
+	res, err := svc.Query(context.Background(), scope, mustInput(t, body))
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	return res
+}
+
+func asJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+var smallConfig = enginetest.Config{Seed: 3, Projects: []enginetest.ProjectSpec{
+	{ID: "prj_1", TimeZone: "America/New_York", Currency: "USD", Start: day(2024, 3, 8), Days: 4,
+		AccountCurrencies: map[string]string{"beta_ads": "BRL"}},
+}}
+
+func TestFallbackToCoarserTables(t *testing.T) {
+	svc, ds, ch := seeded(t, smallConfig)
+	scope := scopeOf(ds.Projects[0])
+	ctx := context.Background()
+	hourly := `{"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"hour"}}`
+	daily := `{"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"day"}}`
+	before, beforeDaily := query(t, svc, scope, hourly), query(t, svc, scope, daily)
+	if len(before.Warnings) != 0 {
+		t.Fatalf("warnings %q", before.Warnings)
+	}
+
+	// Raw data past its retention: its partition is dropped, the rollups keep theirs.
+	if err := ch.Conn.Exec(ctx, "ALTER TABLE facts_raw DROP PARTITION 202403"); err != nil {
+		t.Fatal(err)
+	}
+	fine := `{"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"15min"}}`
+	got := query(t, svc, scope, fine)
+	want := "no raw data for this range; answered from the hourly table at hour granularity"
+	if len(got.Warnings) != 1 || got.Warnings[0] != want {
+		t.Fatalf("warnings %q, want %q", got.Warnings, want)
+	}
+	if asJSON(got.Data) != asJSON(before.Data) {
+		t.Fatalf("hourly answer differs from the raw one:\n%s\n%s", asJSON(got.Data), asJSON(before.Data))
+	}
+
+	if err := ch.Conn.Exec(ctx, "ALTER TABLE facts_hourly DROP PARTITION 202403"); err != nil {
+		t.Fatal(err)
+	}
+	got = query(t, svc, scope, fine)
+	want = "no raw data for this range; answered from the daily table at day granularity"
+	if len(got.Warnings) != 1 || got.Warnings[0] != want {
+		t.Fatalf("warnings %q, want %q", got.Warnings, want)
+	}
+	if asJSON(got.Data) != asJSON(beforeDaily.Data) {
+		t.Fatalf("daily answer differs:\n%s\n%s", asJSON(got.Data), asJSON(beforeDaily.Data))
+	}
+
+	// No table has data: the exact table answers with zeros, without a fallback warning.
+	empty := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2023-01-01T10:00:00","end":"2023-01-01T11:00:00","granularity":"30min"}}`)
+	if len(empty.Warnings) != 0 || asJSON(empty.Data) != `[{"date":"2023-01-01T10:00:00-05:00","clicks":0},{"date":"2023-01-01T10:30:00-05:00","clicks":0}]` {
+		t.Fatalf("empty range: %s", asJSON(empty))
+	}
+}
+
+func TestSubHourlyOnDefaultTierAnswersAtHour(t *testing.T) {
+	svc, ds, _ := seeded(t, smallConfig)
+	scope := scopeOf(ds.Projects[0])
+	scope.Tier = engine.TierDefault
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-09T10:00:00","end":"2024-03-09T12:00:00","granularity":"5min"}}`)
+	want := "granularity 5min is not available on the default tier; answered at hour granularity"
+	if len(res.Warnings) != 1 || res.Warnings[0] != want || len(res.Data) != 2 {
+		t.Fatalf("%s", asJSON(res))
+	}
+}
+
+func TestReachWarningAndNulls(t *testing.T) {
+	svc, ds, _ := seeded(t, smallConfig)
+	scope := scopeOf(ds.Projects[0])
+	const upper = "reach is summed over several days; the sum is an upper bound of the unique reach"
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["reach","frequency"],"time":{"start":"2024-03-08","end":"2024-03-11"}}`)
+	if len(res.Warnings) != 1 || res.Warnings[0] != upper {
+		t.Fatalf("warnings %q", res.Warnings)
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["reach"],"time":{"start":"2024-03-08","end":"2024-03-11","granularity":"day"}}`)
+	if len(res.Warnings) != 0 {
+		t.Fatalf("daily reach warned: %q", res.Warnings)
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["reach","frequency","impressions"],"source":"beta_ads","time":{"start":"2024-03-08","end":"2024-03-11"}}`)
+	if len(res.Warnings) != 0 || !strings.HasPrefix(asJSON(res.Data), `[{"reach":null,"frequency":null,"impressions":`) {
+		t.Fatalf("beta_ads reach: %s", asJSON(res))
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["reach"],"time":{"start":"2024-03-09","end":"2024-03-09"},"metadata":{"level":"account"}}`)
+	for _, r := range res.Data {
+		src, _ := r.Get("source")
+		reach, _ := r.Get("reach")
+		if (src == "alpha_ads") != (reach != nil) {
+			t.Fatalf("account rows: %s", asJSON(res.Data))
+		}
+	}
+}
+
+func TestMissingRateWarns(t *testing.T) {
+	cfg := smallConfig
+	cfg.MissingRates = []enginetest.RateKey{{Day: day(2024, 3, 9), Base: "BRL", Quote: "USD"}}
+	svc, ds, _ := seeded(t, cfg)
+	p := ds.Projects[0]
+	scope := scopeOf(p)
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["spend","profit"],"time":{"start":"2024-03-08","end":"2024-03-11"}}`)
+	want := "no exchange rate from BRL to USD for some days of the range; amounts in BRL on those days are left out of money values"
+	if len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Fatalf("warnings %q", res.Warnings)
+	}
+	loc := p.Loc
+	ref, _, missing := reference(ds, refQuery{in: mustInput(t, `{"project_id":"prj_1","fields":["spend","profit"]}`), scope: scope,
+		loc: loc, start: refDayStart(day(2024, 3, 8), loc), end: refDayStart(day(2024, 3, 12), loc), target: "USD"})
+	if !missing["BRL"] {
+		t.Fatal("the reference saw no missing rate")
+	}
+	spend, _ := res.Data[0].Get("spend")
+	if s := spend.(engine.Money).StringFixed(2); s != ref[0].values["spend"] {
+		t.Fatalf("spend %s, want %s (BRL of the day without rate left out)", s, ref[0].values["spend"])
+	}
+	// Without conversion there is nothing to warn about.
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["spend"],"source":"alpha_ads","time":{"start":"2024-03-08","end":"2024-03-11"}}`)
+	if len(res.Warnings) != 0 {
+		t.Fatalf("warnings %q", res.Warnings)
+	}
+}
+
+func TestRowsShapeAndPaging(t *testing.T) {
+	svc, ds, _ := seeded(t, smallConfig)
+	scope := scopeOf(ds.Projects[0])
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["spend","ctr"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"day"},"metadata":{"level":"campaign"},"limit":2,"offset":1}`)
+	if !res.HasMore || len(res.Data) != 2 || res.Currency != "USD" {
+		t.Fatalf("%s", asJSON(res))
+	}
+	first := asJSON(res.Data[0])
+	if !strings.HasPrefix(first, `{"date":"2024-03-09","campaign_id":"`) || !strings.Contains(first, `","campaign_name":"`) ||
+		!strings.Contains(first, `","source":"`) || !strings.Contains(first, `,"spend":`) {
+		t.Fatalf("row %s", first)
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-10T00:00:00","end":"2024-03-10T04:00:00","granularity":"hour"}}`)
+	// 2024-03-10 is the spring-forward day in New York: 02:00 local does not exist.
+	want := []string{"2024-03-10T00:00:00-05:00", "2024-03-10T01:00:00-05:00", "2024-03-10T03:00:00-04:00"}
+	if len(res.Data) != len(want) {
+		t.Fatalf("%s", asJSON(res.Data))
+	}
+	for i, w := range want {
+		if d, _ := res.Data[i].Get("date"); d != w {
+			t.Fatalf("bucket %d %v, want %s", i, d, w)
+		}
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["spend","cpc"],"time":{"start":"2030-01-01","end":"2030-01-01"}}`)
+	if asJSON(res.Data) != `[{"spend":0.00,"cpc":null}]` {
+		t.Fatalf("empty totals: %s", asJSON(res.Data))
+	}
+}
+
+func TestQueryValidationErrors(t *testing.T) {
+	svc, ds, _ := seeded(t, smallConfig)
+	_, err := svc.Query(context.Background(), scopeOf(ds.Projects[0]), mustInput(t, `{"project_id":"prj_1","fields":["spend"],"source":"x"}`))
+	if e, ok := apperr.As(err); !ok || e.Code != apperr.CodeInvalidSource {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestQueryTimeout(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow), MaxExecutionTime: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	time.Sleep(60 * time.Millisecond)
+	_, err := svc.Query(ctx, testScope, mustInput(t, `{"project_id":"prj_1","fields":["spend"]}`))
+	e, ok := apperr.As(err)
+	if !ok || e.Status != 503 || e.RetryAfter <= 0 {
+		t.Fatalf("err %v, want a 503 with Retry-After", err)
+	}
+}
+
+func TestHostileValuesTravelAsArguments(t *testing.T) {
+	svc, ds, _ := seeded(t, smallConfig)
+	scope := scopeOf(ds.Projects[0])
+	for _, v := range []string{"' OR 1=1 --", `\' OR 1 --`, "{x:String}", "?", "100%_", "Summer'"} {
+		body := asJSON(map[string]any{"project_id": "prj_1", "fields": []string{"clicks"}, "time": map[string]string{"start": "2024-03-08", "end": "2024-03-11"},
+			"filters": []map[string]any{{"member": "campaign_name", "operator": "contains", "values": []string{v}},
+				{"member": "ad_id", "operator": "notEquals", "values": []string{v}}}})
+		res := query(t, svc, scope, body)
+		if c, _ := res.Data[0].Get("clicks"); c != int64(0) {
+			t.Errorf("%q matched: %s", v, asJSON(res.Data))
+		}
+	}
+	// A literal % or _ matches only itself.
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"filters":[{"member":"adset_name","operator":"startsWith","values":["%"]}]}`)
+	if c, _ := res.Data[0].Get("clicks"); c != int64(0) {
+		t.Errorf("%% matched as a wildcard")
+	}
+}
+
+func TestNoFallbackForDataAtTheEdges(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	loc, _ := time.LoadLocation("America/New_York")
+	fact := engine.Fact{ProjectID: "prj_1", Time: time.Date(2024, 3, 5, 10, 20, 0, 0, loc), Source: "beta_ads",
+		ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "USD", Clicks: 7}
+	if err := engine.InsertFacts(ctx, ch.Conn, loc, []engine.Fact{fact}); err != nil {
+		t.Fatal(err)
+	}
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	scope := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "growth"}
+	// The hour 10:00-11:00 holds the fact, but not the range 10:30-12:00: raw answers, with 0.
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-05T10:30:00","end":"2024-03-05T12:00:00"}}`)
+	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"clicks":0}]` {
+		t.Fatalf("%s", asJSON(res))
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-05T10:15:00","end":"2024-03-05T12:00:00"}}`)
+	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"clicks":7}]` {
+		t.Fatalf("%s", asJSON(res))
+	}
+}

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// table is one resolution of the fact tables.
+type table int
+
+const (
+	tableRaw table = iota
+	tableHourly
+	tableDaily
+)
+
+var tableNames = [...]string{"facts_raw", "facts_hourly", "facts_daily"}
+var tableLabels = [...]string{"raw", "hourly", "daily"}
+
+func (t table) name() string  { return tableNames[t] }
+func (t table) label() string { return tableLabels[t] }
+
+// timeFilter is the table's time condition on its raw stored time column, with bounds computed
+// here. A coarser table than the range allows widens it to whole hours or days.
+func (t table) timeFilter(start, end time.Time, loc *time.Location, args *[]any) string {
+	switch t {
+	case tableDaily:
+		first, after := dayRange(start, end, loc)
+		*args = append(*args, first.Format("2006-01-02"), after.Format("2006-01-02"))
+		return "day >= toDate(?) AND day < toDate(?)"
+	case tableHourly:
+		s, e := HourStart(start, loc), HourStart(end, loc)
+		if e.Before(end) {
+			e = e.Add(time.Hour)
+		}
+		*args = append(*args, s.UTC(), e.UTC())
+		return "hour >= ? AND hour < ?"
+	default:
+		*args = append(*args, start.UTC(), end.UTC())
+		return "ts >= ? AND ts < ?"
+	}
+}
+
+// probeFilter is the table's time condition on the whole hours or days inside [start, end):
+// data in the partial hours or days at the edges (outside the range) must not make a coarser
+// table look like it holds the range.
+func (t table) probeFilter(start, end time.Time, loc *time.Location, args *[]any) string {
+	switch t {
+	case tableDaily:
+		first, after := civil(start, loc), civil(end, loc)
+		if !dayAligned(start, loc) {
+			first = first.AddDate(0, 0, 1)
+		}
+		*args = append(*args, first.Format("2006-01-02"), after.Format("2006-01-02"))
+		return "day >= toDate(?) AND day < toDate(?)"
+	case tableHourly:
+		s, e := HourStart(start, loc), HourStart(end, loc)
+		if s.Before(start) {
+			s = s.Add(time.Hour)
+		}
+		*args = append(*args, s.UTC(), e.UTC())
+		return "hour >= ? AND hour < ?"
+	}
+	return t.timeFilter(start, end, loc, args)
+}
+
+// chooseTable is the coarsest table that answers [start, end) at granularity g exactly: days
+// and coarser from the daily table when the range is on whole local days, hour (and totals)
+// from the hourly one when it is on whole local hours, anything else from raw.
+func chooseTable(g *granularity, start, end time.Time, loc *time.Location) table {
+	if g != nil && g.subHour {
+		return tableRaw
+	}
+	if (g == nil || g.dayBased) && dayAligned(start, loc) && dayAligned(end, loc) {
+		return tableDaily
+	}
+	if hourAligned(start, loc) && hourAligned(end, loc) {
+		return tableHourly
+	}
+	return tableRaw
+}
+
+// coarsen is the granularity a coarser table answers g with.
+func coarsen(g *granularity, t table) *granularity {
+	if g == nil {
+		return nil
+	}
+	switch {
+	case t == tableDaily && !g.dayBased:
+		d := granularities["day"]
+		return &d
+	case t == tableHourly && g.subHour:
+		h := granularities["hour"]
+		return &h
+	}
+	return g
+}
+
+// fallbackWarning says which table answered instead of from, and what that changed.
+func fallbackWarning(from, to table, asked, got *granularity, start, end time.Time, loc *time.Location) string {
+	w := fmt.Sprintf("no %s data for this range; answered from the %s table", from.label(), to.label())
+	if asked != nil && got.name != asked.name {
+		w += " at " + got.name + " granularity"
+	}
+	if to == tableDaily && !(dayAligned(start, loc) && dayAligned(end, loc)) {
+		w += ", with the range widened to whole days"
+	} else if to == tableHourly && !(hourAligned(start, loc) && hourAligned(end, loc)) {
+		w += ", with the range widened to whole hours"
+	}
+	return w
+}

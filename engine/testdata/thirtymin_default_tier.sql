@@ -1,0 +1,65 @@
+-- warnings: ["granularity 30min is not available on the default tier; answered at hour granularity"]
+-- currency: USD
+
+-- attempt on facts_raw, warnings []
+-- probe
+SELECT count() FROM (SELECT 1 FROM facts_raw WHERE project_id = ? AND ts >= ? AND ts < ? LIMIT 1)
+-- $1 string prj_1
+-- $2 time.Time 2024-03-09 10:30:00 +0000 UTC
+-- $3 time.Time 2024-03-11 10:30:00 +0000 UTC
+-- query
+SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0)) AS fx_missing FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, day, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_raw WHERE project_id = ? AND ts >= ? AND ts < ? GROUP BY bucket, day, currency) ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) USING (day, currency) GROUP BY bucket) USING (bucket) ORDER BY bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 int64 1709980200
+-- $2 int64 576
+-- $3 string USD
+-- $4 string USD
+-- $5 string prj_1
+-- $6 time.Time 2024-03-09 10:30:00 +0000 UTC
+-- $7 time.Time 2024-03-11 10:30:00 +0000 UTC
+-- $8 string USD
+-- $9 string 2024-03-09
+-- $10 string 2024-03-12
+-- $11 int 10001
+-- $12 int 0
+
+-- attempt on facts_hourly, warnings ["no raw data for this range; answered from the hourly table, with the range widened to whole hours"]
+-- probe
+SELECT count() FROM (SELECT 1 FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? LIMIT 1)
+-- $1 string prj_1
+-- $2 time.Time 2024-03-09 11:00:00 +0000 UTC
+-- $3 time.Time 2024-03-11 10:00:00 +0000 UTC
+-- query
+SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0)) AS fx_missing FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, day, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket, day, currency) ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) USING (day, currency) GROUP BY bucket) USING (bucket) ORDER BY bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 int64 1709980200
+-- $2 int64 576
+-- $3 string USD
+-- $4 string USD
+-- $5 string prj_1
+-- $6 time.Time 2024-03-09 10:00:00 +0000 UTC
+-- $7 time.Time 2024-03-11 11:00:00 +0000 UTC
+-- $8 string USD
+-- $9 string 2024-03-09
+-- $10 string 2024-03-12
+-- $11 int 10001
+-- $12 int 0
+
+-- attempt on facts_daily, warnings ["no raw data for this range; answered from the daily table at day granularity, with the range widened to whole days"]
+-- probe
+SELECT count() FROM (SELECT 1 FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) LIMIT 1)
+-- $1 string prj_1
+-- $2 string 2024-03-10
+-- $3 string 2024-03-11
+-- query
+SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0)) AS fx_missing FROM (SELECT day AS bucket, day, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, day, currency) ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) USING (day, currency) GROUP BY bucket) USING (bucket) ORDER BY bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 string 2024-03-09
+-- $2 int 3
+-- $3 string USD
+-- $4 string USD
+-- $5 string prj_1
+-- $6 string 2024-03-09
+-- $7 string 2024-03-12
+-- $8 string USD
+-- $9 string 2024-03-09
+-- $10 string 2024-03-12
+-- $11 int 10001
+-- $12 int 0

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"time"
+)
+
+// DefaultDays is the range of a query without `time`: the last 30 local days, today included.
+const DefaultDays = 30
+
+var localLayouts = []string{
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02 15:04",
+}
+
+// parseBound reads YYYY-MM-DD (dateOnly), an RFC 3339 date-time with an offset, or an ISO
+// date-time without one, which is read in loc.
+func parseBound(s string, loc *time.Location) (t time.Time, dateOnly bool, ok bool) {
+	if d, err := time.Parse("2006-01-02", s); err == nil {
+		return d, true, true
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, false, true
+	}
+	for _, layout := range localLayouts {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, false, true
+		}
+	}
+	return time.Time{}, false, false
+}
+
+// resolveRange turns validated bounds into the instants [start, end). A date-only start is the
+// start of that local day; a date-only end includes that whole day; a date-time end is exclusive.
+func resolveRange(ts *TimeSpec, loc *time.Location, now time.Time) (start, end time.Time) {
+	if ts == nil {
+		today := civil(now, loc)
+		return DayStart(today.AddDate(0, 0, 1-DefaultDays), loc), DayStart(today.AddDate(0, 0, 1), loc)
+	}
+	s, sDate, _ := parseBound(ts.Start, loc)
+	e, eDate, _ := parseBound(ts.End, loc)
+	if sDate {
+		s = DayStart(s, loc)
+	}
+	if eDate {
+		e = DayStart(e.AddDate(0, 0, 1), loc)
+	}
+	return s.UTC().Truncate(time.Second), e.UTC().Truncate(time.Second)
+}
+
+// dayRange is the local days [first, last+1) that the instants [start, end) touch.
+func dayRange(start, end time.Time, loc *time.Location) (first, after time.Time) {
+	return civil(start, loc), civil(end.Add(-time.Second), loc).AddDate(0, 0, 1)
+}

@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"time"
+)
+
+// loadZone checks an IANA zone name before it may become a SQL string literal: a strict
+// character whitelist first, then Go's zone database.
+func loadZone(name string) (*time.Location, bool) {
+	if name == "" || len(name) > 64 || name == "Local" {
+		return nil, false
+	}
+	for i, r := range name {
+		ok := r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '_' || r == '/' ||
+			i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '+')
+		if !ok {
+			return nil, false
+		}
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, false
+	}
+	return loc, true
+}
+
+// civil returns t's local calendar day in loc, as midnight UTC of that date.
+func civil(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// DayStart is the first instant of the local calendar day day (given as midnight UTC of that
+// date) in loc. On a day whose midnight does not exist (a DST change at 00:00) it is the first
+// instant that does, as in ClickHouse.
+func DayStart(day time.Time, loc *time.Location) time.Time {
+	y, m, d := day.Date()
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if ly, lm, ld := t.Date(); ly != y || lm != m || ld != d {
+		_, end := t.ZoneBounds()
+		t = end
+	}
+	return t
+}
+
+// HourStart is the instant at which t's local hour in loc starts.
+func HourStart(t time.Time, loc *time.Location) time.Time {
+	l := t.In(loc)
+	return t.Add(-time.Duration(l.Minute())*time.Minute - time.Duration(l.Second())*time.Second -
+		time.Duration(l.Nanosecond())).Truncate(time.Second)
+}
+
+func dayAligned(t time.Time, loc *time.Location) bool {
+	return t.Equal(DayStart(civil(t, loc), loc))
+}
+
+func hourAligned(t time.Time, loc *time.Location) bool { return t.Equal(HourStart(t, loc)) }

@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"mtk/internal/apperr"
+)
+
+// Query limits.
+const (
+	MaxLimit     = 50000
+	DefaultLimit = 10000
+)
+
+// numberPattern is the form of a metric filter value: a plain decimal number.
+var numberPattern = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
+// problems collects one detail line per problem.
+type problems []string
+
+func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
+
+// Validate checks everything that does not depend on the project. It returns nil or an
+// *apperr.Error with one detail line per problem: invalid_source when source is unknown (the
+// message names the valid sources), invalid_parameter otherwise (also for a missing project_id,
+// as the spec says).
+func (in QueryInput) Validate() *apperr.Error {
+	var p problems
+	if strings.TrimSpace(in.ProjectID) == "" {
+		p.add("project_id: required")
+	}
+	in.validateFields(&p)
+	badSource := in.Source != "" && !validSource(in.Source)
+	if badSource {
+		p.add("source: unknown source %q; want one of %s", in.Source, strings.Join(Sources, ", "))
+	}
+	for i, c := range in.ConnectionIDs {
+		if strings.TrimSpace(c) == "" {
+			p.add("connection_ids[%d]: empty", i)
+		}
+	}
+	in.validateTime(&p)
+	for i, f := range in.Filters {
+		validateFilter(&p, i, f)
+	}
+	in.validateOrder(&p)
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > MaxLimit) {
+		p.add("limit: must be between 1 and %d", MaxLimit)
+	}
+	if in.Offset != nil && *in.Offset < 0 {
+		p.add("offset: must be 0 or more")
+	}
+	if l := in.level(); l != "" && !validLevel(l) {
+		p.add("metadata.level: unknown level %q; want one of %s", l, strings.Join(Levels, ", "))
+	}
+	if c := in.convertTo(); c != "" && !KnownCurrency(c) {
+		p.add("metadata.convert_to_currency: unknown currency %q; want a 3-letter ISO 4217 code", c)
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	if badSource {
+		return apperr.Validation(apperr.CodeInvalidSource,
+			fmt.Sprintf("Unknown source %q. Valid sources: %s.", in.Source, strings.Join(Sources, ", ")), p...)
+	}
+	return apperr.Invalid("The query is invalid.", p...)
+}
+
+func (in QueryInput) validateFields(p *problems) {
+	if len(in.Fields) == 0 {
+		p.add("fields: at least one metric is required")
+	}
+	seen := map[string]bool{}
+	for i, f := range in.Fields {
+		switch {
+		case metricsByName[f] == nil:
+			p.add("fields[%d]: unknown metric %q", i, f)
+		case seen[f]:
+			p.add("fields[%d]: duplicate metric %q", i, f)
+		}
+		seen[f] = true
+	}
+}
+
+func (in QueryInput) validateTime(p *problems) {
+	t := in.Time
+	if t == nil {
+		return
+	}
+	for _, b := range []struct{ name, value string }{{"start", t.Start}, {"end", t.End}} {
+		if b.value == "" {
+			p.add("time.%s: required", b.name)
+		} else if _, _, ok := parseBound(b.value, time.UTC); !ok {
+			p.add("time.%s: want YYYY-MM-DD or an ISO 8601 date-time, got %q", b.name, b.value)
+		}
+	}
+	if _, ok := granularities[t.Granularity]; t.Granularity != "" && !ok {
+		p.add("time.granularity: unknown granularity %q; want one of %s", t.Granularity, strings.Join(Granularities, ", "))
+	}
+}
+
+func validateFilter(p *problems, i int, f Filter) {
+	m, d := metricsByName[f.Member], dimensionsByName[f.Member]
+	switch {
+	case f.Member == "":
+		p.add("filters[%d].member: required", i)
+	case m == nil && d == nil:
+		p.add("filters[%d].member: unknown member %q", i, f.Member)
+	}
+	switch {
+	case f.Operator == "":
+		p.add("filters[%d].operator: required", i)
+		return
+	case !validOperator(f.Operator):
+		p.add("filters[%d].operator: unknown operator %q; want one of %s", i, f.Operator, strings.Join(Operators, ", "))
+		return
+	case m != nil && !numberOps[f.Operator]:
+		p.add("filters[%d].operator: %q does not apply to metric %q", i, f.Operator, f.Member)
+	case d != nil && !stringOps[f.Operator]:
+		p.add("filters[%d].operator: %q does not apply to dimension %q", i, f.Operator, f.Member)
+	}
+	if f.Operator == "set" || f.Operator == "notSet" {
+		if len(f.Values) > 0 {
+			p.add("filters[%d].values: must be empty for operator %q", i, f.Operator)
+		}
+		return
+	}
+	if len(f.Values) == 0 {
+		p.add("filters[%d].values: required for operator %q", i, f.Operator)
+	}
+	if m == nil {
+		return
+	}
+	for j, v := range f.Values {
+		if _, err := strconv.ParseFloat(v, 64); err != nil || !numberPattern.MatchString(v) {
+			p.add("filters[%d].values[%d]: want a number, got %q", i, j, v)
+		}
+	}
+}
+
+// rowKeys are the keys a row carries besides its fields.
+func (in QueryInput) rowKeys() []string {
+	var keys []string
+	if in.granularity() != "" {
+		keys = append(keys, "date")
+	}
+	if l := in.level(); validLevel(l) {
+		keys = append(keys, l+"_id", l+"_name", "source")
+	}
+	return keys
+}
+
+func (in QueryInput) validateOrder(p *problems) {
+	allowed := map[string]bool{}
+	for _, f := range in.Fields {
+		allowed[f] = true
+	}
+	for _, k := range in.rowKeys() {
+		allowed[k] = true
+	}
+	seen := map[string]bool{}
+	for _, k := range in.Order {
+		switch {
+		case !allowed[k.Field]:
+			p.add("order.%s: not a field or key of the rows", k.Field)
+		case seen[k.Field]:
+			p.add("order.%s: given twice", k.Field)
+		}
+		seen[k.Field] = true
+		if d := strings.ToLower(k.Direction); d != "asc" && d != "desc" {
+			p.add("order.%s: want \"asc\" or \"desc\", got %q", k.Field, k.Direction)
+		}
+	}
+}
