@@ -14,6 +14,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/engine"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -52,6 +53,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) rebuild() {
 	e.app = New(Deps{
 		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock,
+		Engine: engine.New(e.ch, engine.Options{Clock: e.clock}),
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)),
 	})
 }

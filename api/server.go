@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/api/ratelimit"
+	"mtk/engine"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/platform"
@@ -24,6 +25,7 @@ const BodyLimit = 1 << 20
 type Deps struct {
 	Config     config.Config
 	Platform   *platform.Store
+	Engine     *engine.Service
 	ClickHouse driver.Conn
 	Clock      clock.Clock
 	Logger     *slog.Logger
@@ -32,6 +34,7 @@ type Deps struct {
 type server struct {
 	cfg      config.Config
 	platform *platform.Store
+	engine   *engine.Service
 	ch       driver.Conn
 	clock    clock.Clock
 	log      *slog.Logger
@@ -39,7 +42,7 @@ type server struct {
 
 // New builds the HTTP application.
 func New(d Deps) *fiber.App {
-	s := &server{cfg: d.Config, platform: d.Platform, ch: d.ClickHouse, clock: d.Clock, log: d.Logger}
+	s := &server{cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, clock: d.Clock, log: d.Logger}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
 		BodyLimit:             BodyLimit,
@@ -60,6 +63,8 @@ func New(d Deps) *fiber.App {
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
 	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)
+	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
+	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
 	s.trackingRoutes(app, v3)
 	return app
 }

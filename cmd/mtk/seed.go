@@ -9,7 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"mtk/engine/enginetest"
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
@@ -88,6 +92,9 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	store := platform.NewStore(st.pg, clock.Real{})
 	demo, err := seedDemo(ctx, store, cfg.BaseURL, filepath.Join(cfg.DataDir, "demo-keys.json"))
 	if err != nil {
+		return err
+	}
+	if err := seedDemoMetrics(ctx, st.ch, demo, time.Now()); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -218,4 +225,40 @@ func seedKeys(ctx context.Context, s *platform.Store, workspaceID, keysFile stri
 func isNotFound(err error) bool {
 	e, ok := apperr.As(err)
 	return ok && e.Code == apperr.CodeResourceNotFound
+}
+
+// demoDays is how much metric history the demo has.
+const demoDays = 90
+
+// seedDemoMetrics fills the demo project with 90 days of generated metrics (ad facts, events,
+// orders, exchange rates) ending yesterday, once: a project that has facts is left alone.
+func seedDemoMetrics(ctx context.Context, ch driver.Conn, demo demoOutput, now time.Time) error {
+	var n uint64
+	if err := ch.QueryRow(ctx, "SELECT count() FROM facts_raw WHERE project_id = ?", demo.Project.ID).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	loc, err := time.LoadLocation(demo.Project.Timezone)
+	if err != nil {
+		return err
+	}
+	spec := enginetest.ProjectSpec{
+		ID: demo.Project.ID, TimeZone: demo.Project.Timezone, Currency: demo.Project.Currency,
+		Start: now.In(loc).AddDate(0, 0, -demoDays), Days: demoDays,
+		AccountCurrencies: map[string]string{platform.KindBeta: "USD", platform.KindGamma: "EUR"},
+		Connections:       map[string]string{}, Accounts: map[string]string{},
+	}
+	for _, c := range demo.Connections {
+		if c.SourceID != nil {
+			spec.Connections[c.Kind] = c.ID
+			spec.Accounts[c.Kind] = *c.SourceID
+		}
+	}
+	ds, err := enginetest.Generate(enginetest.Config{Seed: 1, Projects: []enginetest.ProjectSpec{spec}})
+	if err != nil {
+		return err
+	}
+	return ds.Write(ctx, ch)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mtk/api"
+	"mtk/engine"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/platform"
@@ -36,7 +37,7 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	clk := clock.Real{}
 	app := api.New(api.Deps{
 		Config: cfg, Platform: platform.NewStore(st.pg, clk), ClickHouse: st.ch,
-		Clock: clk, Logger: logger,
+		Engine: engine.New(st.ch, engine.Options{Clock: clk}), Clock: clk, Logger: logger,
 	})
 	runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger))
 	if err != nil {

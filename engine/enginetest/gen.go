@@ -22,6 +22,9 @@ type ProjectSpec struct {
 	Days  int
 	// AccountCurrencies gives each source's ad account currency (default: the project's).
 	AccountCurrencies map[string]string
+	// Connections and Accounts give each source's connection and ad account id (default:
+	// con_<project>_<n> and act_<project>_<n>), to fill a project that exists in PostgreSQL.
+	Connections, Accounts map[string]string
 }
 
 // Config drives Generate. The same Config always gives the same data.
@@ -152,8 +155,14 @@ func (d *Dataset) entities(r *rand.Rand, cfg Config, p *Project) []ad {
 			cur = c
 		}
 		conn := fmt.Sprintf("con_%s_%d", p.ID, si)
+		if id, ok := p.Connections[source]; ok {
+			conn = id
+		}
 		p.ConnectionIDs = append(p.ConnectionIDs, conn)
 		acc := fmt.Sprintf("act_%s_%d", p.ID, si)
+		if id, ok := p.Accounts[source]; ok {
+			acc = id
+		}
 		add(source, "account", acc, fmt.Sprintf("Account %s %d", source, si), "")
 		for c := 0; c < cfg.Campaigns; c++ {
 			camp := fmt.Sprintf("%s_c%d", acc, c)
