@@ -77,6 +77,7 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fs := flag.NewFlagSet("seed "+what, flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the demo's ids, login and keys as one JSON object")
+	asEnv := fs.Bool("env", false, "print shell exports: MTK_DEMO_KEY, MTK_DEMO_TRACKING_KEY, MTK_DEMO_PROJECT, MTK_DEMO_WEBHOOK")
 	if _, err := parseFlags(fs, rest); err != nil {
 		return err
 	}
@@ -100,6 +101,11 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	if *asJSON {
 		return json.NewEncoder(out).Encode(demo)
 	}
+	if *asEnv {
+		_, err := fmt.Fprintf(out, "export MTK_DEMO_KEY=%s MTK_DEMO_TRACKING_KEY=%s MTK_DEMO_PROJECT=%s MTK_DEMO_WEBHOOK='%s'\n",
+			demo.Keys[0].Token, demo.Keys[1].Token, demo.Project.ID, demo.WebhookURL)
+		return err
+	}
 	fmt.Fprintf(out, "demo workspace %s, project %s\nlogin: %s / %s\n", demo.Workspace.ID, demo.Project.ID, demoEmail, demoPassword)
 	for _, c := range demo.Containers {
 		ref := c.Domain
@@ -113,6 +119,9 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "order webhook: %s\n\ntry it:\n  curl -s %s/v3/projects -H 'Authorization: Bearer %s'\n",
 		demo.WebhookURL, cfg.BaseURL, demo.Keys[0].Token)
+	fmt.Fprintf(out, "  curl -s %s/v3/query -H 'Authorization: Bearer %s' -d '{\"project_id\":\"%s\",\"fields\":[\"spend\",\"tx_revenue\",\"roas\"],\"metadata\":{\"level\":\"campaign\"}}'\n",
+		cfg.BaseURL, demo.Keys[0].Token, demo.Project.ID)
+	fmt.Fprintf(out, "\nor, for the README's examples:  eval \"$(bin/mtk seed demo --env)\"\n")
 	return nil
 }
 
