@@ -116,7 +116,7 @@ func TestCAPIDeduplication(t *testing.T) {
 		}
 	}
 	send(capiEvent("order-1", nil), capiEvent("order-2", nil))
-	send(capiEvent("order-1", nil))                                                  // a duplicate
+	send(capiEvent("order-1", nil))                                                 // a duplicate
 	send(capiEvent("order-1", func(e map[string]any) { e["event_name"] = "Lead" })) // another event name: not a duplicate
 	fc.Advance(49 * time.Hour)
 	send(capiEvent("order-2", func(e map[string]any) { e["event_time"] = s.Clock().Now().Unix() })) // outside the 48 h window
