@@ -2,9 +2,11 @@ package adsim
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,7 +22,7 @@ func (s *Sim) alphaUpdate(w http.ResponseWriter, r *http.Request, a *account, tr
 	id := r.PathValue("node")
 	p := alphaParams(r)
 	var changes []Change
-	for k := range p {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
 		switch k {
 		case "access_token":
 		case "status":

@@ -174,9 +174,12 @@ func (s *Sim) betaRun(a *account, q *gaqlQuery, now int64) ([]map[string]any, *g
 			return nil, err
 		}
 		g := grouping{level: level, byDay: slices.Contains(q.fields, "segments.date"), byHour: slices.Contains(q.fields, "segments.hour")}
-		for _, r := range s.rows(a, since, until, g, now, false) {
+		rows := s.rows(a, since, until, g, now, false)
+		s.mu.RLock()
+		for _, r := range rows {
 			flat = append(flat, betaFlat(a, r.obj, &r, needed, now))
 		}
+		s.mu.RUnlock()
 	} else {
 		objs := []*object{nil}
 		if level != LevelAccount {
@@ -236,7 +239,7 @@ func betaAllowed(f, resource string, level Level) *gaqlError {
 }
 
 // betaFlat computes the needed fields of one row: o is the entity at the query's level (nil at
-// customer level); r is the metrics row, nil for an attribute-only query.
+// customer level); r is the metrics row, nil for an attribute-only query. The caller holds s.mu.
 func betaFlat(a *account, o *object, r *row, needed []string, now int64) map[string]string {
 	out := map[string]string{}
 	for _, f := range needed {

@@ -3,7 +3,9 @@ package adsim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -72,7 +74,7 @@ func (s *Sim) gammaCampaignBudget(w http.ResponseWriter, r *http.Request, a *acc
 		d.writeError(w, errorf(errInvalid, "%v", err), trace)
 		return
 	}
-	for k := range raw {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if k != "advertiser_id" && k != "campaign_id" && k != "budget" {
 			d.writeError(w, errorf(errInvalid, "%s: the simulator updates only the budget of a campaign.", k), trace)
 			return

@@ -46,8 +46,6 @@ type gaqlError struct {
 	msg    string
 }
 
-func (e *gaqlError) Error() string { return e.msg }
-
 func gaqlFail(reason, format string, args ...any) *gaqlError {
 	return &gaqlError{reason: reason, msg: fmt.Sprintf(format, args...)}
 }

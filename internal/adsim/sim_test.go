@@ -137,3 +137,32 @@ func TestNoFutureAndPartialHour(t *testing.T) {
 		t.Fatalf("the 14:00 hour should grow by 15:00 and the past stay: %v -> %v", before, after)
 	}
 }
+
+// TestConcurrentUse reads all three networks while objects are paused and resumed; run it with
+// -race.
+func TestConcurrentUse(t *testing.T) {
+	s, fc := newSim(t, nil)
+	srv := serve(t, s)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 40 {
+			for _, a := range s.accounts {
+				o := a.campaigns[i%len(a.campaigns)]
+				_ = s.SetStatus(o.id, []Status{Paused, Active}[i%2])
+			}
+			fc.Advance(time.Minute)
+		}
+	}()
+	beta := firstAccount(t, s, Beta)
+	c := newBetaClient(t, srv.URL, beta)
+	for range 5 {
+		for _, nr := range netRequests(srv.URL, s) {
+			if resp, _ := nr.do(t); resp.StatusCode != 200 {
+				t.Errorf("%s: %d", nr.network, resp.StatusCode)
+			}
+		}
+		c.all("SELECT campaign.id, campaign.status, metrics.clicks FROM campaign WHERE segments.date DURING TODAY", 100)
+	}
+	<-done
+}
