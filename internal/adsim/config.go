@@ -72,7 +72,8 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate names every bad value at once.
+// Validate names every bad value at once. New fills the defaults before it validates, so a
+// zero field is valid there; Validate alone sees it as it is.
 func (c Config) Validate() error {
 	var problems []string
 	check := func(name string, v, lo, hi int) {
