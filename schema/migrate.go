@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -105,26 +107,17 @@ func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) ([]string, error) 
 		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return nil, err
 	}
-	applied := map[int]bool{}
 	rows, err := conn.Query(ctx, "SELECT version FROM schema_migrations")
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		applied[v] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
 		return nil, err
 	}
 	var done []string
 	for _, m := range migs {
-		if applied[m.Version] {
+		if slices.Contains(versions, int32(m.Version)) {
 			continue
 		}
 		tx, err := conn.Begin(ctx)
