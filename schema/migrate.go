@@ -57,8 +57,9 @@ func Load(store string) ([]Migration, error) {
 	return out, nil
 }
 
-// Statements splits a migration into statements at semicolons that end a line. Lines that start
-// with "--" are comments.
+// Statements splits a migration into statements at semicolons that end a line's code (what
+// stands before a "--" comment). Lines that start with "--" are left out. Migrations do not put
+// "--" inside string literals.
 func Statements(sql string) []string {
 	var out []string
 	var cur strings.Builder
@@ -67,14 +68,17 @@ func Statements(sql string) []string {
 		if strings.HasPrefix(trimmed, "--") {
 			continue
 		}
-		cur.WriteString(line)
-		cur.WriteString("\n")
-		if strings.HasSuffix(trimmed, ";") {
-			if s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(cur.String()), ";")); s != "" {
-				out = append(out, s)
-			}
-			cur.Reset()
+		code, _, _ := strings.Cut(line, "--")
+		if !strings.HasSuffix(strings.TrimSpace(code), ";") {
+			cur.WriteString(line)
+			cur.WriteString("\n")
+			continue
 		}
+		cur.WriteString(code)
+		if s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(cur.String()), ";")); s != "" {
+			out = append(out, s)
+		}
+		cur.Reset()
 	}
 	if s := strings.TrimSpace(cur.String()); s != "" {
 		out = append(out, s)
