@@ -107,6 +107,9 @@ func replay(c *fiber.Ctx, r Response) error {
 	if r.ContentType != "" {
 		c.Set(fiber.HeaderContentType, r.ContentType)
 	}
+	if r.RequestID != "" {
+		c.Set(fiber.HeaderXRequestID, r.RequestID)
+	}
 	c.Set(HeaderReplayed, "true")
 	return c.Send(r.Body)
 }
@@ -132,7 +135,10 @@ func run(c *fiber.Ctx, store *Store, claim Claim) error {
 		settle(c, func(ctx context.Context) error { return store.Abandon(ctx, claim) })
 		return nil
 	}
-	answer := Response{Status: resp.StatusCode(), ContentType: string(resp.Header.ContentType()), Body: resp.Body()}
+	answer := Response{
+		Status: resp.StatusCode(), ContentType: string(resp.Header.ContentType()), Body: resp.Body(),
+		RequestID: c.GetRespHeader(fiber.HeaderXRequestID),
+	}
 	settle(c, func(ctx context.Context) error { return store.Finish(ctx, claim, answer) })
 	return nil
 }

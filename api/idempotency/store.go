@@ -31,6 +31,9 @@ type Response struct {
 	Status      int
 	ContentType string
 	Body        []byte
+	// RequestID is the first call's X-Request-Id, which a replay answers with, so that an error
+	// body's request_id still equals the header.
+	RequestID string
 }
 
 // Outcome is what Begin found.
@@ -81,7 +84,7 @@ func (s *Store) Begin(ctx context.Context, r Request, now time.Time) (Claim, err
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (scope, key) DO UPDATE SET
 				method = EXCLUDED.method, path = EXCLUDED.path, body_hash = EXCLUDED.body_hash,
-				status = NULL, content_type = NULL, response_body = NULL,
+				status = NULL, content_type = NULL, response_body = NULL, request_id = NULL,
 				created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
 			WHERE r.expires_at <= EXCLUDED.created_at
 				OR (r.status IS NULL AND r.created_at <= $8
@@ -111,13 +114,14 @@ func (s *Store) existing(ctx context.Context, r Request, now time.Time) (c Claim
 		bodyHash     []byte
 		status       *int
 		contentType  *string
+		requestID    *string
 		body         []byte
 		expiresAt    time.Time
 	)
 	err = s.pool.QueryRow(ctx, `
-		SELECT method, path, body_hash, status, content_type, response_body, expires_at
+		SELECT method, path, body_hash, status, content_type, response_body, request_id, expires_at
 		FROM idempotency_records WHERE scope = $1 AND key = $2`, r.Scope, r.Key,
-	).Scan(&method, &path, &bodyHash, &status, &contentType, &body, &expiresAt)
+	).Scan(&method, &path, &bodyHash, &status, &contentType, &body, &requestID, &expiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Claim{}, false, nil
 	}
@@ -136,15 +140,18 @@ func (s *Store) existing(ctx context.Context, r Request, now time.Time) (c Claim
 	if contentType != nil {
 		resp.ContentType = *contentType
 	}
+	if requestID != nil {
+		resp.RequestID = *requestID
+	}
 	return Claim{Outcome: Replay, Response: resp}, true, nil
 }
 
 // Finish stores the answer of a Started claim. It does nothing when the claim was taken over.
 func (s *Store) Finish(ctx context.Context, c Claim, resp Response) error {
 	_, err := s.pool.Exec(ctx, `
-		UPDATE idempotency_records SET status = $4, content_type = $5, response_body = $6
+		UPDATE idempotency_records SET status = $4, content_type = $5, response_body = $6, request_id = $7
 		WHERE scope = $1 AND key = $2 AND created_at = $3 AND status IS NULL`,
-		c.scope, c.key, c.started, resp.Status, resp.ContentType, resp.Body)
+		c.scope, c.key, c.started, resp.Status, resp.ContentType, resp.Body, resp.RequestID)
 	if err != nil {
 		return fmt.Errorf("idempotency: store answer: %w", err)
 	}

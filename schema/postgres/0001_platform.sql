@@ -93,6 +93,7 @@ CREATE TABLE idempotency_records (
     status        integer,
     content_type  text,
     response_body bytea,
+    request_id    text,
     created_at    timestamptz NOT NULL,
     expires_at    timestamptz NOT NULL,
     PRIMARY KEY (scope, key)
