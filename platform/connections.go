@@ -163,3 +163,16 @@ func (s *Store) ConnectionIn(ctx context.Context, workspaceIDs []string, ref str
 	}
 	return c, err
 }
+
+// Connection returns a connection by its id, whatever its workspace (for operators' commands).
+func (s *Store) Connection(ctx context.Context, id string) (Connection, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+connectionColumns+" FROM connections WHERE id = $1", id)
+	if err != nil {
+		return Connection{}, err
+	}
+	c, err := pgx.CollectExactlyOneRow(rows, scanConnection)
+	if isNoRows(err) {
+		return c, apperr.NotFound("Connection not found.")
+	}
+	return c, err
+}

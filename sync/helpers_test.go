@@ -31,6 +31,7 @@ type world struct {
 	conns  map[adsim.Network]platform.Connection
 	accts  map[adsim.Network]adsim.AccountInfo
 	sleeps *[]time.Duration
+	pg     testenv.PG
 }
 
 func newWorld(t *testing.T, start time.Time, days int) *world {
@@ -46,10 +47,11 @@ func newWorld(t *testing.T, start time.Time, days int) *world {
 	t.Cleanup(srv.Close)
 	var sleeps []time.Duration
 	w := &world{t: t, sim: sim, srv: srv, clock: fc, store: platform.NewStore(pg.Pool, fc), ch: ch.Conn,
-		conns: map[adsim.Network]platform.Connection{}, accts: map[adsim.Network]adsim.AccountInfo{}, sleeps: &sleeps}
+		conns: map[adsim.Network]platform.Connection{}, accts: map[adsim.Network]adsim.AccountInfo{}, sleeps: &sleeps, pg: pg}
 	factory := networks.Factory{HTTP: netclient.Config{
 		Timeout: 2 * time.Second,
-		Sleep:   func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil },
+		// Waiting moves the simulated clock instead of the test: a quota window passes at once.
+		Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); fc.Advance(d); return nil },
 	}}
 	w.syncer = &adsync.Syncer{Platform: w.store, Store: adsync.NewStore(pg.Pool), ClickHouse: ch.Conn,
 		Connectors: factory.Connector, Clock: fc}
@@ -130,4 +132,26 @@ func (w *world) stored(table, timeExpr, connectionID string) map[string]metricsR
 		out[ad+" "+at] = r
 	}
 	return out
+}
+
+// total sums one measure set of a connection over a table.
+func (w *world) total(table, connectionID string) metricsRow {
+	w.t.Helper()
+	var r metricsRow
+	if err := w.ch.QueryRow(context.Background(), "SELECT sum(spend), sum(impressions), sum(clicks), sum(reach), sum(video_plays), "+
+		"sum(video_views_3s), sum(video_views_p75) FROM "+table+" WHERE connection_id = ?", connectionID).Scan(
+		&r.Spend, &r.Impressions, &r.Clicks, &r.Reach, &r.Plays, &r.Views3s, &r.P75); err != nil {
+		w.t.Fatal(err)
+	}
+	return r
+}
+
+// runs lists a connection's runs, newest first.
+func (w *world) runs(n adsim.Network) []platform.SyncRun {
+	w.t.Helper()
+	runs, err := w.store.ListSyncRuns(context.Background(), w.conns[n].ID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return runs
 }
