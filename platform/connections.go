@@ -176,3 +176,10 @@ func (s *Store) Connection(ctx context.Context, id string) (Connection, error) {
 	}
 	return c, err
 }
+
+// SetConnectionAPI points an ad network connection at another account, API root or token.
+func (s *Store) SetConnectionAPI(ctx context.Context, id, sourceID, apiBaseURL, accessToken string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE connections SET source_id = $2, api_base_url = $3, access_token = $4 WHERE id = $1`,
+		id, sourceID, apiBaseURL, accessToken)
+	return err
+}
