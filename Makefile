@@ -24,6 +24,7 @@ services-stop:
 
 build:
 	$(GO) build -o bin/mtk ./cmd/mtk
+	$(GO) build -o bin/adsim ./cmd/adsim
 
 vet:
 	$(GO) vet ./...

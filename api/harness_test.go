@@ -20,6 +20,8 @@ import (
 	"mtk/internal/config"
 	"mtk/internal/testenv"
 	"mtk/platform"
+	adsync "mtk/sync"
+	"mtk/sync/networks"
 )
 
 const testSecret = "test-secret-test-secret-test-secret-0123"
@@ -53,8 +55,9 @@ func newEnv(t *testing.T) *env {
 func (e *env) rebuild() {
 	e.app = New(Deps{
 		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock,
-		Engine: engine.New(e.ch, engine.Options{Clock: e.clock}),
-		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)),
+		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock}),
+		Logger:  slog.New(slog.NewJSONHandler(e.logs, nil)),
+		Objects: &adsync.Objects{Store: adsync.NewStore(e.store.Pool()), Connectors: networks.Factory{}.Connector, Clock: e.clock},
 	})
 }
 

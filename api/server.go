@@ -16,6 +16,7 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/platform"
+	adsync "mtk/sync"
 )
 
 // BodyLimit is the largest request body accepted.
@@ -29,6 +30,8 @@ type Deps struct {
 	ClickHouse driver.Conn
 	Clock      clock.Clock
 	Logger     *slog.Logger
+	// Objects applies PUT /v3/connections/{id}/objects.
+	Objects *adsync.Objects
 }
 
 type server struct {
@@ -38,11 +41,12 @@ type server struct {
 	ch       driver.Conn
 	clock    clock.Clock
 	log      *slog.Logger
+	objects  *adsync.Objects
 }
 
 // New builds the HTTP application.
 func New(d Deps) *fiber.App {
-	s := &server{cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, clock: d.Clock, log: d.Logger}
+	s := &server{cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, clock: d.Clock, log: d.Logger, objects: d.Objects}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
 		BodyLimit:             BodyLimit,
@@ -63,6 +67,7 @@ func New(d Deps) *fiber.App {
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
 	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)
+	s.objectRoutes(v3)
 	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
 	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
 	s.trackingRoutes(app, v3)

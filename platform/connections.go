@@ -163,3 +163,23 @@ func (s *Store) ConnectionIn(ctx context.Context, workspaceIDs []string, ref str
 	}
 	return c, err
 }
+
+// Connection returns a connection by its id, whatever its workspace (for operators' commands).
+func (s *Store) Connection(ctx context.Context, id string) (Connection, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+connectionColumns+" FROM connections WHERE id = $1", id)
+	if err != nil {
+		return Connection{}, err
+	}
+	c, err := pgx.CollectExactlyOneRow(rows, scanConnection)
+	if isNoRows(err) {
+		return c, apperr.NotFound("Connection not found.")
+	}
+	return c, err
+}
+
+// SetConnectionAPI points an ad network connection at another account, API root or token.
+func (s *Store) SetConnectionAPI(ctx context.Context, id, sourceID, apiBaseURL, accessToken string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE connections SET source_id = $2, api_base_url = $3, access_token = $4 WHERE id = $1`,
+		id, sourceID, apiBaseURL, accessToken)
+	return err
+}

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# make run: migrate, seed the demo, print how to call it, then serve in the foreground.
+# make run: start the ad network simulator in the background, migrate, seed the demo (which
+# backfills 90 days from the simulator), print how to call it, then serve in the foreground
+# (the server also runs the sync scheduler).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mkdir -p .data
+ADSIM_LISTEN="${MTK_ADSIM_URL:-http://127.0.0.1:18900}"
+ADSIM_LISTEN="${ADSIM_LISTEN#http://}"
+if ! curl -sf "http://$ADSIM_LISTEN/_admin/accounts" >/dev/null 2>&1; then
+    # Seed 3 has an alpha account in BRL and America/Sao_Paulo, like the demo project.
+    nohup bin/adsim -listen "$ADSIM_LISTEN" -seed 3 -days 90 >.data/adsim.log 2>&1 &
+    echo "adsim started (pid $!, log .data/adsim.log)"
+    for _ in $(seq 50); do
+        curl -sf "http://$ADSIM_LISTEN/_admin/accounts" >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+fi
 bin/mtk migrate
 bin/mtk seed demo
 echo

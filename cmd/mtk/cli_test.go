@@ -180,6 +180,7 @@ func TestCLIErrorsAreActionable(t *testing.T) {
 func TestSeedDemoIsIdempotent(t *testing.T) {
 	useTestStores(t)
 	t.Setenv("MTK_BASE_URL", "https://demo.example")
+	useAdsim(t)
 	first := cliJSON(t, "seed", "demo")
 	second := cliJSON(t, "seed", "demo")
 	for _, k := range []string{"workspace", "project", "user"} {

@@ -9,12 +9,14 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/platform"
+	adsync "mtk/sync"
 )
 
 // backgroundJobs is the one table of mtk's scheduled jobs.
 func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger) []jobs.Job {
 	idem := idempotency.NewStore(st.pg)
 	store := platform.NewStore(st.pg, clk)
+	scheduler := &adsync.Scheduler{Syncer: newSyncer(st, clk), Log: log}
 	return []jobs.Job{
 		{
 			Name: "idempotency-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
@@ -36,6 +38,12 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger) []jobs.Job {
 				}
 				return err
 			},
+		},
+		{
+			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5
+			// minutes) has passed since its last run; see sync.Scheduler.
+			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second,
+			Run: scheduler.RunDue,
 		},
 	}
 }

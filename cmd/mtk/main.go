@@ -19,7 +19,7 @@ import (
 const usage = `mtk: ad metrics, tracking and platform API
 
 Usage:
-  mtk serve                     run the HTTP API (migrates first)
+  mtk serve                     run the HTTP API and the sync scheduler (migrates first)
   mtk migrate                   apply PostgreSQL and ClickHouse migrations
   mtk seed demo [--json]        create the demo workspace, project, connections, containers and keys
   mtk workspace create --name N [--tier default|growth|enterprise] [--json]
@@ -32,6 +32,8 @@ Usage:
   mtk container create --project P --domain D [--version 2|3] [--alias A] [--allowed-hosts a,b] [--json]
   mtk container verify <container id> [--domain D]
   mtk container delete <container id>
+  mtk sync now --connection ID | --all          sync now (full the first time, else incremental)
+  mtk sync backfill --connection ID --days N    re-read N days up to today
 
 Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_POSTGRES_URL,
 MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_DATA); see README.md.
@@ -50,6 +52,7 @@ var commands = map[string]command{
 	"project":    runProject,
 	"connection": runConnection,
 	"container":  runContainer,
+	"sync":       runSync,
 }
 
 // usageError is a mistake in the command line: exit status 2.

@@ -11,9 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-
-	"mtk/engine/enginetest"
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
@@ -29,11 +26,12 @@ const (
 	demoProject   = "Demo Store"
 )
 
-// demoConnections are the demo project's connections: one per network and one custom.
+// demoConnections are the demo project's connections: one per network (their accounts come
+// from the simulator, see seedsync.go) and one custom.
 var demoConnections = []platform.ConnectionInput{
-	{Kind: platform.KindAlpha, Name: "Alpha Ads — Demo Store", SourceID: "act_100000000001"},
-	{Kind: platform.KindBeta, Name: "Beta Ads — Demo Store", SourceID: "1234567890"},
-	{Kind: platform.KindGamma, Name: "Gamma Ads — Demo Store", SourceID: "7000000000001"},
+	{Kind: platform.KindAlpha, Name: "Alpha Ads — Demo Store"},
+	{Kind: platform.KindBeta, Name: "Beta Ads — Demo Store"},
+	{Kind: platform.KindGamma, Name: "Gamma Ads — Demo Store"},
 	{Kind: platform.KindCustom, Name: "Custom checkout"},
 }
 
@@ -91,11 +89,18 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer st.Close()
 	store := platform.NewStore(st.pg, clock.Real{})
-	demo, err := seedDemo(ctx, store, cfg.BaseURL, filepath.Join(cfg.DataDir, "demo-keys.json"))
+	accounts, err := adsimAccounts(ctx, cfg.AdsimURL)
 	if err != nil {
 		return err
 	}
-	if err := seedDemoMetrics(ctx, st.ch, demo, time.Now()); err != nil {
+	demo, err := seedDemo(ctx, store, cfg.BaseURL, filepath.Join(cfg.DataDir, "demo-keys.json"), accounts)
+	if err != nil {
+		return err
+	}
+	if err := backfillDemo(ctx, newSyncer(st, clock.Real{}), demo, os.Stderr); err != nil {
+		return err
+	}
+	if err := seedDemoBusiness(ctx, st, demo, time.Now()); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -128,7 +133,7 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 // seedDemo creates what is missing of the demo and returns all of it. API key tokens are shown
 // once by design, so the demo keeps its tokens in keysFile (under MTK_DATA) and makes new keys
 // when the stored ones no longer verify.
-func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string) (demoOutput, error) {
+func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string, accounts []adsimAccount) (demoOutput, error) {
 	var d demoOutput
 	ws, err := s.WorkspaceByName(ctx, demoWorkspace)
 	if isNotFound(err) {
@@ -162,7 +167,7 @@ func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string) 
 		return d, err
 	}
 
-	if d.Connections, err = seedConnections(ctx, s, d.Project.ID, baseURL); err != nil {
+	if d.Connections, err = seedConnections(ctx, s, d.Project, baseURL, accounts); err != nil {
 		return d, err
 	}
 	for _, c := range d.Connections {
@@ -177,22 +182,39 @@ func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string) 
 	return d, err
 }
 
-func seedConnections(ctx context.Context, s *platform.Store, projectID, baseURL string) ([]platform.Connection, error) {
-	existing, err := s.ListConnections(ctx, projectID)
+func seedConnections(ctx context.Context, s *platform.Store, p platform.Project, baseURL string, accounts []adsimAccount) ([]platform.Connection, error) {
+	existing, err := s.ListConnections(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
 	var out []platform.Connection
 	for _, in := range demoConnections {
+		var acct adsimAccount
+		if in.Kind != platform.KindCustom {
+			if acct, err = pickAccount(accounts, in.Kind, p); err != nil {
+				return nil, err
+			}
+			in.SourceID, in.AccessToken, in.APIBaseURL = acct.ID, acct.AccessToken, acct.APIRoot
+		}
 		i := slices.IndexFunc(existing, func(c platform.Connection) bool { return c.Name == in.Name })
 		var c platform.Connection
-		if i >= 0 {
-			c = existing[i]
-		} else {
-			in.ProjectID = projectID
+		switch {
+		case i < 0:
+			in.ProjectID = p.ID
 			if c, err = s.CreateConnection(ctx, in); err != nil {
 				return nil, err
 			}
+		case in.Kind != platform.KindCustom && (existing[i].SourceID == nil || *existing[i].SourceID != in.SourceID ||
+			existing[i].APIBaseURL != in.APIBaseURL || existing[i].AccessToken != in.AccessToken):
+			// The simulator was started with another seed or address: follow it.
+			if err := s.SetConnectionAPI(ctx, existing[i].ID, in.SourceID, in.APIBaseURL, in.AccessToken); err != nil {
+				return nil, err
+			}
+			if c, err = s.Connection(ctx, existing[i].ID); err != nil {
+				return nil, err
+			}
+		default:
+			c = existing[i]
 		}
 		out = append(out, c.WithWebhookURL(baseURL))
 	}
@@ -234,40 +256,4 @@ func seedKeys(ctx context.Context, s *platform.Store, workspaceID, keysFile stri
 func isNotFound(err error) bool {
 	e, ok := apperr.As(err)
 	return ok && e.Code == apperr.CodeResourceNotFound
-}
-
-// demoDays is how much metric history the demo has.
-const demoDays = 90
-
-// seedDemoMetrics fills the demo project with 90 days of generated metrics (ad facts, events,
-// orders, exchange rates) ending yesterday, once: a project that has facts is left alone.
-func seedDemoMetrics(ctx context.Context, ch driver.Conn, demo demoOutput, now time.Time) error {
-	var n uint64
-	if err := ch.QueryRow(ctx, "SELECT count() FROM facts_raw WHERE project_id = ?", demo.Project.ID).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	loc, err := time.LoadLocation(demo.Project.Timezone)
-	if err != nil {
-		return err
-	}
-	spec := enginetest.ProjectSpec{
-		ID: demo.Project.ID, TimeZone: demo.Project.Timezone, Currency: demo.Project.Currency,
-		Start: now.In(loc).AddDate(0, 0, -demoDays), Days: demoDays,
-		AccountCurrencies: map[string]string{platform.KindBeta: "USD", platform.KindGamma: "EUR"},
-		Connections:       map[string]string{}, Accounts: map[string]string{},
-	}
-	for _, c := range demo.Connections {
-		if c.SourceID != nil {
-			spec.Connections[c.Kind] = c.ID
-			spec.Accounts[c.Kind] = *c.SourceID
-		}
-	}
-	ds, err := enginetest.Generate(enginetest.Config{Seed: 1, Projects: []enginetest.ProjectSpec{spec}})
-	if err != nil {
-		return err
-	}
-	return ds.Write(ctx, ch)
 }

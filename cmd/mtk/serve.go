@@ -38,6 +38,7 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	app := api.New(api.Deps{
 		Config: cfg, Platform: platform.NewStore(st.pg, clk), ClickHouse: st.ch,
 		Engine: engine.New(st.ch, engine.Options{Clock: clk}), Clock: clk, Logger: logger,
+		Objects: newObjects(st, clk),
 	})
 	runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger))
 	if err != nil {

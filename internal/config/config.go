@@ -19,6 +19,7 @@ const (
 	DefaultClickHouseURL = "clickhouse://127.0.0.1:19000/mtk"
 	DefaultPostgresURL   = "postgres://postgres@127.0.0.1:15432/mtk?sslmode=disable"
 	DefaultDataDir       = ".data"
+	DefaultAdsimURL      = "http://127.0.0.1:18900"
 )
 
 // Config is the whole of mtk's configuration.
@@ -39,6 +40,8 @@ type Config struct {
 	RateLimits string
 	// DataDir holds local state such as the development JWT secret (MTK_DATA).
 	DataDir string
+	// AdsimURL is where the ad network simulator serves, for `mtk seed demo` (MTK_ADSIM_URL).
+	AdsimURL string
 }
 
 // RateLimitsOn reports whether requests are rate limited.
@@ -54,6 +57,7 @@ func FromEnv() Config {
 		BaseURL:       os.Getenv("MTK_BASE_URL"),
 		RateLimits:    strings.ToLower(env("MTK_RATE_LIMITS", "on")),
 		DataDir:       env("MTK_DATA", DefaultDataDir),
+		AdsimURL:      strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + c.Listen
