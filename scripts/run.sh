@@ -7,12 +7,14 @@ cd "$(dirname "$0")/.."
 mkdir -p .data
 ADSIM_LISTEN="${MTK_ADSIM_URL:-http://127.0.0.1:18900}"
 ADSIM_LISTEN="${ADSIM_LISTEN#http://}"
-if ! curl -sf "http://$ADSIM_LISTEN/_admin/accounts" >/dev/null 2>&1; then
+# adsim_up needs no curl: a fresh machine may not have it.
+adsim_up() { (exec 3<>"/dev/tcp/${ADSIM_LISTEN%:*}/${ADSIM_LISTEN##*:}") 2>/dev/null; }
+if ! adsim_up; then
     # Seed 3 has an alpha account in BRL and America/Sao_Paulo, like the demo project.
     nohup bin/adsim -listen "$ADSIM_LISTEN" -seed 3 -days 90 >.data/adsim.log 2>&1 &
     echo "adsim started (pid $!, log .data/adsim.log)"
     for _ in $(seq 50); do
-        curl -sf "http://$ADSIM_LISTEN/_admin/accounts" >/dev/null 2>&1 && break
+        adsim_up && break
         sleep 0.1
     done
 fi
