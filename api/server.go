@@ -13,6 +13,8 @@ import (
 
 	"mtk/api/ratelimit"
 	"mtk/engine"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/platform"
@@ -27,6 +29,8 @@ type Deps struct {
 	Platform   *platform.Store
 	Engine     *engine.Service
 	ClickHouse driver.Conn
+	Events     *events.Service
+	Orders     *orders.Service
 	Clock      clock.Clock
 	Logger     *slog.Logger
 }
@@ -36,13 +40,15 @@ type server struct {
 	platform *platform.Store
 	engine   *engine.Service
 	ch       driver.Conn
+	events   *events.Service
+	orders   *orders.Service
 	clock    clock.Clock
 	log      *slog.Logger
 }
 
 // New builds the HTTP application.
 func New(d Deps) *fiber.App {
-	s := &server{cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, clock: d.Clock, log: d.Logger}
+	s := &server{cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders, clock: d.Clock, log: d.Logger}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
 		BodyLimit:             BodyLimit,
@@ -66,6 +72,10 @@ func New(d Deps) *fiber.App {
 	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
 	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
 	s.trackingRoutes(app, v3)
+	// Public routes outside /v3 count per client IP like /v3's public calls.
+	public := ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	s.eventRoutes(app, v3, public)
+	app.Post("/v2/tracking/generic", public, s.orderWebhook)
 	return app
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mtk/api/idempotency"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/platform"
@@ -15,6 +16,7 @@ import (
 func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger) []jobs.Job {
 	idem := idempotency.NewStore(st.pg)
 	store := platform.NewStore(st.pg, clk)
+	drainer := outbox.NewDrainer(st.pg, st.ch, clk, log)
 	return []jobs.Job{
 		{
 			Name: "idempotency-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
@@ -34,6 +36,14 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger) []jobs.Job {
 				if n > 0 {
 					log.Info("container statuses changed", "containers", n)
 				}
+				return err
+			},
+		},
+		{
+			// Applied fact outbox rows are kept a week for inspection, then deleted.
+			Name: "fact-outbox-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
+			Run: func(ctx context.Context) error {
+				_, err := drainer.Purge(ctx, 7*24*time.Hour)
 				return err
 			},
 		},
