@@ -95,7 +95,7 @@ func queuePurchase(w *pgx.Batch, conn platform.WebhookConnection, p platform.Pro
 	w.Queue("UPDATE orders SET purchase_queued = true WHERE connection_id = $1 AND transaction_id = $2", conn.ID, st.ID)
 	value := st.value
 	in := capi.Input{EventName: "Purchase", EventTime: st.updated, EventID: st.ID, ActionSource: capi.Other,
-		Lead: capi.Lead{Email: st.Customer.Email, Phone: st.Customer.Phone, Name: st.Customer.Name, ExternalID: st.leadID},
+		Lead:       capi.Lead{Email: st.Customer.Email, Phone: st.Customer.Phone, Name: st.Customer.Name, ExternalID: st.leadID},
 		ValueCents: &value, Currency: st.currency, OrderID: st.ID}
 	for _, it := range st.Items {
 		in.Items = append(in.Items, capi.Item{ID: it.ID, Quantity: it.Quantity, UnitPriceCents: it.UnitPrice})
