@@ -105,8 +105,9 @@ func (s *Service) PublicTarget(ctx context.Context, domain string) (Target, erro
 	})
 }
 
-// KeyTarget resolves an authenticated call's container from its workspace: the workspace's
-// only live container; with several, the one that takes the body's domain (v3 first), else 400.
+// KeyTarget resolves an authenticated call's container from its workspace: the one that takes
+// the body's domain when it is sent and matches, else the workspace's first live container (v3
+// before v2, then the oldest).
 func (s *Service) KeyTarget(ctx context.Context, workspaceID, domain string) (Target, error) {
 	host := HostOf(domain)
 	return s.targets.get(ctx, "ws:"+workspaceID+"|"+host, s.clock.Now(), func() (Target, error) {
@@ -114,19 +115,15 @@ func (s *Service) KeyTarget(ctx context.Context, workspaceID, domain string) (Ta
 		if err != nil {
 			return Target{}, err
 		}
-		switch {
-		case len(all) == 0:
+		if len(all) == 0 {
 			return Target{}, apperr.Invalid("This workspace has no tracking container; create one first.")
-		case len(all) == 1:
-			return s.targets.target(ctx, all[0])
 		}
 		for _, c := range all {
 			if c.AcceptsHost(host) {
 				return s.targets.target(ctx, c)
 			}
 		}
-		return Target{}, apperr.Invalid("This workspace has several tracking containers; send the domain of one.",
-			"domain: must name one of the workspace's containers (its domain or an allowed host), or use POST /v3/tracking/containers/{id}/events")
+		return s.targets.target(ctx, all[0])
 	})
 }
 
