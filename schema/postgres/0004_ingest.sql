@@ -114,7 +114,7 @@ CREATE TABLE conversion_outbox (
     event_name      text NOT NULL,
     event_id        text NOT NULL,
     event_time      timestamptz NOT NULL,
-    payload         jsonb NOT NULL,
+    payload         json NOT NULL,
     status          text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'dead')),
     attempts        integer NOT NULL DEFAULT 0,
     next_attempt_at timestamptz NOT NULL,
