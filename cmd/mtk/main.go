@@ -32,6 +32,9 @@ Usage:
   mtk container create --project P --domain D [--version 2|3] [--alias A] [--allowed-hosts a,b] [--json]
   mtk container verify <container id> [--domain D]
   mtk container delete <container id>
+  mtk outbox list [--status pending|sent|dead] [--limit N] [--json]
+  mtk outbox retry <id>         make a dead or pending conversion due now
+  mtk outbox stats [--json]     counts of the conversion and fact outboxes
 
 Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_POSTGRES_URL,
 MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_DATA); see README.md.
@@ -50,6 +53,7 @@ var commands = map[string]command{
 	"project":    runProject,
 	"connection": runConnection,
 	"container":  runContainer,
+	"outbox":     runOutbox,
 }
 
 // usageError is a mistake in the command line: exit status 2.
