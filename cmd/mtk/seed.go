@@ -13,6 +13,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/engine"
 	"mtk/engine/enginetest"
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
@@ -95,7 +96,11 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := seedDemoMetrics(ctx, st.ch, demo, time.Now()); err != nil {
+	ents, err := seedDemoMetrics(ctx, st.ch, demo, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := seedDemoTraffic(ctx, st, cfg, demo, ents, time.Now()); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -239,19 +244,14 @@ func isNotFound(err error) bool {
 // demoDays is how much metric history the demo has.
 const demoDays = 90
 
-// seedDemoMetrics fills the demo project with 90 days of generated metrics (ad facts, events,
-// orders, exchange rates) ending yesterday, once: a project that has facts is left alone.
-func seedDemoMetrics(ctx context.Context, ch driver.Conn, demo demoOutput, now time.Time) error {
-	var n uint64
-	if err := ch.QueryRow(ctx, "SELECT count() FROM facts_raw WHERE project_id = ?", demo.Project.ID).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
+// seedDemoMetrics fills the demo project with 90 days of generated ad metrics (entities, ad
+// facts, exchange rates) ending yesterday, once: a project that has ad facts is left alone. The
+// business facts (events, orders) come from seedDemoTraffic, through the real routes. It returns
+// the demo's entities.
+func seedDemoMetrics(ctx context.Context, ch driver.Conn, demo demoOutput, now time.Time) ([]engine.Entity, error) {
 	loc, err := time.LoadLocation(demo.Project.Timezone)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	spec := enginetest.ProjectSpec{
 		ID: demo.Project.ID, TimeZone: demo.Project.Timezone, Currency: demo.Project.Currency,
@@ -267,7 +267,18 @@ func seedDemoMetrics(ctx context.Context, ch driver.Conn, demo demoOutput, now t
 	}
 	ds, err := enginetest.Generate(enginetest.Config{Seed: 1, Projects: []enginetest.ProjectSpec{spec}})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return ds.Write(ctx, ch)
+	var n uint64
+	if err := ch.QueryRow(ctx, "SELECT count() FROM facts_raw WHERE project_id = ? AND impressions != 0", demo.Project.ID).Scan(&n); err != nil || n > 0 {
+		return ds.Entities, err
+	}
+	adFacts := ds.Facts[:0]
+	for _, f := range ds.Facts {
+		if f.PageViews == 0 && f.Leads == 0 && f.InitiateCheckout == 0 && f.TxCountTotal == 0 && f.TxCount == 0 && f.TxCountRefunded == 0 {
+			adFacts = append(adFacts, f)
+		}
+	}
+	ds.Facts = adFacts
+	return ds.Entities, ds.Write(ctx, ch)
 }

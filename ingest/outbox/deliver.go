@@ -133,7 +133,7 @@ func (d *Deliverer) sendGroup(ctx context.Context, tx pgx.Tx, project, pixel str
 	var fresh []*queued
 	for _, q := range qs {
 		if q.eventTime.Before(now.Add(-MaxAge)) {
-			q.outcome, q.errorMsg = StatusDead, "event_time is more than 7 days old: the API refuses it"
+			q.outcome, q.errorMsg = StatusDead, tooOld
 			continue
 		}
 		fresh = append(fresh, q)
@@ -159,6 +159,8 @@ func (d *Deliverer) sendGroup(ctx context.Context, tx pgx.Tx, project, pixel str
 		fresh = fresh[n:]
 	}
 }
+
+const tooOld = "event_time is more than 7 days old: the API refuses it"
 
 var badEvent = regexp.MustCompile(`^data\[(\d+)\]`)
 

@@ -45,13 +45,17 @@ type Conversion struct {
 }
 
 // QueueConversion queues c on w, once per (pixel, event name, event id): a repeat changes
-// nothing. An input the API would refuse is queued dead with the reason.
+// nothing. An input the API would refuse (invalid, or older than MaxAge) is queued dead with the
+// reason.
 func QueueConversion(w *pgx.Batch, c Conversion, now time.Time) error {
 	ev, err := capi.NewEvent(c.Input)
 	status, reason := StatusPending, ""
-	if err != nil {
+	switch {
+	case err != nil:
 		status, reason = StatusDead, err.Error()
 		ev = capi.Event{EventName: c.Input.EventName, EventTime: c.Input.EventTime.Unix(), EventID: c.Input.EventID}
+	case c.Input.EventTime.Before(now.Add(-MaxAge)):
+		status, reason = StatusDead, tooOld
 	}
 	payload, err := json.Marshal(ev)
 	if err != nil {
