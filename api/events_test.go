@@ -218,6 +218,7 @@ func TestEventAttributionThroughQuery(t *testing.T) {
 	send(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM, "lead": map[string]any{"phone": "11 99999 0000"}})
 	send(map[string]any{"config": map[string]any{"name": "Lead"}, "lead": map[string]any{"phone": "11 99999 0001"}}) // no UTM
 	send(map[string]any{"config": map[string]any{"name": "PageView"}, "utm": map[string]string{"utm_campaign": "Unknown|1"}})
+	e.drain()
 	r := e.do("POST", "/v3/query", map[string]any{"project_id": a.project.ID, "fields": []string{"page_views", "leads", "initiate_checkout"},
 		"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}, "metadata": map[string]any{"level": "campaign"}}, bearer(a.readKey)...)
 	if r.Status != 200 {

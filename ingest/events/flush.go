@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/engine"
 	"mtk/ingest/capi"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
@@ -19,34 +18,29 @@ import (
 // flush stores one batch (see the package comment) and answers each event.
 func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 	now := s.clock.Now()
-	tx, err := s.pool.Begin(ctx)
+	var found []leads.Result
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		found, err = s.applyLeads(ctx, tx, evs, now)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
-	found, err := s.applyLeads(ctx, tx, evs, now)
-	if err != nil {
+	if err := s.insertEvents(ctx, evs, found); err != nil {
 		return nil, err
 	}
 	w := &pgx.Batch{}
 	for i, ev := range evs {
+		queueFact(w, ev, found[i].New, now)
 		if err := queueConversions(w, ev, found[i].LeadID, now); err != nil {
 			return nil, err
 		}
 	}
 	if w.Len() > 0 {
-		if err := tx.SendBatch(ctx, w).Close(); err != nil {
-			return nil, fmt.Errorf("events: queue conversions: %w", err)
+		if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, w).Close() }); err != nil {
+			return nil, fmt.Errorf("events: queue facts and conversions: %w", err)
 		}
-	}
-	if err := s.insertEvents(ctx, evs, found); err != nil {
-		return nil, err
-	}
-	if err := s.insertFacts(ctx, evs, found); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
 	}
 	containers := map[string]bool{}
 	out := make([]Result, len(evs))
@@ -185,27 +179,15 @@ func (s *Service) insertEvents(ctx context.Context, evs []*event, found []leads.
 	return nil
 }
 
-// insertFacts writes the business facts of attributed events, per project time zone.
-func (s *Service) insertFacts(ctx context.Context, evs []*event, found []leads.Result) error {
-	byZone := map[string][]engine.Fact{}
-	zones := map[string]*time.Location{}
-	for i, ev := range evs {
-		m := measuresOf(ev.in.Config, found[i].New)
-		if !ev.attributed || m.zero() {
-			continue
-		}
-		a, p := ev.attr, ev.target.Project
-		zones[p.Timezone] = ev.target.Location
-		byZone[p.Timezone] = append(byZone[p.Timezone], engine.Fact{
-			ProjectID: p.ID, Time: time.Unix(*ev.in.Timestamp, 0), Source: a.Source, ConnectionID: a.ConnectionID,
-			AccountID: a.AccountID, CampaignID: a.CampaignID, AdsetID: a.AdsetID, AdID: a.AdID, Currency: p.Currency,
-			PageViews: m.pageViews, Leads: m.leads, InitiateCheckout: m.initiateCheckout,
-		})
+// queueFact queues the business fact of an attributed event (see measuresOf).
+func queueFact(w *pgx.Batch, ev *event, newLead bool, now time.Time) {
+	m := measuresOf(ev.in.Config, newLead)
+	if !ev.attributed || m.zero() {
+		return
 	}
-	for _, zone := range slices.Sorted(maps.Keys(byZone)) {
-		if err := engine.InsertFacts(ctx, s.ch, zones[zone], byZone[zone]); err != nil {
-			return err
-		}
-	}
-	return nil
+	a, p := ev.attr, ev.target.Project
+	outbox.QueueFact(w, outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: time.Unix(*ev.in.Timestamp, 0),
+		Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
+		AdsetID: a.AdsetID, AdID: a.AdID, Currency: p.Currency,
+		PageViews: m.pageViews, Leads: m.leads, InitiateCheckout: m.initiateCheckout}, now)
 }

@@ -1,13 +1,16 @@
 // Package events takes tracking events: it validates them, finds their container, lead and
 // attributed ad entity, and stores them through a group-commit batcher, answering only once the
-// event's batch is stored in both stores.
+// event's batch is stored.
 //
-// A batch is one PostgreSQL transaction (its leads, and the conversions of its events with
-// config.alpha queued in the conversion outbox) around the ClickHouse inserts of its raw events
-// (table events) and of the business facts of its attributed events (facts_raw): the
-// transaction commits only after ClickHouse acknowledged both inserts, so a failed insert leaves
-// nothing in PostgreSQL and the caller gets 503 to retry. Only a failed commit after a good
-// insert (rare) can store an event whose caller was told to retry.
+// A batch is stored in three steps, each of which must succeed before the next, and the events
+// are answered after the last: (1) a PostgreSQL transaction resolves the batch's leads (under
+// the project's lead lock, held only for this short step); (2) one ClickHouse insert writes the
+// raw events (table events: every event, attributed or not, with its lead); (3) a PostgreSQL
+// transaction queues the business facts of attributed events in the fact outbox (drained into
+// facts_raw exactly once, like orders') and the conversions of events with config.alpha. A
+// failure at any step answers 503 with Retry-After and the caller retries: a failure in (2)
+// leaves only the (idempotent) lead upserts behind; a failure in (3) leaves a raw event that the
+// retry stores again (facts and conversions are then queued once, by the retry).
 //
 // Attribution: an event's UTM (utm.Extract: body, then page URL, then cookies) is resolved
 // against the project's synced entities; only an attributed event writes facts (facts_raw holds

@@ -3,8 +3,8 @@
 //
 // # Facts (fact_outbox → ClickHouse facts_raw)
 //
-// An order's change is queued as signed fact rows: its previous contribution negated and its new
-// one. The Drainer moves them to facts_raw in id order, each fact carrying its outbox row id
+// An attributed event's business fact is queued with the event; an order's change as signed
+// fact rows: its previous contribution negated and its new one. The Drainer moves them to facts_raw in id order, each fact carrying its outbox row id
 // (facts_raw.outbox_id). Before it first sends a row it commits attempted_at on it; after the
 // insert it commits applied_at. A row found with attempted_at but without applied_at may have
 // reached ClickHouse before a crash (between the insert and the mark), so the Drainer first

@@ -69,7 +69,7 @@ type pendingFact struct {
 // batch applies the oldest pending rows, at most DrainBatch.
 func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 	rows, err := conn.Query(ctx, `SELECT id, timezone, attempted_at IS NOT NULL, project_id, ts, source, connection_id,
-		account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending,
+		account_id, campaign_id, adset_id, ad_id, currency, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total, tx_count_pending,
 		tx_count_refunded, tx_product_costs FROM fact_outbox WHERE applied_at IS NULL ORDER BY id LIMIT $1`, DrainBatch)
 	if err != nil {
 		return 0, err
@@ -78,7 +78,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 		var p pendingFact
 		f := &p.fact
 		err := r.Scan(&p.id, &p.timezone, &p.attempted, &f.ProjectID, &f.Time, &f.Source, &f.ConnectionID,
-			&f.AccountID, &f.CampaignID, &f.AdsetID, &f.AdID, &f.Currency, &f.TxRevenue, &f.TxCount, &f.TxCountTotal,
+			&f.AccountID, &f.CampaignID, &f.AdsetID, &f.AdID, &f.Currency, &f.PageViews, &f.Leads, &f.InitiateCheckout, &f.TxRevenue, &f.TxCount, &f.TxCountTotal,
 			&f.TxCountPending, &f.TxCountRefunded, &f.TxProductCosts)
 		f.OutboxID = uint64(p.id)
 		return p, err

@@ -9,19 +9,21 @@ import (
 	"mtk/ingest/capi"
 )
 
-// FactRow is one signed fact for facts_raw: an order's contribution to its attributed entity, or
-// its negation. Money is in micros (1e-6 of the major unit) of Currency, as in facts_raw.
+// FactRow is one signed fact for facts_raw: an attributed event's business fact, an order's
+// contribution to its attributed entity, or its negation. Money is in micros (1e-6 of the major unit) of Currency, as in facts_raw.
 type FactRow struct {
 	ProjectID, TimeZone                                        string
 	Time                                                       time.Time
 	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
 	Currency                                                   string
+	PageViews, Leads, InitiateCheckout                         int64
 	TxRevenue, TxCount, TxCountTotal, TxCountPending           int64
 	TxCountRefunded, TxProductCosts                            int64
 }
 
 // Negate returns f with every measure's sign flipped.
 func (f FactRow) Negate() FactRow {
+	f.PageViews, f.Leads, f.InitiateCheckout = -f.PageViews, -f.Leads, -f.InitiateCheckout
 	f.TxRevenue, f.TxCount, f.TxCountTotal = -f.TxRevenue, -f.TxCount, -f.TxCountTotal
 	f.TxCountPending, f.TxCountRefunded, f.TxProductCosts = -f.TxCountPending, -f.TxCountRefunded, -f.TxProductCosts
 	return f
@@ -30,11 +32,11 @@ func (f FactRow) Negate() FactRow {
 // QueueFact queues f on w, to be written in the caller's transaction.
 func QueueFact(w *pgx.Batch, f FactRow, now time.Time) {
 	w.Queue(`INSERT INTO fact_outbox (project_id, timezone, ts, source, connection_id, account_id, campaign_id,
-		adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending, tx_count_refunded,
-		tx_product_costs, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		adset_id, ad_id, currency, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total,
+		tx_count_pending, tx_count_refunded, tx_product_costs, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
 		f.ProjectID, f.TimeZone, f.Time, f.Source, f.ConnectionID, f.AccountID, f.CampaignID, f.AdsetID, f.AdID,
-		f.Currency, f.TxRevenue, f.TxCount, f.TxCountTotal, f.TxCountPending, f.TxCountRefunded, f.TxProductCosts, now)
+		f.Currency, f.PageViews, f.Leads, f.InitiateCheckout, f.TxRevenue, f.TxCount, f.TxCountTotal, f.TxCountPending, f.TxCountRefunded, f.TxProductCosts, now)
 }
 
 // Conversion is one event for one pixel.

@@ -77,7 +77,8 @@ CREATE TABLE orders (
 );
 CREATE INDEX orders_project ON orders (project_id, created_at);
 
--- Signed fact rows waiting for ClickHouse. attempted_at is set (and committed) before a row is
+-- Signed fact rows waiting for ClickHouse: the business facts of attributed events, and orders'
+-- contributions and their negations. Money is in micros, as in facts_raw. attempted_at is set (and committed) before a row is
 -- first sent; a row that has it but no applied_at may already be in facts_raw (a crash between
 -- the insert and the mark), so the drainer looks for it there (by outbox_id) before inserting.
 CREATE TABLE fact_outbox (
@@ -92,6 +93,9 @@ CREATE TABLE fact_outbox (
     adset_id          text NOT NULL,
     ad_id             text NOT NULL,
     currency          text NOT NULL,
+    page_views        bigint NOT NULL DEFAULT 0,
+    leads             bigint NOT NULL DEFAULT 0,
+    initiate_checkout bigint NOT NULL DEFAULT 0,
     tx_revenue        bigint NOT NULL DEFAULT 0,
     tx_count          bigint NOT NULL DEFAULT 0,
     tx_count_total    bigint NOT NULL DEFAULT 0,
