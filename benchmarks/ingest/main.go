@@ -30,6 +30,7 @@ import (
 	"mtk/api"
 	"mtk/engine"
 	"mtk/ingest/attribution"
+	"mtk/ingest/batcher"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
 	"mtk/ingest/outbox"
@@ -43,10 +44,14 @@ import (
 
 const dbName = "mtk_bench_ingest"
 
+// flushers overrides the events batcher's Flushers.
+var flushers int
+
 func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "how long events are sent")
 	ordersDuration := flag.Duration("orders-duration", 10*time.Second, "how long orders are sent")
+	flag.IntVar(&flushers, "flushers", 0, "event batches stored at once (0: the default)")
 	flag.Parse()
 	if err := run(*clients, *duration, *ordersDuration); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -248,7 +253,7 @@ func start(ctx context.Context) (*setup, error) {
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	resolver := attribution.New(s.ch, store, clk, 0)
-	evs := events.New(events.Config{}, s.pg, s.ch, store, resolver, clk, log)
+	evs := events.New(events.Config{Batch: batcher.Config{Flushers: flushers}}, s.pg, s.ch, store, resolver, clk, log)
 	app := api.New(api.Deps{Config: cfg, Platform: store, ClickHouse: s.ch, Events: evs, Clock: clk, Logger: log,
 		Orders: orders.New(s.pg, store, resolver, clk), Engine: engine.New(s.ch, engine.Options{Clock: clk})})
 	go app.Listener(ln) //nolint:errcheck // stopped by shutdown

@@ -30,7 +30,7 @@ type Config struct {
 	MaxWait time.Duration
 	// QueueSize is the most items waiting to be batched (default 10,000).
 	QueueSize int
-	// Flushers is how many batches are stored at once (default 4).
+	// Flushers is how many batches are stored at once (default 2).
 	Flushers int
 	// FlushTimeout bounds one flush (default 10 s).
 	FlushTimeout time.Duration
@@ -50,7 +50,7 @@ func (c Config) withDefaults() Config {
 		c.QueueSize = 10_000
 	}
 	if c.Flushers <= 0 {
-		c.Flushers = 4
+		c.Flushers = 2
 	}
 	if c.FlushTimeout <= 0 {
 		c.FlushTimeout = 10 * time.Second
