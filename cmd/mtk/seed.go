@@ -103,6 +103,9 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	if err := seedDemoTraffic(ctx, st, cfg, demo, ents, time.Now()); err != nil {
 		return err
 	}
+	if demo.Containers, err = store.ListContainers(ctx, demo.Project.ID); err != nil { // with their events
+		return err
+	}
 	if *asJSON {
 		return json.NewEncoder(out).Encode(demo)
 	}
