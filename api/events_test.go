@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"mtk/internal/testenv"
 	"mtk/platform"
 )
 
@@ -231,5 +232,33 @@ func TestEventAttributionThroughQuery(t *testing.T) {
 	}
 	if n := e.pgCount(t, "SELECT count(*) FROM leads WHERE project_id = $1 AND utm_campaign = $2", a.project.ID, "Spring Sale|900"); n != 1 {
 		t.Fatalf("the lead's UTM: %d", n)
+	}
+}
+
+// When ClickHouse refuses the batch, the event is answered 503 with Retry-After and nothing of
+// it is queued; the retry (same Idempotency-Key) is not a replay of the failure.
+func TestEventStoreDownIs503(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	broken := testenv.ClickHouse(t)
+	if err := broken.Conn.Exec(context.Background(), "DROP TABLE events"); err != nil {
+		t.Fatal(err)
+	}
+	good := e.ch
+	e.ch = broken.Conn
+	e.rebuild()
+	body := map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "Lead"}}, "lead": map[string]any{"email": "a@x.com"}}
+	r := e.event(body, append(bearer(a.key), "Idempotency-Key", "k1")...)
+	wantError(t, r, 503, "api_error", "service_unavailable")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatalf("no Retry-After: %v", r.Header)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM conversion_outbox"); n != 0 {
+		t.Fatalf("%d conversions queued for an event not stored", n)
+	}
+	e.ch = good
+	e.rebuild()
+	if r := e.event(body, append(bearer(a.key), "Idempotency-Key", "k1")...); r.Status != 200 || r.Header.Get("X-Idempotent-Replayed") != "" {
+		t.Fatalf("retry: %d %s", r.Status, r.Body)
 	}
 }
