@@ -32,5 +32,9 @@ vet:
 fmt-check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 
+## bench: the ingest benchmark (events and orders over HTTP at 64 clients; fresh mtk_bench_ingest databases)
+bench: services
+	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
+
 clean:
 	rm -rf bin

@@ -15,6 +15,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/engine"
+	"mtk/ingest/attribution"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -35,6 +38,9 @@ type env struct {
 	cfg   config.Config
 	logs  *bytes.Buffer
 	ch    driver.Conn
+
+	events   *events.Service
+	resolver *attribution.Resolver
 }
 
 func newEnv(t *testing.T) *env {
@@ -48,15 +54,23 @@ func newEnv(t *testing.T) *env {
 	}
 	e := &env{t: t, store: platform.NewStore(pg.Pool, clk), clock: clk, cfg: cfg, logs: &bytes.Buffer{}, ch: ch.Conn}
 	e.rebuild()
+	e.t.Cleanup(func() { e.events.Close() })
 	return e
 }
 
 // rebuild makes the app again from e.cfg, after a test changed it.
 func (e *env) rebuild() {
+	if e.events != nil {
+		e.events.Close()
+	}
+	log := slog.New(slog.NewJSONHandler(e.logs, nil))
+	e.resolver = attribution.New(e.ch, e.store, e.clock, 0)
+	e.events = events.New(events.Config{}, e.store.Pool(), e.ch, e.store, e.resolver, e.clock, log)
 	e.app = New(Deps{
-		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock,
+		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events,
+		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock),
 		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock}),
-		Logger:  slog.New(slog.NewJSONHandler(e.logs, nil)),
+		Logger:  log,
 		Objects: &adsync.Objects{Store: adsync.NewStore(e.store.Pool()), Connectors: networks.Factory{}.Connector, Clock: e.clock},
 	})
 }

@@ -13,6 +13,8 @@ import (
 
 	"mtk/api/ratelimit"
 	"mtk/engine"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/platform"
@@ -28,6 +30,8 @@ type Deps struct {
 	Platform   *platform.Store
 	Engine     *engine.Service
 	ClickHouse driver.Conn
+	Events     *events.Service
+	Orders     *orders.Service
 	Clock      clock.Clock
 	Logger     *slog.Logger
 	// Objects applies PUT /v3/connections/{id}/objects.
@@ -39,6 +43,8 @@ type server struct {
 	platform *platform.Store
 	engine   *engine.Service
 	ch       driver.Conn
+	events   *events.Service
+	orders   *orders.Service
 	clock    clock.Clock
 	log      *slog.Logger
 	objects  *adsync.Objects
@@ -46,7 +52,10 @@ type server struct {
 
 // New builds the HTTP application.
 func New(d Deps) *fiber.App {
-	s := &server{cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, clock: d.Clock, log: d.Logger, objects: d.Objects}
+	s := &server{
+		cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
+		objects: d.Objects, clock: d.Clock, log: d.Logger,
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
 		BodyLimit:             BodyLimit,
@@ -71,6 +80,10 @@ func New(d Deps) *fiber.App {
 	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
 	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
 	s.trackingRoutes(app, v3)
+	// Public routes outside /v3 count per client IP like /v3's public calls.
+	public := ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	s.eventRoutes(app, v3, public)
+	app.Post("/v2/tracking/generic", public, s.orderWebhook)
 	return app
 }
 

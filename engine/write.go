@@ -27,6 +27,10 @@ type Fact struct {
 	PageViews, Leads, InitiateCheckout                                int64
 	TxRevenue, TxCount, TxCountTotal, TxCountPending, TxCountRefunded int64
 	TxProductCosts                                                    int64
+
+	// OutboxID is the ingest fact outbox row the fact came from, 0 for any other writer: the
+	// outbox drainer finds what a crashed run already wrote by it.
+	OutboxID uint64
 }
 
 // Entity is one version of an ad account, campaign, ad set or ad; the highest Version wins.
@@ -52,7 +56,7 @@ func InsertFacts(ctx context.Context, conn driver.Conn, loc *time.Location, fact
 	batch, err := conn.PrepareBatch(ctx, "INSERT INTO facts_raw (project_id, ts, hour, day, source, connection_id, "+
 		"account_id, campaign_id, adset_id, ad_id, currency, spend, impressions, clicks, reach, video_plays, "+
 		"video_views_3s, video_views_p75, page_views, leads, initiate_checkout, tx_revenue, tx_count, "+
-		"tx_count_total, tx_count_pending, tx_count_refunded, tx_product_costs)")
+		"tx_count_total, tx_count_pending, tx_count_refunded, tx_product_costs, outbox_id)")
 	if err != nil {
 		return fmt.Errorf("engine: insert facts: %w", err)
 	}
@@ -62,7 +66,7 @@ func InsertFacts(ctx context.Context, conn driver.Conn, loc *time.Location, fact
 		if err := batch.Append(f.ProjectID, minute, hour, day, f.Source, f.ConnectionID, f.AccountID, f.CampaignID,
 			f.AdsetID, f.AdID, f.Currency, f.Spend, f.Impressions, f.Clicks, f.Reach, f.VideoPlays, f.VideoViews3s,
 			f.VideoViewsP75, f.PageViews, f.Leads, f.InitiateCheckout, f.TxRevenue, f.TxCount, f.TxCountTotal,
-			f.TxCountPending, f.TxCountRefunded, f.TxProductCosts); err != nil {
+			f.TxCountPending, f.TxCountRefunded, f.TxProductCosts, f.OutboxID); err != nil {
 			return fmt.Errorf("engine: insert facts: %w", err)
 		}
 	}

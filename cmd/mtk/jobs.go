@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mtk/api/idempotency"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/platform"
@@ -17,6 +18,7 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger) []jobs.Job {
 	idem := idempotency.NewStore(st.pg)
 	store := platform.NewStore(st.pg, clk)
 	scheduler := &adsync.Scheduler{Syncer: newSyncer(st, clk), Log: log}
+	drainer := outbox.NewDrainer(st.pg, st.ch, clk, log)
 	return []jobs.Job{
 		{
 			Name: "idempotency-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
@@ -44,6 +46,14 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger) []jobs.Job {
 			// minutes) has passed since its last run; see sync.Scheduler.
 			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second,
 			Run: scheduler.RunDue,
+		},
+		{
+			// Applied fact outbox rows are kept a week for inspection, then deleted.
+			Name: "fact-outbox-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
+			Run: func(ctx context.Context) error {
+				_, err := drainer.Purge(ctx, 7*24*time.Hour)
+				return err
+			},
 		},
 	}
 }

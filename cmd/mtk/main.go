@@ -34,6 +34,9 @@ Usage:
   mtk container delete <container id>
   mtk sync now --connection ID | --all          sync now (full the first time, else incremental)
   mtk sync backfill --connection ID --days N    re-read N days up to today
+  mtk outbox list [--status pending|sent|dead] [--limit N] [--json]
+  mtk outbox retry <id>         make a dead or pending conversion due now
+  mtk outbox stats [--json]     counts of the conversion and fact outboxes
 
 Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_POSTGRES_URL,
 MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_DATA); see README.md.
@@ -53,6 +56,7 @@ var commands = map[string]command{
 	"connection": runConnection,
 	"container":  runContainer,
 	"sync":       runSync,
+	"outbox":     runOutbox,
 }
 
 // usageError is a mistake in the command line: exit status 2.

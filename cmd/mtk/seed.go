@@ -100,7 +100,13 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	if err := backfillDemo(ctx, newSyncer(st, clock.Real{}), demo, os.Stderr); err != nil {
 		return err
 	}
-	if err := seedDemoBusiness(ctx, st, demo, time.Now()); err != nil {
+	if err := seedDemoRates(ctx, st, demo, time.Now()); err != nil {
+		return err
+	}
+	if err := seedDemoTraffic(ctx, st, cfg, demo, time.Now()); err != nil {
+		return err
+	}
+	if demo.Containers, err = store.ListContainers(ctx, demo.Project.ID); err != nil { // with their events
 		return err
 	}
 	if *asJSON {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"mtk/engine"
 	"mtk/engine/enginetest"
 	"mtk/platform"
 	adsync "mtk/sync"
@@ -97,93 +95,20 @@ func backfillDemo(ctx context.Context, syncer *adsync.Syncer, demo demoOutput, l
 	return nil
 }
 
-// seedDemoBusiness adds generated business facts (events and orders attributed to ads) and
-// daily exchange rates, once, until tracking fills the demo for real. The generated facts are
-// moved onto the synced objects of the same network, so that attribution metrics (roas, cpa)
-// join the synced spend.
-func seedDemoBusiness(ctx context.Context, st stores, demo demoOutput, now time.Time) error {
-	var n uint64
-	if err := st.ch.QueryRow(ctx, "SELECT count() FROM facts_raw WHERE project_id = ? AND tx_count_total + page_views + leads != 0",
-		demo.Project.ID).Scan(&n); err != nil || n > 0 {
-		return err
-	}
+// seedDemoRates writes generated daily exchange rates between BRL, EUR and USD for the demo's
+// days up to today, so that money of the USD and EUR accounts converts; production feeds
+// fx_rates from a rates provider.
+func seedDemoRates(ctx context.Context, st stores, demo demoOutput, now time.Time) error {
 	loc, err := time.LoadLocation(demo.Project.Timezone)
 	if err != nil {
 		return err
 	}
-	spec := enginetest.ProjectSpec{
+	ds, err := enginetest.Generate(enginetest.Config{Seed: 1, Projects: []enginetest.ProjectSpec{{
 		ID: demo.Project.ID, TimeZone: demo.Project.Timezone, Currency: demo.Project.Currency,
-		Start: now.In(loc).AddDate(0, 0, -demoDays), Days: demoDays,
-		Connections: map[string]string{}, Accounts: map[string]string{},
-	}
-	for _, c := range demo.Connections {
-		if c.SourceID != nil {
-			spec.Connections[c.Kind], spec.Accounts[c.Kind] = c.ID, *c.SourceID
-		}
-	}
-	ds, err := enginetest.Generate(enginetest.Config{Seed: 1, Projects: []enginetest.ProjectSpec{spec}})
+		Start: now.In(loc).AddDate(0, 0, -demoDays), Days: demoDays + 1,
+	}}})
 	if err != nil {
 		return err
 	}
-	move, err := demoObjectMap(ctx, adsync.NewStore(st.pg), ds, demo)
-	if err != nil {
-		return err
-	}
-	var facts []engine.Fact
-	for _, f := range ds.Facts {
-		if f.TxCountTotal+f.PageViews+f.Leads+f.InitiateCheckout == 0 {
-			continue // an ad fact: the networks' own numbers come from the sync
-		}
-		if to, ok := move[cmp.Or(f.AdID, f.AdsetID, f.CampaignID)]; ok {
-			f.CampaignID, f.AdsetID, f.AdID = to.CampaignID, to.AdsetID, to.AdID
-			facts = append(facts, f)
-		}
-	}
-	if err := enginetest.InsertRates(ctx, st.ch, ds.Rates); err != nil {
-		return err
-	}
-	return engine.InsertFacts(ctx, st.ch, loc, facts)
-}
-
-// target ids of a moved fact.
-type target struct{ CampaignID, AdsetID, AdID string }
-
-// demoObjectMap maps every generated ad, ad set and campaign to a synced one of the same network
-// and level, by position, with the synced one's parents.
-func demoObjectMap(ctx context.Context, store *adsync.Store, ds *enginetest.Dataset, demo demoOutput) (map[string]target, error) {
-	out := map[string]target{}
-	for _, c := range demo.Connections {
-		if c.SourceID == nil {
-			continue
-		}
-		objs, err := store.Objects(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		synced := map[string][]adsync.Object{}
-		for _, o := range objs {
-			synced[o.Level] = append(synced[o.Level], o)
-		}
-		for _, l := range synced {
-			slices.SortFunc(l, func(a, b adsync.Object) int { return cmp.Compare(a.ID, b.ID) })
-		}
-		seen := map[string]int{}
-		for _, e := range ds.Entities {
-			list := synced[e.Level]
-			if e.Source != c.Kind || len(list) == 0 || e.Level == adsync.LevelAccount {
-				continue
-			}
-			o := list[seen[e.Level]%len(list)]
-			seen[e.Level]++
-			switch e.Level {
-			case adsync.LevelAd:
-				out[e.ID] = target{CampaignID: o.CampaignID, AdsetID: o.ParentID, AdID: o.ID}
-			case adsync.LevelAdset:
-				out[e.ID] = target{CampaignID: o.CampaignID, AdsetID: o.ID}
-			case adsync.LevelCampaign:
-				out[e.ID] = target{CampaignID: o.ID}
-			}
-		}
-	}
-	return out, nil
+	return enginetest.InsertRates(ctx, st.ch, ds.Rates)
 }

@@ -12,6 +12,9 @@ import (
 
 	"mtk/api"
 	"mtk/engine"
+	"mtk/ingest/attribution"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/platform"
@@ -35,11 +38,18 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	defer st.Close()
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	clk := clock.Real{}
+	store := platform.NewStore(st.pg, clk)
+	resolver := attribution.New(st.ch, store, clk, 0)
+	evs := events.New(events.Config{}, st.pg, st.ch, store, resolver, clk, logger)
+	defer evs.Close() // after the HTTP server stopped: stores what is queued
 	app := api.New(api.Deps{
-		Config: cfg, Platform: platform.NewStore(st.pg, clk), ClickHouse: st.ch,
+		Config: cfg, Platform: store, ClickHouse: st.ch, Events: evs, Orders: orders.New(st.pg, store, resolver, clk),
 		Engine: engine.New(st.ch, engine.Options{Clock: clk}), Clock: clk, Logger: logger,
 		Objects: newObjects(st, clk),
 	})
+	wctx, stopWorkers := context.WithCancel(ctx)
+	workers := startWorkers(wctx, st, clk, logger)
+	defer func() { stopWorkers(); workers.Wait() }()
 	runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger))
 	if err != nil {
 		return err

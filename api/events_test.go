@@ -1,0 +1,264 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"mtk/internal/testenv"
+	"mtk/platform"
+)
+
+func (e *env) event(body map[string]any, headers ...string) response {
+	e.t.Helper()
+	return e.do("POST", "/v3/tracking/events", body, headers...)
+}
+
+func TestEventModes(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	now := e.clock.Now().Unix()
+
+	t.Run("key mode, lead and timestamp", func(t *testing.T) {
+		r := e.event(map[string]any{"config": map[string]any{"name": "Lead"}, "lead": map[string]any{"email": "ana@x.com"},
+			"timestamp": now - 60, "event_id": "e-1"}, bearer(a.key)...)
+		body := r.JSON(t)
+		if r.Status != 200 || body["success"] != true || body["event_id"] != "e-1" || body["timestamp"] != float64(now-60) {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		if id, _ := body["lead_id"].(string); len(id) < 6 || id[:5] != "lead_" {
+			t.Fatalf("lead_id %v", body["lead_id"])
+		}
+	})
+	t.Run("defaults: generated id, now, no lead", func(t *testing.T) {
+		r := e.event(map[string]any{"config": map[string]any{"name": "page_view"}, "source": "fax"}, bearer(a.key)...)
+		body := r.JSON(t)
+		if r.Status != 200 || body["lead_id"] != nil || body["timestamp"] != float64(now) || body["event_id"].(string)[:4] != "evt_" {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		var source string
+		if err := e.ch.QueryRow(context.Background(), "SELECT source FROM events WHERE event_id = ?", body["event_id"]).Scan(&source); err != nil || source != "api" {
+			t.Fatalf("stored source %q, %v", source, err)
+		}
+	})
+	t.Run("public mode by domain, v3 preferred", func(t *testing.T) {
+		r := e.event(map[string]any{"domain": "https://ACME.example/page", "config": map[string]any{"name": "PageView"}})
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		var ctr string
+		if err := e.ch.QueryRow(context.Background(), "SELECT container_id FROM events WHERE event_id = ?", r.JSON(t)["event_id"]).Scan(&ctr); err != nil || ctr != a.v3.ID {
+			t.Fatalf("container %q, want the v3 %s (%v)", ctr, a.v3.ID, err)
+		}
+		if r := e.do("POST", "/v2/public/tracking/events", map[string]any{"domain": "acme.example", "config": map[string]any{"name": "x"}}); r.Status != 200 {
+			t.Fatalf("legacy public route: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("container route", func(t *testing.T) {
+		r := e.do("POST", "/v3/tracking/containers/"+*a.v3.TrackingCode+"/events", map[string]any{"config": map[string]any{"name": "x"}}, bearer(a.key)...)
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		wantError(t, e.do("POST", "/v3/tracking/containers/ctr_unknown/events", map[string]any{"config": map[string]any{"name": "x"}}, bearer(a.key)...),
+			404, "not_found_error", "resource_not_found")
+		wantError(t, e.do("POST", "/v3/tracking/containers/"+a.v3.ID+"/events", map[string]any{"config": map[string]any{"name": "x"}}),
+			401, "authentication_error", "invalid_api_key")
+	})
+	// The key mode takes the container of the body's domain, else the workspace's first (v3).
+	t.Run("key mode with several containers", func(t *testing.T) {
+		b := e.newTrackingTenant("bolt", "act_222", "bolt.example")
+		e.clock.Advance(time.Minute) // created after b's containers
+		other, err := e.store.CreateContainer(context.Background(), platform.ContainerInput{ProjectID: b.project.ID, Domain: "other.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for domain, want := range map[string]string{"other.example": other.ID, "": b.v3.ID, "unknown.example": b.v3.ID} {
+			r := e.event(map[string]any{"config": map[string]any{"name": "x"}, "domain": domain}, bearer(b.key)...)
+			var ctr string
+			if err := e.ch.QueryRow(context.Background(), "SELECT container_id FROM events WHERE event_id = ?", r.JSON(t)["event_id"]).Scan(&ctr); err != nil || ctr != want {
+				t.Fatalf("domain %q: container %q, want %s (%v)", domain, ctr, want, err)
+			}
+		}
+	})
+}
+
+func TestEventErrors(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	now := e.clock.Now().Unix()
+	ok := map[string]any{"domain": "acme.example", "config": map[string]any{"name": "x"}}
+	for _, tc := range []struct {
+		name    string
+		body    any
+		headers []string
+		status  int
+		typ     string
+		code    string
+	}{
+		{"public without domain", map[string]any{"config": map[string]any{"name": "x"}}, nil, 400, "validation_error", "missing_parameter"},
+		{"foreign domain", map[string]any{"domain": "evil.example", "config": map[string]any{"name": "x"}}, nil, 403, "authorization_error", "access_denied"},
+		{"foreign origin", ok, []string{"Origin", "https://evil.example"}, 403, "authorization_error", "access_denied"},
+		{"bad key", ok, bearer("mtk_live_" + "x"), 401, "authentication_error", "invalid_api_key"},
+		{"read-only key", ok, bearer(a.readOnly), 403, "authorization_error", "insufficient_scope"},
+		{"malformed JSON", `{"config":`, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"no name", map[string]any{"config": map[string]any{}}, bearer(a.key), 400, "validation_error", "missing_parameter"},
+		{"alpha without name", map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{}}}, bearer(a.key), 400, "validation_error", "missing_parameter"},
+		{"absurd timestamp", map[string]any{"config": map[string]any{"name": "x"}, "timestamp": 1}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"future timestamp", map[string]any{"config": map[string]any{"name": "x"}, "timestamp": now + 3600}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"string timestamp", map[string]any{"config": map[string]any{"name": "x"}, "timestamp": "now"}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"bad email", map[string]any{"config": map[string]any{"name": "x"}, "lead": map[string]any{"email": "nobody"}}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"negative value", map[string]any{"config": map[string]any{"name": "x"}, "value": -1}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"bad currency", map[string]any{"config": map[string]any{"name": "x"}, "currency": "reais"}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"bad sourceKey", map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "Lead", "sourceKey": "tv"}}}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"properties not an object", map[string]any{"config": map[string]any{"name": "x"}, "properties": []int{1}}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, e.do("POST", "/v3/tracking/events", tc.body, tc.headers...), tc.status, tc.typ, tc.code)
+		})
+	}
+}
+
+func TestEventCORS(t *testing.T) {
+	e := newEnv(t)
+	e.newTrackingTenant("acme", "act_111", "acme.example")
+	for _, path := range []string{"/v3/tracking/events", "/v2/public/tracking/events"} {
+		r := e.do("OPTIONS", path, nil, "Origin", "https://acme.example", "Access-Control-Request-Method", "POST")
+		if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != "https://acme.example" {
+			t.Fatalf("%s preflight: %d %v", path, r.Status, r.Header)
+		}
+		r = e.do("OPTIONS", path, nil, "Origin", "https://evil.example")
+		if r.Status != 403 || r.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Fatalf("%s foreign preflight: %d %v", path, r.Status, r.Header)
+		}
+	}
+	r := e.event(map[string]any{"domain": "acme.example", "config": map[string]any{"name": "x"}}, "Origin", "https://acme.example")
+	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "https://acme.example" {
+		t.Fatalf("%d %v", r.Status, r.Header)
+	}
+}
+
+func TestEventIdempotency(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	for _, tc := range []struct {
+		name, path string
+		headers    []string
+	}{
+		{"key", "/v3/tracking/events", bearer(a.key)},
+		{"public", "/v3/tracking/events", nil},
+		{"legacy", "/v2/public/tracking/events", nil},
+		{"container", "/v3/tracking/containers/" + a.v3.ID + "/events", bearer(a.key)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := map[string]any{"domain": "acme.example", "config": map[string]any{"name": "Lead"}, "lead": map[string]any{"email": tc.name + "@x.com"}}
+			h := append([]string{"Idempotency-Key", "k-" + tc.name}, tc.headers...)
+			first := e.do("POST", tc.path, body, h...)
+			again := e.do("POST", tc.path, body, h...)
+			if first.Status != 200 || again.Status != 200 || string(first.Body) != string(again.Body) || again.Header.Get("X-Idempotent-Replayed") != "true" {
+				t.Fatalf("first %d %s, again %d %s %v", first.Status, first.Body, again.Status, again.Body, again.Header)
+			}
+			body["value"] = 5
+			wantError(t, e.do("POST", tc.path, body, h...), 409, "conflict_error", "idempotency_conflict")
+			var n uint64
+			if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE event_id = ?", first.JSON(t)["event_id"]).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("stored %d times (%v)", n, err)
+			}
+		})
+	}
+}
+
+func TestConcurrentEventsOneLead(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	var wg sync.WaitGroup
+	leads := make([]string, 64)
+	for i := range leads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lead := map[string]any{"email": "Same@Person.com"}
+			if i%3 == 0 {
+				lead = map[string]any{"email": "same@person.com ", "phone": "+55 11 90000-0000"}
+			}
+			r := e.event(map[string]any{"config": map[string]any{"name": "x"}, "lead": lead, "event_id": fmt.Sprint("c", i)}, bearer(a.key)...)
+			if r.Status != 200 {
+				t.Errorf("%d %s", r.Status, r.Body)
+				return
+			}
+			leads[i], _ = r.JSON(t)["lead_id"].(string)
+		}()
+	}
+	wg.Wait()
+	for _, l := range leads {
+		if l == "" || l != leads[0] {
+			t.Fatalf("leads %v", leads)
+		}
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM leads WHERE project_id = $1 AND merged_into IS NULL", a.project.ID); n != 1 {
+		t.Fatalf("%d leads", n)
+	}
+}
+
+// Attributed events count in the attribution metrics of their ad; the others only in events.
+func TestEventAttributionThroughQuery(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	send := func(body map[string]any) {
+		t.Helper()
+		if r := e.event(body, bearer(a.key)...); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	}
+	url := "https://acme.example/p?utm_campaign=Spring+Sale%7C900&utm_medium=Broad%7C901&utm_content=Video+1%7C902"
+	send(map[string]any{"config": map[string]any{"name": "page_view"}, "page": map[string]any{"url": url}})
+	send(map[string]any{"config": map[string]any{"name": "PageView"}, "utm": attributedUTM})
+	send(map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "InitiateCheckout"}}, "cookies": map[string]string{"utm_campaign": "Spring Sale|900"}})
+	send(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM, "lead": map[string]any{"phone": "11 99999 0000"}})
+	send(map[string]any{"config": map[string]any{"name": "Lead"}, "lead": map[string]any{"phone": "11 99999 0001"}}) // no UTM
+	send(map[string]any{"config": map[string]any{"name": "PageView"}, "utm": map[string]string{"utm_campaign": "Unknown|1"}})
+	e.drain()
+	r := e.do("POST", "/v3/query", map[string]any{"project_id": a.project.ID, "fields": []string{"page_views", "leads", "initiate_checkout"},
+		"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}, "metadata": map[string]any{"level": "campaign"}}, bearer(a.readKey)...)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	wantJSON(t, r.JSON(t)["data"], `[{"campaign_id":"900","campaign_name":"Spring Sale","initiate_checkout":1,"leads":1,"page_views":2,"source":"alpha_ads"}]`)
+	var n uint64
+	if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE project_id = ?", a.project.ID).Scan(&n); err != nil || n != 6 {
+		t.Fatalf("%d events stored (%v)", n, err)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM leads WHERE project_id = $1 AND utm_campaign = $2", a.project.ID, "Spring Sale|900"); n != 1 {
+		t.Fatalf("the lead's UTM: %d", n)
+	}
+}
+
+// When ClickHouse refuses the batch, the event is answered 503 with Retry-After and nothing of
+// it is queued; the retry (same Idempotency-Key) is not a replay of the failure.
+func TestEventStoreDownIs503(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	broken := testenv.ClickHouse(t)
+	if err := broken.Conn.Exec(context.Background(), "DROP TABLE events"); err != nil {
+		t.Fatal(err)
+	}
+	good := e.ch
+	e.ch = broken.Conn
+	e.rebuild()
+	body := map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "Lead"}}, "lead": map[string]any{"email": "a@x.com"}}
+	r := e.event(body, append(bearer(a.key), "Idempotency-Key", "k1")...)
+	wantError(t, r, 503, "api_error", "service_unavailable")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatalf("no Retry-After: %v", r.Header)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM conversion_outbox"); n != 0 {
+		t.Fatalf("%d conversions queued for an event not stored", n)
+	}
+	e.ch = good
+	e.rebuild()
+	if r := e.event(body, append(bearer(a.key), "Idempotency-Key", "k1")...); r.Status != 200 || r.Header.Get("X-Idempotent-Replayed") != "" {
+		t.Fatalf("retry: %d %s", r.Status, r.Body)
+	}
+}

@@ -1,0 +1,76 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"testing"
+
+	"mtk/engine"
+	"mtk/ingest/outbox"
+	"mtk/platform"
+)
+
+// The ad entities seeded for attribution: campaign 900 > ad set 901 > ad 902 on the tenant's
+// alpha account.
+const (
+	campaignID = "900"
+	adsetID    = "901"
+	adID       = "902"
+)
+
+// attributedUTM names the seeded ad by the UTM convention.
+var attributedUTM = map[string]string{"utm_source": "alpha", "utm_campaign": "Spring Sale|" + campaignID,
+	"utm_medium": "Broad|" + adsetID, "utm_content": "Video 1|" + adID}
+
+// seedEntities writes the tenant's alpha campaign, ad set and ad to ClickHouse's entities.
+func (e *env) seedEntities(tn trackingTenant) {
+	e.t.Helper()
+	acc := *tn.alpha.SourceID
+	err := engine.InsertEntities(context.Background(), e.ch, []engine.Entity{
+		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "account", ID: acc, Name: "Account", Version: 1},
+		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "campaign", ID: campaignID, Name: "Spring Sale", ParentID: acc, Version: 1},
+		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "adset", ID: adsetID, Name: "Broad", ParentID: campaignID, Version: 1},
+		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "ad", ID: adID, Name: "Video 1", ParentID: adsetID, Version: 1},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.resolver.Forget(tn.project.ID)
+}
+
+// drain applies the fact outbox.
+func (e *env) drain() {
+	e.t.Helper()
+	if _, err := outbox.NewDrainer(e.store.Pool(), e.ch, e.clock, nil).RunOnce(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// chSum sums a facts_raw column of a project.
+func (e *env) chSum(t *testing.T, projectID, column string) int64 {
+	t.Helper()
+	var n int64
+	if err := e.ch.QueryRow(context.Background(), fmt.Sprintf("SELECT toInt64(sum(%s)) FROM facts_raw WHERE project_id = ?", column),
+		projectID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// pgCount runs a count query.
+func (e *env) pgCount(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := e.store.Pool().QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// sha is the SHA-256, lowercase hex, of a normalized value.
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

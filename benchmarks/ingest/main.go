@@ -1,0 +1,292 @@
+// Command ingest benchmarks the tracking write path over HTTP on loopback: events per second and
+// latency percentiles at N concurrent clients (each event with a lead identity and the UTM of a
+// synced ad), then orders per second through the webhook. It runs mtk's HTTP server in process
+// on fresh databases (mtk_bench_ingest on the servers of MTK_POSTGRES_URL and
+// MTK_CLICKHOUSE_URL), with rate limits off, and at the end counts the rows stored against the
+// 2xx answers: a lost event or order fails the run.
+//
+//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s]
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/api"
+	"mtk/engine"
+	"mtk/ingest/attribution"
+	"mtk/ingest/batcher"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
+	"mtk/ingest/outbox"
+	"mtk/internal/auth"
+	"mtk/internal/clock"
+	"mtk/internal/config"
+	"mtk/internal/db"
+	"mtk/platform"
+	"mtk/schema"
+)
+
+const dbName = "mtk_bench_ingest"
+
+// flushers overrides the events batcher's Flushers.
+var flushers int
+
+func main() {
+	clients := flag.Int("clients", 64, "concurrent clients")
+	duration := flag.Duration("duration", 20*time.Second, "how long events are sent")
+	ordersDuration := flag.Duration("orders-duration", 10*time.Second, "how long orders are sent")
+	flag.IntVar(&flushers, "flushers", 0, "event batches stored at once (0: the default)")
+	flag.Parse()
+	if err := run(*clients, *duration, *ordersDuration); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type setup struct {
+	pg       *pgxpool.Pool
+	ch       driver.Conn
+	project  platform.Project
+	key      string
+	webhook  string
+	base     string
+	shutdown func()
+}
+
+func run(clients int, duration, ordersDuration time.Duration) error {
+	ctx := context.Background()
+	s, err := start(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.shutdown()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
+	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
+
+	fmt.Printf("events: %d clients for %s\n", clients, duration)
+	evs := load(clients, duration, func(worker, i int) (string, []byte, string) {
+		body := fmt.Sprintf(`{"config":{"name":"Lead"},"event_id":"b-%d-%d","lead":{"email":"p%d-%d@bench.example","phone":"+55 11 9%04d-%04d"},"page":{"url":"https://bench.example/p?%s"},"cookies":{"_fbp":"fb.1.1.1"}}`,
+			worker, i, worker, i%500, worker, i%500, utmQuery)
+		return s.base + "/v3/tracking/events", []byte(body), s.key
+	}, client)
+	stored, err := count(ctx, s.ch, "SELECT count() FROM events WHERE project_id = ?", s.project.ID)
+	if err != nil {
+		return err
+	}
+	evs.report("events", stored)
+
+	fmt.Printf("orders: %d clients for %s\n", clients, ordersDuration)
+	ords := load(clients, ordersDuration, func(worker, i int) (string, []byte, string) {
+		status := []string{"pending", "approved", "approved", "refunded"}[i%4]
+		body := fmt.Sprintf(`{"transaction":{"id":"o-%d-%d","status":"%s","value":%d,"created_at":"%s","updated_at":"%s","customer":{"email":"p%d-%d@bench.example"},"utm":{"utm_campaign":"Bench|900","utm_content":"Ad|902"}}}`,
+			worker, i/2, status, 1000+i, time.Now().UTC().Format(time.RFC3339), time.Now().UTC().Add(time.Duration(i)*time.Second).Format(time.RFC3339),
+			worker, i%500)
+		return s.webhook, []byte(body), ""
+	}, client)
+	var storedOrders int64
+	if err := s.pg.QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&storedOrders); err != nil {
+		return err
+	}
+	// Each client sends every transaction twice (two states), so stored transactions are half
+	// the answers, rounded up per client.
+	ords.report("orders (calls; each transaction gets 2)", uint64(storedOrders*2))
+	start := time.Now()
+	applied, err := outbox.NewDrainer(s.pg, s.ch, clock.Real{}, slog.Default()).RunOnce(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("fact outbox: %d rows drained into ClickHouse in %s\n", applied, time.Since(start).Round(time.Millisecond))
+	if evs.ok != int64(stored) {
+		return fmt.Errorf("%d events answered 2xx but %d stored", evs.ok, stored)
+	}
+	return nil
+}
+
+// result is one load run.
+type result struct {
+	ok, failed int64
+	latencies  []time.Duration
+	elapsed    time.Duration
+}
+
+func (r result) report(what string, stored uint64) {
+	slices.Sort(r.latencies)
+	pct := func(p float64) time.Duration {
+		if len(r.latencies) == 0 {
+			return 0
+		}
+		return r.latencies[int(float64(len(r.latencies)-1)*p)]
+	}
+	fmt.Printf("  %s: %d ok, %d failed, %.0f/s, p50 %s, p99 %s, max %s; stored %d\n", what, r.ok, r.failed,
+		float64(r.ok)/r.elapsed.Seconds(), pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond),
+		pct(1).Round(10*time.Microsecond), stored)
+}
+
+// load runs clients that send requests made by next until duration has passed.
+func load(clients int, duration time.Duration, next func(worker, i int) (string, []byte, string), client *http.Client) result {
+	var res result
+	var mu sync.Mutex
+	var ok, failed atomic.Int64
+	deadline := time.Now().Add(duration)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			for i := 0; time.Now().Before(deadline); i++ {
+				url, body, key := next(w, i)
+				req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				if key != "" {
+					req.Header.Set("Authorization", "Bearer "+key)
+				}
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body) //nolint:errcheck
+				resp.Body.Close()
+				lat = append(lat, time.Since(t0))
+				if resp.StatusCode/100 == 2 {
+					ok.Add(1)
+				} else {
+					failed.Add(1)
+				}
+			}
+			mu.Lock()
+			res.latencies = append(res.latencies, lat...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.ok, res.failed = ok.Load(), failed.Load()
+	return res
+}
+
+func count(ctx context.Context, ch driver.Conn, q string, args ...any) (uint64, error) {
+	var n uint64
+	err := ch.QueryRow(ctx, q, args...).Scan(&n)
+	return n, err
+}
+
+// start makes fresh databases, a tenant with a container, a custom connection, synced entities
+// and a tracking key, and serves mtk on a loopback port.
+func start(ctx context.Context) (*setup, error) {
+	env := config.FromEnv()
+	pgURL, chURL, err := freshDatabases(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	s := &setup{}
+	if s.pg, err = db.OpenPostgres(ctx, pgURL); err != nil {
+		return nil, err
+	}
+	if s.ch, err = db.OpenClickHouse(ctx, chURL); err != nil {
+		return nil, err
+	}
+	if _, err := schema.MigratePostgres(ctx, s.pg); err != nil {
+		return nil, err
+	}
+	if _, err := schema.MigrateClickHouse(ctx, s.ch); err != nil {
+		return nil, err
+	}
+	clk := clock.Real{}
+	store := platform.NewStore(s.pg, clk)
+	ws, err := store.CreateWorkspace(ctx, "bench", platform.TierEnterprise)
+	if err != nil {
+		return nil, err
+	}
+	if s.project, err = store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Bench",
+		Currency: "BRL", Timezone: "America/Sao_Paulo"}); err != nil {
+		return nil, err
+	}
+	if _, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindAlpha,
+		Name: "Alpha", SourceID: "act_1"}); err != nil {
+		return nil, err
+	}
+	custom, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindCustom, Name: "Checkout"})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.CreateContainer(ctx, platform.ContainerInput{ProjectID: s.project.ID, Domain: "bench.example"}); err != nil {
+		return nil, err
+	}
+	key, err := store.CreateAPIKey(ctx, ws.ID, "bench", []string{auth.ScopeTrackingWrite}, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.key = key.Token
+	if err := engine.InsertEntities(ctx, s.ch, []engine.Entity{
+		{ProjectID: s.project.ID, Source: platform.KindAlpha, Level: "campaign", ID: "900", Name: "Bench", ParentID: "act_1", Version: 1},
+		{ProjectID: s.project.ID, Source: platform.KindAlpha, Level: "adset", ID: "901", Name: "Set", ParentID: "900", Version: 1},
+		{ProjectID: s.project.ID, Source: platform.KindAlpha, Level: "ad", ID: "902", Name: "Ad", ParentID: "901", Version: 1},
+	}); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.base = "http://" + ln.Addr().String()
+	s.webhook = s.base + "/v2/tracking/generic?k=" + custom.WebhookKey
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
+	resolver := attribution.New(s.ch, store, clk, 0)
+	evs := events.New(events.Config{Batch: batcher.Config{Flushers: flushers}}, s.pg, s.ch, store, resolver, clk, log)
+	app := api.New(api.Deps{Config: cfg, Platform: store, ClickHouse: s.ch, Events: evs, Clock: clk, Logger: log,
+		Orders: orders.New(s.pg, store, resolver, clk), Engine: engine.New(s.ch, engine.Options{Clock: clk})})
+	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
+	s.shutdown = func() {
+		app.Shutdown() //nolint:errcheck
+		evs.Close()
+		s.pg.Close()
+		s.ch.Close()
+	}
+	return s, nil
+}
+
+// freshDatabases drops and creates the bench databases and returns their URLs.
+func freshDatabases(ctx context.Context, env config.Config) (string, string, error) {
+	admin, err := pgx.Connect(ctx, withDatabase(env.PostgresURL, "postgres"))
+	if err != nil {
+		return "", "", err
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
+		return "", "", err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+dbName); err != nil {
+		return "", "", err
+	}
+	chURL := withDatabase(env.ClickHouseURL, dbName)
+	ch, err := db.OpenClickHouse(ctx, chURL)
+	if err != nil {
+		return "", "", err
+	}
+	if err := ch.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName); err != nil {
+		return "", "", err
+	}
+	ch.Close()
+	return withDatabase(env.PostgresURL, dbName), chURL, nil
+}

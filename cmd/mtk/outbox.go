@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"mtk/ingest/outbox"
+	"mtk/platform"
+)
+
+// runOutbox shows and steers the conversion outbox: list (pending and dead by default), retry
+// ID (make a dead or pending conversion due now) and stats (both outboxes' counts).
+func runOutbox(ctx context.Context, args []string, out io.Writer) error {
+	sub, rest, err := subcommand(args, "list", "retry", "stats")
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("outbox "+sub, flag.ContinueOnError)
+	status := fs.String("status", "", "list: pending, sent or dead (default pending and dead)")
+	limit := fs.Int("limit", 50, "list: how many, newest first")
+	asJSON := fs.Bool("json", false, "print JSON")
+	positional, err := parseFlags(fs, rest)
+	if err != nil {
+		return err
+	}
+	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+		pool := s.Pool()
+		switch sub {
+		case "list":
+			items, err := outbox.List(ctx, pool, *status, *limit)
+			if err != nil {
+				return err
+			}
+			var b strings.Builder
+			for _, it := range items {
+				fmt.Fprintf(&b, "%d\t%s\t%s %s\tpixel %s\tattempts %d\tnext %s\t%s\n", it.ID, it.Status, it.EventName,
+					it.EventID, it.PixelID, it.Attempts, it.NextAttemptAt.Format(time.RFC3339), it.LastError)
+			}
+			return emit(out, *asJSON, items, strings.TrimSuffix(b.String(), "\n"))
+		case "retry":
+			if len(positional) != 1 {
+				return usageError{"want: mtk outbox retry <id>"}
+			}
+			id, err := strconv.ParseInt(positional[0], 10, 64)
+			if err != nil {
+				return usageError{"the id is a number (see mtk outbox list)"}
+			}
+			if err := outbox.Retry(ctx, pool, id, time.Now()); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(out, "conversion %d is due again\n", id)
+			return err
+		default:
+			st, err := outbox.Count(ctx, pool)
+			if err != nil {
+				return err
+			}
+			human := fmt.Sprintf("conversions: %d pending, %d sent, %d dead\nfacts: %d pending, %d applied",
+				st.Conversions[outbox.StatusPending], st.Conversions[outbox.StatusSent], st.Conversions[outbox.StatusDead],
+				st.Facts.Pending, st.Facts.Applied)
+			return emit(out, *asJSON, st, human)
+		}
+	})
+}

@@ -1,0 +1,112 @@
+package batcher
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+)
+
+func TestEveryItemAnsweredInOrder(t *testing.T) {
+	var mu sync.Mutex
+	sizes := map[int]int{}
+	b := New(Config{MaxBatch: 10}, func(_ context.Context, items []int) ([]int, error) {
+		mu.Lock()
+		sizes[len(items)]++
+		mu.Unlock()
+		out := make([]int, len(items))
+		for i, v := range items {
+			out[i] = v * 2
+		}
+		return out, nil
+	})
+	var wg sync.WaitGroup
+	for i := range 500 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := b.Submit(i)
+			if err != nil || got != i*2 {
+				t.Errorf("Submit(%d) = %d, %v", i, got, err)
+			}
+		}()
+	}
+	wg.Wait()
+	b.Close()
+	for size := range sizes {
+		if size > 10 {
+			t.Errorf("a batch of %d items exceeds MaxBatch", size)
+		}
+	}
+	if _, err := b.Submit(1); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Submit after Close: %v", err)
+	}
+}
+
+func TestFlushErrorFailsTheBatch(t *testing.T) {
+	boom := errors.New("store down")
+	b := New(Config{}, func(context.Context, []string) ([]string, error) { return nil, boom })
+	defer b.Close()
+	if _, err := b.Submit("x"); !errors.Is(err, boom) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestPanicFailsTheBatch(t *testing.T) {
+	b := New(Config{}, func(context.Context, []string) ([]string, error) { panic("bad") })
+	defer b.Close()
+	if _, err := b.Submit("x"); err == nil {
+		t.Fatal("no error")
+	}
+}
+
+// A stuck store fills the bounded queue; further items are refused at once, and everything
+// accepted is stored once the store answers again.
+func TestFullQueueRefusesAtOnce(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	var mu sync.Mutex
+	stored := 0
+	b := New(Config{MaxBatch: 1, QueueSize: 3, Flushers: 1}, func(_ context.Context, items []int) ([]int, error) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+		mu.Lock()
+		stored += len(items)
+		mu.Unlock()
+		return items, nil
+	})
+	results := make(chan error, 100)
+	submit := func(v int) { _, err := b.Submit(v); results <- err }
+	go submit(0)
+	<-entered // the flusher holds item 0
+	// Fill the collector's hand (one batch) and the queue (3), without timing: submit until one
+	// is refused.
+	accepted := 1
+	for i := 1; ; i++ {
+		it := &item[int, int]{v: i, done: make(chan result[int], 1)}
+		select {
+		case b.queue <- it:
+			accepted++
+			go func() { r := <-it.done; results <- r.err }()
+			continue
+		default:
+		}
+		break
+	}
+	if _, err := b.Submit(99); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("Submit on a full queue: %v", err)
+	}
+	close(release)
+	for range accepted {
+		if err := <-results; err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Close()
+	if stored != accepted {
+		t.Fatalf("stored %d of %d accepted items", stored, accepted)
+	}
+}

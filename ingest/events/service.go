@@ -1,0 +1,144 @@
+// Package events takes tracking events: it validates them, finds their container, lead and
+// attributed ad entity, and stores them through a group-commit batcher, answering only once the
+// event's batch is stored.
+//
+// A batch is stored in three steps, each of which must succeed before the next, and the events
+// are answered after the last: (1) a PostgreSQL transaction resolves the batch's leads (under
+// the project's lead lock, held only for this short step); (2) one ClickHouse insert writes the
+// raw events (table events: every event, attributed or not, with its lead); (3) a PostgreSQL
+// transaction queues the business facts of attributed events in the fact outbox (drained into
+// facts_raw exactly once, like orders') and the conversions of events with config.alpha. A
+// failure at any step answers 503 with Retry-After and the caller retries: a failure in (2)
+// leaves only the (idempotent) lead upserts behind; a failure in (3) leaves a raw event that the
+// retry stores again (facts and conversions are then queued once, by the retry).
+//
+// Attribution: an event's UTM (utm.Extract: body, then page URL, then cookies) is resolved
+// against the project's synced entities; only an attributed event writes facts (facts_raw holds
+// what the attribution metrics count, so totals count attributed facts only), while every event
+// is kept in the events table.
+package events
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/ingest/attribution"
+	"mtk/ingest/batcher"
+	"mtk/ingest/leads"
+	"mtk/ingest/utm"
+	"mtk/internal/apperr"
+	"mtk/internal/clock"
+	"mtk/platform"
+)
+
+// Config configures a Service.
+type Config struct {
+	Batch batcher.Config
+	// Geo locates leads by IP; nil means none.
+	Geo leads.Geolocator
+}
+
+// Service takes events.
+type Service struct {
+	pool     *pgxpool.Pool
+	ch       driver.Conn
+	platform *platform.Store
+	resolver *attribution.Resolver
+	clock    clock.Clock
+	log      *slog.Logger
+	geo      leads.Geolocator
+	batcher  *batcher.Batcher[*event, Result]
+	targets  targets
+
+	touchMu sync.Mutex
+	touched map[string]time.Time
+}
+
+// New starts a Service; Close stops it.
+func New(cfg Config, pool *pgxpool.Pool, ch driver.Conn, store *platform.Store, resolver *attribution.Resolver,
+	clk clock.Clock, log *slog.Logger) *Service {
+	s := &Service{pool: pool, ch: ch, platform: store, resolver: resolver, clock: clk, log: log, geo: cfg.Geo,
+		targets: targets{store: store, m: map[string]cacheEntry{}}, touched: map[string]time.Time{}}
+	s.batcher = batcher.New(cfg.Batch, s.flush)
+	return s
+}
+
+// Close stores what is queued and stops.
+func (s *Service) Close() { s.batcher.Close() }
+
+// Result is the answer to an event.
+type Result struct {
+	Success   bool    `json:"success"`
+	EventID   string  `json:"event_id"`
+	LeadID    *string `json:"lead_id"`
+	Timestamp int64   `json:"timestamp"`
+}
+
+// event is one event on its way to storage.
+type event struct {
+	in         Input
+	meta       Meta
+	target     Target
+	utm        utm.Params
+	attr       attribution.Fact
+	attributed bool
+	received   time.Time
+	raw        []byte
+}
+
+// overloadRetryAfter is the Retry-After, in seconds, when the queue is full or a store failed.
+const overloadRetryAfter = 2
+
+// Track stores one event for target and answers it. raw is the request body, kept as received.
+func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw []byte) (Result, error) {
+	now := s.clock.Now()
+	in, err := in.normalize(now)
+	if err != nil {
+		return Result{}, err
+	}
+	in.Lead = leads.Locate(ctx, s.geo, in.Lead, meta.ClientIP)
+	ev := &event{in: in, meta: meta, target: t, received: now, raw: raw,
+		utm: utm.Extract(in.UTM, in.Page.URL, in.Cookies)}
+	if ev.attr, ev.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, ev.utm); err != nil {
+		return Result{}, err
+	}
+	r, err := s.batcher.Submit(ev)
+	switch {
+	case errors.Is(err, batcher.ErrOverloaded):
+		return Result{}, apperr.Unavailable("Too many events are waiting to be stored; retry shortly.", overloadRetryAfter)
+	case errors.Is(err, batcher.ErrClosed):
+		return Result{}, apperr.Unavailable("The server is shutting down; retry shortly.", overloadRetryAfter)
+	case err != nil:
+		s.log.Error("events: batch not stored", "error", err.Error())
+		return Result{}, apperr.Unavailable("The event could not be stored; retry shortly.", overloadRetryAfter)
+	}
+	return r, nil
+}
+
+// touchEvery bounds TouchContainer calls to one per container per interval.
+const touchEvery = 30 * time.Second
+
+// touch records that events arrived for containers, at most once per container per touchEvery.
+func (s *Service) touch(ctx context.Context, containerIDs map[string]bool, now time.Time) {
+	for id := range containerIDs {
+		s.touchMu.Lock()
+		last, ok := s.touched[id]
+		due := !ok || now.Sub(last) >= touchEvery
+		if due {
+			s.touched[id] = now
+		}
+		s.touchMu.Unlock()
+		if !due {
+			continue
+		}
+		if err := s.platform.TouchContainer(ctx, id, now); err != nil {
+			s.log.Warn("events: container not touched", "container", id, "error", err.Error())
+		}
+	}
+}

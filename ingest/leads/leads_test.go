@@ -1,0 +1,135 @@
+package leads
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/ingest/utm"
+	"mtk/internal/clock"
+	"mtk/internal/testenv"
+	"mtk/platform"
+)
+
+func setup(t *testing.T) (*pgxpool.Pool, string) {
+	t.Helper()
+	pg := testenv.Postgres(t)
+	st := platform.NewStore(pg.Pool, clock.Real{})
+	ctx := context.Background()
+	ws, err := st.CreateWorkspace(ctx, "w", platform.TierDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "p", Currency: "BRL", Timezone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg.Pool, p.ID
+}
+
+func apply(t *testing.T, pool *pgxpool.Pool, project string, ups ...Upsert) []Result {
+	t.Helper()
+	var out []Result
+	err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+		var err error
+		out, err = Apply(context.Background(), tx, project, ups, time.Now())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func count(t *testing.T, pool *pgxpool.Pool, where string) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM leads WHERE "+where).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestConcurrentEventsMakeOneLead(t *testing.T) {
+	pool, project := setup(t)
+	var wg sync.WaitGroup
+	got := make([]string, 40)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Every other event names the person by phone only, in another notation.
+			id := Identity{Email: " Ana@Example.com ", Phone: "+55 (11) 98888-7777"}
+			if i%2 == 1 {
+				id = Identity{Phone: "5511988887777"}
+			}
+			got[i] = apply(t, pool, project, Upsert{Identity: id})[0].LeadID
+		}()
+	}
+	wg.Wait()
+	if n := count(t, pool, "merged_into IS NULL"); n != 1 {
+		t.Fatalf("%d leads, want 1", n)
+	}
+	for _, id := range got {
+		if id != got[0] {
+			t.Fatalf("answers name different leads: %v", got)
+		}
+	}
+}
+
+func TestRules(t *testing.T) {
+	pool, project := setup(t)
+	a := apply(t, pool, project, Upsert{Identity: Identity{Email: "a@x.com", City: "Recife"}, UTM: utm.Params{Campaign: "C|1"}})[0]
+	if !a.New || a.LeadID == "" {
+		t.Fatalf("first event: %+v", a)
+	}
+	if r := apply(t, pool, project, Upsert{Identity: Identity{Name: "No identifier"}})[0]; r.LeadID != "" {
+		t.Fatalf("an identity without identifier made lead %q", r.LeadID)
+	}
+	b := apply(t, pool, project, Upsert{Identity: Identity{Phone: "11 2222-3333"}})[0]
+	if !b.New || b.LeadID == a.LeadID {
+		t.Fatalf("another person: %+v", b)
+	}
+	// One event names both: the older lead survives, the other is merged into it.
+	m := apply(t, pool, project, Upsert{Identity: Identity{Email: "A@x.com", Phone: "1122223333"}})[0]
+	if m.New || m.LeadID != a.LeadID {
+		t.Fatalf("merge answered %+v, want %s", m, a.LeadID)
+	}
+	if n := count(t, pool, "id = '"+b.LeadID+"' AND merged_into = '"+a.LeadID+"'"); n != 1 {
+		t.Fatal("the younger lead is not merged into the older")
+	}
+	// A second e-mail of the person is kept on an alias, and finds them later.
+	apply(t, pool, project, Upsert{Identity: Identity{Phone: "1122223333", Email: "other@x.com"}})
+	l, ok, err := Find(context.Background(), pool, project, "", Identity{Email: "OTHER@x.com"})
+	if err != nil || !ok || l.ID != a.LeadID || l.UTM.Campaign != "C|1" {
+		t.Fatalf("Find by the second e-mail: %+v %v %v", l, ok, err)
+	}
+	if l, ok, _ := Find(context.Background(), pool, project, b.LeadID, Identity{}); !ok || l.ID != a.LeadID {
+		t.Fatalf("Find by a merged lead's id: %+v", l)
+	}
+	// Within one batch, later identities see earlier ones.
+	rs := apply(t, pool, project, Upsert{Identity: Identity{Document: "123.456.789-00"}}, Upsert{Identity: Identity{Document: "12345678900", Email: "d@x.com"}})
+	if !rs[0].New || rs[1].New || rs[0].LeadID != rs[1].LeadID {
+		t.Fatalf("batch: %+v", rs)
+	}
+}
+
+type fixedGeo struct{}
+
+func (fixedGeo) Locate(context.Context, string) (Location, bool) {
+	return Location{City: "Geo City", State: "GS", Zip: "000", Country: "br"}, true
+}
+
+func TestLocateLeadValuesWin(t *testing.T) {
+	got := Locate(context.Background(), fixedGeo{}, Identity{City: "Recife"}, "1.2.3.4")
+	if got.City != "Recife" || got.State != "GS" || got.Country != "br" {
+		t.Fatalf("%+v", got)
+	}
+	if got := Locate(context.Background(), nil, Identity{}, "1.2.3.4"); got != (Identity{}) {
+		t.Fatalf("no provider: %+v", got)
+	}
+}

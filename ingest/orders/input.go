@@ -1,0 +1,155 @@
+package orders
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"mtk/ingest/utm"
+	"mtk/internal/apperr"
+)
+
+// Input is the body of the order webhook.
+type Input struct {
+	Transaction *Transaction `json:"transaction"`
+}
+
+// Transaction is one order as the checkout sends it. Money is in cents.
+type Transaction struct {
+	ID                 string     `json:"id"`
+	Status             string     `json:"status"`
+	Value              *int64     `json:"value"`
+	Currency           string     `json:"currency"`
+	CommissionCurrency string     `json:"commission_currency"`
+	CommissionValue    *int64     `json:"commission_value"`
+	CreatedAt          string     `json:"created_at"`
+	UpdatedAt          string     `json:"updated_at"`
+	Customer           Customer   `json:"customer"`
+	UTM                utm.Params `json:"utm"`
+	Src                string     `json:"src"`
+	Sck                string     `json:"sck"`
+	Items              []Item     `json:"items"`
+	ProductCost        *int64     `json:"product_cost"`
+}
+
+// Customer is who bought.
+type Customer struct {
+	Email    string `json:"email"`
+	Phone    string `json:"phone"`
+	Document string `json:"document"`
+	Name     string `json:"name"`
+}
+
+// Item is one product line; Cost is the line's cost (all its units).
+type Item struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Quantity  int64  `json:"quantity"`
+	UnitPrice *int64 `json:"unit_price"`
+	Cost      *int64 `json:"cost"`
+}
+
+// The transaction statuses of the spec.
+const (
+	StatusPending    = "pending"
+	StatusApproved   = "approved"
+	StatusFailed     = "failed"
+	StatusRefunded   = "refunded"
+	StatusChargeback = "chargeback"
+)
+
+const maxMoney = 1_000_000_000_000 // cents
+
+// order is a validated transaction.
+type order struct {
+	Transaction
+	value, productCost   int64
+	created, updated     time.Time
+	currency             string
+	customerJSON, itemsJ []byte
+}
+
+// validate names every problem of in; currency defaults to the project's.
+func validate(in Input, projectCurrency string) (order, error) {
+	var bad, missing []string
+	t := in.Transaction
+	if t == nil {
+		return order{}, apperr.Missing("Invalid transaction.", "transaction: required")
+	}
+	o := order{Transaction: *t}
+	if o.ID = strings.TrimSpace(o.ID); o.ID == "" {
+		missing = append(missing, "transaction.id: required")
+	} else if utf8.RuneCountInString(o.ID) > 255 {
+		bad = append(bad, "transaction.id: at most 255 characters")
+	}
+	switch o.Status = strings.ToLower(strings.TrimSpace(o.Status)); o.Status {
+	case StatusPending, StatusApproved, StatusFailed, StatusRefunded, StatusChargeback:
+	case "":
+		missing = append(missing, "transaction.status: required")
+	default:
+		bad = append(bad, fmt.Sprintf("transaction.status: %q is not one of pending, approved, failed, refunded, chargeback", o.Status))
+	}
+	switch {
+	case t.Value == nil:
+		missing = append(missing, "transaction.value: required (cents)")
+	case *t.Value < 0 || *t.Value > maxMoney:
+		bad = append(bad, "transaction.value: cents, from 0 to 10^12")
+	default:
+		o.value = *t.Value
+	}
+	if t.CommissionValue != nil && (*t.CommissionValue < 0 || *t.CommissionValue > maxMoney) {
+		bad = append(bad, "transaction.commission_value: cents, from 0 to 10^12")
+	}
+	var err error
+	if strings.TrimSpace(o.CreatedAt) == "" {
+		missing = append(missing, "transaction.created_at: required (RFC 3339)")
+	} else if o.created, err = time.Parse(time.RFC3339, strings.TrimSpace(o.CreatedAt)); err != nil {
+		bad = append(bad, "transaction.created_at: not an RFC 3339 date-time such as 2024-03-01T10:00:00Z")
+	}
+	o.updated = o.created
+	if strings.TrimSpace(o.UpdatedAt) != "" {
+		if o.updated, err = time.Parse(time.RFC3339, strings.TrimSpace(o.UpdatedAt)); err != nil {
+			bad = append(bad, "transaction.updated_at: not an RFC 3339 date-time such as 2024-03-01T10:00:00Z")
+		}
+	}
+	o.currency = strings.ToUpper(strings.TrimSpace(o.Currency))
+	if o.currency == "" {
+		o.currency = projectCurrency
+	} else if len(o.currency) != 3 || strings.Trim(o.currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		bad = append(bad, fmt.Sprintf("transaction.currency: %q is not an ISO 4217 code", o.Currency))
+	}
+	var costs int64
+	for i, it := range o.Items {
+		if strings.TrimSpace(it.ID) == "" {
+			missing = append(missing, fmt.Sprintf("transaction.items[%d].id: required", i))
+		}
+		if it.Quantity < 1 {
+			bad = append(bad, fmt.Sprintf("transaction.items[%d].quantity: at least 1", i))
+		}
+		if it.UnitPrice != nil && (*it.UnitPrice < 0 || *it.UnitPrice > maxMoney) {
+			bad = append(bad, fmt.Sprintf("transaction.items[%d].unit_price: cents, from 0 to 10^12", i))
+		}
+		if it.Cost != nil {
+			if *it.Cost < 0 || *it.Cost > maxMoney {
+				bad = append(bad, fmt.Sprintf("transaction.items[%d].cost: cents, from 0 to 10^12", i))
+			} else {
+				costs += *it.Cost
+			}
+		}
+	}
+	o.productCost = costs
+	if t.ProductCost != nil {
+		if *t.ProductCost < 0 || *t.ProductCost > maxMoney {
+			bad = append(bad, "transaction.product_cost: cents, from 0 to 10^12")
+		}
+		o.productCost = *t.ProductCost
+	}
+	switch {
+	case len(bad) > 0:
+		return o, apperr.Invalid("Invalid transaction.", append(bad, missing...)...)
+	case len(missing) > 0:
+		return o, apperr.Missing("Invalid transaction.", missing...)
+	}
+	return o, nil
+}

@@ -1,0 +1,189 @@
+// Package orders takes order webhooks (POST /v2/tracking/generic?k=<key>): it upserts the
+// transaction in PostgreSQL, last writer wins by updated_at, and in the same transaction queues
+// the change's facts (its previous contribution negated, its new one) in the fact outbox and, on
+// its first approved state, a Purchase conversion for the project's pixels.
+//
+// Concurrent webhooks for one transaction are serialised by the row lock (SELECT ... FOR UPDATE;
+// the first insert races through INSERT ... ON CONFLICT DO NOTHING and re-reads). An updated_at
+// not newer than the stored one changes nothing, so the stored row always holds the newest
+// state whatever the arrival order, and the facts always sum to it.
+//
+// Linking: the order's lead is the lead whose id is in sck or src, else the one with the
+// customer's e-mail, else phone, else document. Its UTM is transaction.utm, else its lead's
+// latest UTM; attribution then follows the same rules as events. An unattributed order writes
+// no facts.
+//
+// Contribution of a state (money in micros of the order's currency): approved counts tx_revenue =
+// value, tx_count = 1, tx_count_total = 1, tx_product_costs = product_cost; pending counts
+// tx_count_total and tx_count_pending; refunded and chargeback count tx_count_total and
+// tx_count_refunded; failed counts nothing. Its time is the order's created_at.
+package orders
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/ingest/attribution"
+	"mtk/ingest/leads"
+	"mtk/ingest/outbox"
+	"mtk/ingest/utm"
+	"mtk/internal/clock"
+	"mtk/platform"
+)
+
+// Service takes orders.
+type Service struct {
+	pool     *pgxpool.Pool
+	platform *platform.Store
+	resolver *attribution.Resolver
+	clock    clock.Clock
+}
+
+// New returns a Service.
+func New(pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolver, clk clock.Clock) *Service {
+	return &Service{pool: pool, platform: store, resolver: resolver, clock: clk}
+}
+
+// microsPerCent converts cents to the micros of facts_raw.
+const microsPerCent = 10_000
+
+// Upsert applies one webhook call for the connection that owns webhookKey.
+func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error {
+	conn, err := s.platform.ConnectionByWebhookKey(ctx, webhookKey)
+	if err != nil {
+		return err
+	}
+	p, err := s.platform.Project(ctx, conn.ProjectID)
+	if err != nil {
+		return err
+	}
+	o, err := validate(in, p.Currency)
+	if err != nil {
+		return err
+	}
+	if o.customerJSON, err = json.Marshal(o.Customer); err != nil {
+		return err
+	}
+	if o.itemsJ, err = json.Marshal(o.Items); err != nil {
+		return err
+	}
+	if o.Items == nil {
+		o.itemsJ = []byte("[]")
+	}
+	leadRef := o.Sck
+	if leadRef == "" {
+		leadRef = o.Src
+	}
+	lead, linked, err := leads.Find(ctx, s.pool, p.ID, leadRef, leads.Identity{Email: o.Customer.Email,
+		Phone: o.Customer.Phone, Document: o.Customer.Document})
+	if err != nil {
+		return err
+	}
+	params := utm.Extract(o.UTM, "", nil)
+	if params.IsZero() && linked {
+		params = lead.UTM
+	}
+	o.UTM = params
+	attr, attributed, err := s.resolver.Resolve(ctx, p.ID, params)
+	if err != nil {
+		return err
+	}
+	var pixels []string
+	if o.Status == StatusApproved && conn.TrackingEnabled {
+		if pixels, err = s.pixels(ctx, p.ID); err != nil {
+			return err
+		}
+	}
+	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return s.apply(ctx, tx, conn, p, st, pixels)
+	})
+}
+
+// pixels lists the first network's pixels linked to the project's live containers, once each.
+func (s *Service) pixels(ctx context.Context, projectID string) ([]string, error) {
+	ctrs, err := s.platform.ListContainers(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range ctrs {
+		for _, px := range c.LinkedPixels {
+			if px.Source == platform.KindAlpha && !seen[px.ID] {
+				seen[px.ID] = true
+				out = append(out, px.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// errRetry means the first insert of a transaction lost a race: read again.
+var errRetry = errors.New("orders: inserted concurrently")
+
+const upsertAttempts = 3
+
+func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, p platform.Project, st stored, pixels []string) error {
+	now := s.clock.Now()
+	for range upsertAttempts {
+		prev, found, err := lockOrder(ctx, tx, conn.ID, st.ID)
+		if err != nil {
+			return err
+		}
+		w := &pgx.Batch{}
+		switch {
+		case !found:
+			if err := insertOrder(ctx, tx, conn, st, now); errors.Is(err, errRetry) {
+				continue
+			} else if err != nil {
+				return err
+			}
+		case !st.updated.After(prev.updated):
+			return nil // not newer than what is stored: nothing changes
+		default:
+			updateOrder(w, conn, st, now)
+		}
+		queueFacts(w, p, prev, found, st, now)
+		if err := queuePurchase(w, conn, p, prev, found, st, pixels, now); err != nil {
+			return err
+		}
+		if w.Len() == 0 {
+			return nil
+		}
+		return tx.SendBatch(ctx, w).Close()
+	}
+	return errRetry
+}
+
+// stored is a transaction's state as the orders table holds it.
+type stored struct {
+	order
+	attr           attribution.Fact
+	attributed     bool
+	leadID         string
+	purchaseQueued bool
+}
+
+// contribution is the fact a state adds, and false when it adds none.
+func (st stored) contribution(p platform.Project) (outbox.FactRow, bool) {
+	if !st.attributed || st.Status == StatusFailed {
+		return outbox.FactRow{}, false
+	}
+	f := outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, Source: st.attr.Source,
+		ConnectionID: st.attr.ConnectionID, AccountID: st.attr.AccountID, CampaignID: st.attr.CampaignID,
+		AdsetID: st.attr.AdsetID, AdID: st.attr.AdID, Currency: st.currency, TxCountTotal: 1}
+	switch st.Status {
+	case StatusApproved:
+		f.TxRevenue, f.TxCount, f.TxProductCosts = st.value*microsPerCent, 1, st.productCost*microsPerCent
+	case StatusPending:
+		f.TxCountPending = 1
+	default: // refunded, chargeback
+		f.TxCountRefunded = 1
+	}
+	return f, true
+}

@@ -1,0 +1,109 @@
+package orders
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/ingest/capi"
+	"mtk/ingest/outbox"
+	"mtk/platform"
+)
+
+// lockOrder reads and locks a stored transaction; false when there is none.
+func lockOrder(ctx context.Context, tx pgx.Tx, connectionID, id string) (stored, bool, error) {
+	var st stored
+	err := tx.QueryRow(ctx, `SELECT status, value, currency, product_cost, created_at, updated_at, attr_source,
+		attr_connection_id, attr_account_id, attr_campaign_id, attr_adset_id, attr_ad_id, purchase_queued
+		FROM orders WHERE connection_id = $1 AND transaction_id = $2 FOR UPDATE`, connectionID, id).
+		Scan(&st.Status, &st.value, &st.currency, &st.productCost, &st.created, &st.updated, &st.attr.Source,
+			&st.attr.ConnectionID, &st.attr.AccountID, &st.attr.CampaignID, &st.attr.AdsetID, &st.attr.AdID,
+			&st.purchaseQueued)
+	if err == pgx.ErrNoRows {
+		return st, false, nil
+	}
+	st.attributed = st.attr.CampaignID != ""
+	return st, err == nil, err
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// insertOrder stores a new transaction; errRetry when another call inserted it first.
+func insertOrder(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, st stored, now time.Time) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO orders (connection_id, transaction_id, project_id, status, value, currency,
+		commission_value, commission_currency, product_cost, customer, items, utm_source, utm_medium, utm_campaign,
+		utm_content, utm_term, src, sck, lead_id, attr_source, attr_connection_id, attr_account_id, attr_campaign_id,
+		attr_adset_id, attr_ad_id, created_at, updated_at, received_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+		$23, $24, $25, $26, $27, $28)
+		ON CONFLICT (connection_id, transaction_id) DO NOTHING`, orderArgs(conn, st, now)...)
+	if err == nil && tag.RowsAffected() == 0 {
+		return errRetry
+	}
+	return err
+}
+
+// updateOrder replaces the stored state (the caller holds the row lock and checked updated_at).
+func updateOrder(w *pgx.Batch, conn platform.WebhookConnection, st stored, now time.Time) {
+	w.Queue(`UPDATE orders SET project_id = $3, status = $4, value = $5, currency = $6, commission_value = $7,
+		commission_currency = $8, product_cost = $9, customer = $10, items = $11, utm_source = $12, utm_medium = $13,
+		utm_campaign = $14, utm_content = $15, utm_term = $16, src = $17, sck = $18, lead_id = $19, attr_source = $20,
+		attr_connection_id = $21, attr_account_id = $22, attr_campaign_id = $23, attr_adset_id = $24, attr_ad_id = $25,
+		created_at = $26, updated_at = $27, received_at = $28
+		WHERE connection_id = $1 AND transaction_id = $2`, orderArgs(conn, st, now)...)
+}
+
+func orderArgs(conn platform.WebhookConnection, st stored, now time.Time) []any {
+	attr := st.attr // zero when not attributed
+	return []any{conn.ID, st.ID, conn.ProjectID, st.Status, st.value, st.currency, st.CommissionValue,
+		nullable(st.CommissionCurrency), st.productCost, st.customerJSON, st.itemsJ, st.UTM.Source, st.UTM.Medium,
+		st.UTM.Campaign, st.UTM.Content, st.UTM.Term, st.Src, st.Sck, nullable(st.leadID), attr.Source,
+		attr.ConnectionID, attr.AccountID, attr.CampaignID, attr.AdsetID, attr.AdID, st.created, st.updated, now}
+}
+
+// queueFacts queues the change from prev (when found) to st: prev's contribution negated and
+// st's, unless they are the same.
+func queueFacts(w *pgx.Batch, p platform.Project, prev stored, found bool, st stored, now time.Time) {
+	before, had := outbox.FactRow{}, false
+	if found {
+		before, had = prev.contribution(p)
+	}
+	after, has := st.contribution(p)
+	if had && has && before == after {
+		return
+	}
+	if had {
+		outbox.QueueFact(w, before.Negate(), now)
+	}
+	if has {
+		outbox.QueueFact(w, after, now)
+	}
+}
+
+// queuePurchase queues the Purchase conversion on the transaction's first approved state, once
+// for each pixel, and records that it did.
+func queuePurchase(w *pgx.Batch, conn platform.WebhookConnection, p platform.Project, prev stored, found bool, st stored, pixels []string, now time.Time) error {
+	if st.Status != StatusApproved || found && prev.purchaseQueued {
+		return nil
+	}
+	w.Queue("UPDATE orders SET purchase_queued = true WHERE connection_id = $1 AND transaction_id = $2", conn.ID, st.ID)
+	value := st.value
+	in := capi.Input{EventName: "Purchase", EventTime: st.updated, EventID: st.ID, ActionSource: capi.Other,
+		Lead:       capi.Lead{Email: st.Customer.Email, Phone: st.Customer.Phone, Name: st.Customer.Name, ExternalID: st.leadID},
+		ValueCents: &value, Currency: st.currency, OrderID: st.ID}
+	for _, it := range st.Items {
+		in.Items = append(in.Items, capi.Item{ID: it.ID, Quantity: it.Quantity, UnitPriceCents: it.UnitPrice})
+	}
+	for _, px := range pixels {
+		if err := outbox.QueueConversion(w, outbox.Conversion{ProjectID: p.ID, PixelID: px, Input: in}, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package outbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/internal/apperr"
+)
+
+// Item is a queued conversion as an operator sees it.
+type Item struct {
+	ID            int64     `json:"id"`
+	ProjectID     string    `json:"project_id"`
+	PixelID       string    `json:"pixel_id"`
+	EventName     string    `json:"event_name"`
+	EventID       string    `json:"event_id"`
+	Status        string    `json:"status"`
+	Attempts      int       `json:"attempts"`
+	NextAttemptAt time.Time `json:"next_attempt_at"`
+	LastError     string    `json:"last_error"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// List returns the latest conversions of a status (empty: pending and dead), newest first.
+func List(ctx context.Context, pool *pgxpool.Pool, status string, limit int) ([]Item, error) {
+	rows, err := pool.Query(ctx, `SELECT id, project_id, pixel_id, event_name, event_id, status, attempts,
+		next_attempt_at, last_error, created_at FROM conversion_outbox
+		WHERE ($1 = '' AND status <> 'sent') OR status = $1 ORDER BY id DESC LIMIT $2`, status, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Item, error) {
+		var it Item
+		err := r.Scan(&it.ID, &it.ProjectID, &it.PixelID, &it.EventName, &it.EventID, &it.Status, &it.Attempts,
+			&it.NextAttemptAt, &it.LastError, &it.CreatedAt)
+		return it, err
+	})
+}
+
+// Retry makes a dead or pending conversion due now, with its attempts reset.
+func Retry(ctx context.Context, pool *pgxpool.Pool, id int64, now time.Time) error {
+	tag, err := pool.Exec(ctx, `UPDATE conversion_outbox SET status = 'pending', attempts = 0, next_attempt_at = $2
+		WHERE id = $1 AND status <> 'sent'`, id, now)
+	if err == nil && tag.RowsAffected() == 0 {
+		return apperr.NotFound("No pending or dead conversion with this id.")
+	}
+	return err
+}
+
+// Stats counts both outboxes.
+type Stats struct {
+	Conversions map[string]int64 `json:"conversions"` // by status
+	Facts       struct {
+		Pending int64 `json:"pending"`
+		Applied int64 `json:"applied"`
+	} `json:"facts"`
+}
+
+// Count returns the outboxes' counts.
+func Count(ctx context.Context, pool *pgxpool.Pool) (Stats, error) {
+	s := Stats{Conversions: map[string]int64{StatusPending: 0, StatusSent: 0, StatusDead: 0}}
+	rows, err := pool.Query(ctx, "SELECT status, count(*) FROM conversion_outbox GROUP BY status")
+	if err != nil {
+		return s, err
+	}
+	for rows.Next() {
+		var st string
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			rows.Close()
+			return s, err
+		}
+		s.Conversions[st] = n
+	}
+	rows.Close()
+	err = pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE applied_at IS NULL), count(*) FILTER (WHERE applied_at IS NOT NULL)
+		FROM fact_outbox`).Scan(&s.Facts.Pending, &s.Facts.Applied)
+	return s, err
+}

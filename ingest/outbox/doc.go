@@ -1,0 +1,29 @@
+// Package outbox carries the consequences of ingestion out of PostgreSQL, exactly once, through
+// two transactional outboxes written in the same transaction as the change that causes them.
+//
+// # Facts (fact_outbox → ClickHouse facts_raw)
+//
+// An attributed event's business fact is queued with the event; an order's change as signed
+// fact rows: its previous contribution negated and its new one. The Drainer moves them to facts_raw in id order, each fact carrying its outbox row id
+// (facts_raw.outbox_id). Before it first sends a row it commits attempted_at on it; after the
+// insert it commits applied_at. A row found with attempted_at but without applied_at may have
+// reached ClickHouse before a crash (between the insert and the mark), so the Drainer first
+// looks up which of those ids facts_raw already holds and inserts only the others. A retried
+// batch therefore never counts twice, and a crash at any point loses nothing: rows stay pending
+// until marked. One Drainer runs at a time across processes (a PostgreSQL advisory lock); the
+// lookup relies on ClickHouse answering a read with what an acknowledged insert wrote (one
+// server, or sequential consistency on a cluster).
+//
+// # Conversions (conversion_outbox → the first network's conversions API)
+//
+// A conversion is queued once per (pixel, event name, event id) with its server event already
+// built (user data normalized and hashed by ingest/capi). An event that the API would refuse is
+// queued dead at once with the reason. The Deliverer sends due conversions per pixel in requests
+// of at most capi.MaxBatch events to {api_base_url}/alpha/v19.0/<pixel>/events with the access
+// token of the project's first network connection (the oldest active alpha_ads connection that
+// has both). A sent conversion is done; a refused request names the bad event (data[i]), which
+// goes dead while the others are retried at once; an event older than 7 days goes dead without
+// being sent; other failures (network, 5xx, 429, missing credentials) are retried with
+// exponential backoff (30 s doubling, at most 1 h) and go dead after MaxAttempts. Dead
+// conversions stay for an operator: `mtk outbox list|retry ID|stats`.
+package outbox

@@ -1,0 +1,35 @@
+package platform
+
+import (
+	"context"
+
+	"mtk/internal/apperr"
+)
+
+// WebhookConnection is the custom connection that owns an order webhook key.
+type WebhookConnection struct {
+	ID, ProjectID, WorkspaceID string
+	// TrackingEnabled: an approved purchase produces a Purchase conversion toward the project's
+	// pixels only when it is on (the default).
+	TrackingEnabled bool
+}
+
+// ConnectionByWebhookKey returns the custom connection of a webhook key. An unknown key is 401.
+func (s *Store) ConnectionByWebhookKey(ctx context.Context, key string) (WebhookConnection, error) {
+	var c WebhookConnection
+	err := s.pool.QueryRow(ctx, `SELECT id, project_id, workspace_id, tracking_enabled FROM connections
+		WHERE webhook_key = $1 AND kind = 'custom'`, key).Scan(&c.ID, &c.ProjectID, &c.WorkspaceID, &c.TrackingEnabled)
+	if isNoRows(err) || key == "" {
+		return c, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Unknown webhook key: send the k of the connection's webhook_url.")
+	}
+	return c, err
+}
+
+// SetConnectionTracking turns a connection's tracking flag on or off.
+func (s *Store) SetConnectionTracking(ctx context.Context, id string, on bool) error {
+	tag, err := s.pool.Exec(ctx, "UPDATE connections SET tracking_enabled = $2 WHERE id = $1", id, on)
+	if err == nil && tag.RowsAffected() == 0 {
+		return apperr.NotFound("Connection not found.")
+	}
+	return err
+}
