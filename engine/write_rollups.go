@@ -13,19 +13,6 @@ import (
 // periods and the fallback answers from the table that has it, instead of showing a whole hour
 // or day at its first minute. Every rollup still holds the sum of every fact of its period.
 
-// measureColumns are the Int64 measures of every fact table, in Fact's order.
-const measureColumns = "spend, impressions, clicks, reach, video_plays, video_views_3s, video_views_p75, page_views, " +
-	"leads, initiate_checkout, tx_revenue, tx_count, tx_count_total, tx_count_pending, tx_count_refunded, tx_product_costs"
-
-func (f Fact) measures() []any {
-	return []any{f.Spend, f.Impressions, f.Clicks, f.Reach, f.VideoPlays, f.VideoViews3s, f.VideoViewsP75, f.PageViews,
-		f.Leads, f.InitiateCheckout, f.TxRevenue, f.TxCount, f.TxCountTotal, f.TxCountPending, f.TxCountRefunded, f.TxProductCosts}
-}
-
-func (f Fact) dims() []any {
-	return []any{f.Source, f.ConnectionID, f.AccountID, f.CampaignID, f.AdsetID, f.AdID, f.Currency}
-}
-
 // InsertHourlyFacts writes facts known per hour into facts_hourly and facts_daily: each Time is
 // placed in its local hour and day of zone loc, as FactTimes does.
 func InsertHourlyFacts(ctx context.Context, conn driver.Conn, loc *time.Location, facts []Fact) error {
