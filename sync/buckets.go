@@ -3,17 +3,16 @@ package sync
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Where a bucket's facts live in ClickHouse.
 const (
 	// PositionRaw: facts_raw (and so both rollups), at a minute inside the bucket.
 	PositionRaw = "raw"
-	// PositionHourly: facts_hourly and facts_daily, at the bucket's start.
+	// PositionHourly: facts_hourly_in (and so facts_hourly and facts_daily), at the bucket's
+	// start.
 	PositionHourly = "hourly"
-	// PositionDaily: facts_daily only, on the account's local date.
+	// PositionDaily: facts_daily_in (and so facts_daily only), on the account's local date.
 	PositionDaily = "daily"
 )
 
@@ -55,20 +54,4 @@ func (s *Store) loadBuckets(ctx context.Context, connectionID, since, until stri
 		out[b.bucketKey] = b
 	}
 	return out, rows.Err()
-}
-
-// saveBuckets stores the new state of changed buckets.
-func saveBuckets(ctx context.Context, tx pgx.Tx, connectionID string, list []bucket) error {
-	b := &pgx.Batch{}
-	for _, x := range list {
-		m := x.Metrics
-		b.Queue(`INSERT INTO sync_buckets (connection_id, local_date, hour, ad_id, position, campaign_id, adset_id, spend,
-			impressions, clicks, reach, video_plays, video_views_3s, video_views_p75)
-			VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-			ON CONFLICT (connection_id, local_date, hour, ad_id) DO UPDATE SET spend = $8, impressions = $9, clicks = $10,
-			reach = $11, video_plays = $12, video_views_3s = $13, video_views_p75 = $14`,
-			connectionID, x.Date, x.Hour, x.AdID, x.Position, x.CampaignID, x.AdsetID, m.Spend, m.Impressions, m.Clicks,
-			m.Reach, m.VideoPlays, m.VideoViews3s, m.VideoViewsP75)
-	}
-	return tx.SendBatch(ctx, b).Close()
 }

@@ -1,8 +1,3 @@
-// Package sync pulls ad accounts, their objects (campaigns, ad sets, ads) and their metrics from
-// the ad networks into mtk's stores, and pushes status and budget changes back. The network
-// clients implement Connector in the subpackages alpha, beta and gamma; Syncer runs one sync of a
-// connection (entities to PostgreSQL and ClickHouse, metric differences to ClickHouse); Scheduler
-// runs due connections on the workspace tier's interval; Objects applies PUT objects.
 package sync
 
 import (

@@ -1,15 +1,13 @@
 package sync
 
 import (
-	"context"
 	"time"
-
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/engine"
 )
 
-// factSink is where one run's facts go: the project, connection and account they belong to.
+// factSink is where one run's facts go: the project, connection and account they belong to,
+// the zones that place them and the run's clock (which places raw facts).
 type factSink struct {
 	projectID, connectionID, source string
 	account                         Account
@@ -41,12 +39,15 @@ func rawStamp(k bucketKey, loc *time.Location, now time.Time) time.Time {
 	return t
 }
 
-// write inserts the differences of changes into ClickHouse, each at its bucket's position:
-// raw at rawStamp into facts_raw; hourly at the bucket's start into facts_hourly and
-// facts_daily (hour and day of the project's zone); daily on the account's local date into
-// facts_daily. It returns the number of fact rows written.
-func (s factSink) write(ctx context.Context, ch driver.Conn, changes []change) (int64, error) {
-	var raw, hourly, daily []engine.Fact
+// landings are the tables a batch's facts land in, in the order they are written.
+var landings = []engine.Landing{engine.LandingRaw, engine.LandingHourly, engine.LandingDaily}
+
+// facts places the differences of changes, each at its bucket's position: raw at rawStamp (in
+// facts_raw); hourly at the bucket's start (in facts_hourly_in: hour and day of the project's
+// zone); daily on the account's local date (in facts_daily_in). The same changes and sink
+// always give the same facts, so a stored batch can be written again exactly.
+func (s factSink) facts(changes []change) map[engine.Landing][]engine.Fact {
+	out := map[engine.Landing][]engine.Fact{}
 	for _, c := range changes {
 		f := engine.Fact{
 			ProjectID: s.projectID, Source: s.source, ConnectionID: s.connectionID, AccountID: s.account.ID,
@@ -54,28 +55,17 @@ func (s factSink) write(ctx context.Context, ch driver.Conn, changes []change) (
 			Spend: c.delta.Spend, Impressions: c.delta.Impressions, Clicks: c.delta.Clicks, Reach: c.delta.Reach,
 			VideoPlays: c.delta.VideoPlays, VideoViews3s: c.delta.VideoViews3s, VideoViewsP75: c.delta.VideoViewsP75,
 		}
+		l := engine.LandingDaily
 		switch c.Position {
 		case PositionRaw:
-			f.Time = rawStamp(c.bucketKey, s.accountLoc, s.now)
-			raw = append(raw, f)
+			l, f.Time = engine.LandingRaw, rawStamp(c.bucketKey, s.accountLoc, s.now)
 		case PositionHourly:
+			l = engine.LandingHourly
 			f.Time, _ = bounds(c.bucketKey, s.accountLoc)
-			hourly = append(hourly, f)
 		default:
 			f.Time, _ = time.Parse(time.DateOnly, c.Date)
-			daily = append(daily, f)
 		}
+		out[l] = append(out[l], f)
 	}
-	if len(raw) > 0 {
-		if err := engine.InsertFacts(ctx, ch, s.projectLoc, raw); err != nil {
-			return 0, err
-		}
-	}
-	if err := engine.InsertHourlyFacts(ctx, ch, s.projectLoc, hourly); err != nil {
-		return int64(len(raw)), err
-	}
-	if err := engine.InsertDailyFacts(ctx, ch, daily); err != nil {
-		return int64(len(raw) + len(hourly)), err
-	}
-	return int64(len(changes)), nil
+	return out
 }

@@ -31,6 +31,14 @@ func TestWeekOfSyncsMatchesTruth(t *testing.T) {
 	if rows := w.syncAll(); rows != 0 {
 		t.Fatalf("an identical second sync wrote %d rows", rows)
 	}
+	w.matchesTruth(t, start)
+}
+
+// matchesTruth compares what ClickHouse holds per ad and day (since 29 days before start), and
+// per ad and hour (since 7 days before start), with the simulator's final numbers (up to the
+// day before yesterday), exactly.
+func (w *world) matchesTruth(t *testing.T, start time.Time) {
+	t.Helper()
 	now := w.clock.Now()
 	for n, a := range w.accts {
 		loc, _ := time.LoadLocation(a.TimeZone)

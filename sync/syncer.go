@@ -22,6 +22,10 @@ type Syncer struct {
 	ClickHouse driver.Conn
 	Connectors ConnectorFunc
 	Clock      clock.Clock
+
+	// failAt, when set (by tests), is asked at each failure point of a batch; an error stops
+	// the run there, as a failed write or a crash would.
+	failAt func(point string) error
 }
 
 // ErrBusy means another session (another mtk instance, or another run here) is syncing the
@@ -61,8 +65,9 @@ func Syncable(c platform.Connection) bool {
 		(c.Status == platform.ConnActive || c.Status == platform.ConnError)
 }
 
-// Run syncs one connection under its advisory lock and records the run in sync_runs; a failed
-// run is recorded as error with its message and counts toward the connection's error status.
+// Run syncs one connection under its advisory lock and records the run in sync_runs (its rows
+// include those of a pending batch it completed); a failed run is recorded as error with its
+// message and counts toward the connection's error status.
 func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (Result, error) {
 	if !Syncable(c) {
 		return Result{}, ErrNotSyncable
@@ -94,7 +99,13 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 	if ran {
 		lastDate = &last
 	}
-	res.Rows, err = s.sync(ctx, c, res.SyncType, opt, lastDate, started)
+	// A batch that a failed run left pending is completed first, so that the snapshot this run
+	// compares with is what ClickHouse holds.
+	if res.Rows, err = s.recoverPending(ctx, c.ID); err == nil {
+		var n int64
+		n, err = s.sync(ctx, c, res.RunID, res.SyncType, opt, lastDate, started)
+		res.Rows += n
+	}
 	res.Took = s.Clock.Now().Sub(started)
 	if ferr := s.Store.finishRun(context.WithoutCancel(ctx), c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
 		err = ferr
@@ -105,8 +116,10 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 	return res, nil
 }
 
-// sync does the work of a run and returns the rows it wrote to ClickHouse.
-func (s *Syncer) sync(ctx context.Context, c platform.Connection, syncType string, opt Options, lastSuccess *time.Time, now time.Time) (int64, error) {
+// sync does the work of a run and returns the rows it wrote to ClickHouse. Its fact differences
+// form batch runID: stored as pending with the objects, written to ClickHouse, then applied to
+// the snapshot (see land).
+func (s *Syncer) sync(ctx context.Context, c platform.Connection, runID, syncType string, opt Options, lastSuccess *time.Time, now time.Time) (int64, error) {
 	report := func(step string, done, total int) {
 		if opt.Progress != nil {
 			opt.Progress(Progress{Step: step, Done: done, Total: total})
@@ -157,6 +170,8 @@ func (s *Syncer) sync(ctx context.Context, c platform.Connection, syncType strin
 	changes := diff(w, target(w, days, hours, conn.HasReach()), have)
 
 	report("writing", 0, 1)
+	b := batch{id: runID, changes: changes, sink: factSink{projectID: proj.ID, connectionID: c.ID, source: c.Kind,
+		account: acct, accountLoc: accountLoc, projectLoc: projectLoc, now: now}}
 	tx, err := s.Store.pool.Begin(ctx)
 	if err != nil {
 		return 0, err
@@ -164,23 +179,21 @@ func (s *Syncer) sync(ctx context.Context, c platform.Connection, syncType strin
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
 	ents, err := s.writeObjects(ctx, tx, c, proj.ID, acct, objs, now)
 	if err != nil {
-		return 0, err
+		return ents, err
 	}
-	sink := factSink{projectID: proj.ID, connectionID: c.ID, source: c.Kind, account: acct,
-		accountLoc: accountLoc, projectLoc: projectLoc, now: now}
-	n, err := sink.write(ctx, s.ClickHouse, changes)
-	if err != nil {
-		return ents + n, err
-	}
-	states := make([]bucket, len(changes))
-	for i, ch := range changes {
-		states[i] = ch.bucket
-	}
-	if err := saveBuckets(ctx, tx, c.ID, states); err != nil {
-		return ents + n, err
+	if len(changes) > 0 {
+		if err := saveBatch(ctx, tx, b, now); err != nil {
+			return ents, err
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return ents + n, err
+		return ents, err
+	}
+	var n int64
+	if len(changes) > 0 {
+		if n, err = s.land(ctx, b, false); err != nil {
+			return ents + n, err
+		}
 	}
 	report("writing", 1, 1)
 	return ents + n, nil
