@@ -16,11 +16,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"mtk/api"
-	"mtk/engine"
-	"mtk/ingest/attribution"
-	"mtk/ingest/events"
-	"mtk/ingest/orders"
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -48,13 +43,9 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	}
 	clk := clock.Real{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := platform.NewStore(st.pg, clk)
-	resolver := attribution.New(st.ch, store, clk, 0)
-	evs := events.New(events.Config{}, st.pg, st.ch, store, resolver, clk, log)
-	defer evs.Close()
 	cfg.RateLimits = "off"
-	app := api.New(api.Deps{Config: cfg, Platform: store, ClickHouse: st.ch, Events: evs, Clock: clk, Logger: log,
-		Orders: orders.New(st.pg, store, resolver, clk), Engine: engine.New(st.ch, engine.Options{Clock: clk})})
+	app, closeApp := newApp(cfg, st, clk, log)
+	defer closeApp()
 	var webhookKey string
 	for _, c := range demo.Connections {
 		if c.Kind == platform.KindCustom {

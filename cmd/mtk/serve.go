@@ -10,14 +10,8 @@ import (
 	"os"
 	"time"
 
-	"mtk/api"
-	"mtk/engine"
-	"mtk/ingest/attribution"
-	"mtk/ingest/events"
-	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
-	"mtk/platform"
 )
 
 // shutdownGrace is how long in-flight requests get after SIGTERM/SIGINT.
@@ -38,15 +32,8 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	defer st.Close()
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	clk := clock.Real{}
-	store := platform.NewStore(st.pg, clk)
-	resolver := attribution.New(st.ch, store, clk, 0)
-	evs := events.New(events.Config{}, st.pg, st.ch, store, resolver, clk, logger)
-	defer evs.Close() // after the HTTP server stopped: stores what is queued
-	app := api.New(api.Deps{
-		Config: cfg, Platform: store, ClickHouse: st.ch, Events: evs, Orders: orders.New(st.pg, store, resolver, clk),
-		Engine: engine.New(st.ch, engine.Options{Clock: clk}), Clock: clk, Logger: logger,
-		Objects: newObjects(st, clk),
-	})
+	app, closeApp := newApp(cfg, st, clk, logger)
+	defer closeApp() // after the HTTP server stopped: stores what is queued
 	wctx, stopWorkers := context.WithCancel(ctx)
 	workers := startWorkers(wctx, st, clk, logger)
 	defer func() { stopWorkers(); workers.Wait() }()
