@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/platform"
 )
 
@@ -49,16 +50,9 @@ func required(flags map[string]string) error {
 
 // withPlatform opens the stores and runs fn with a platform store.
 func withPlatform(ctx context.Context, fn func(*platform.Store, string) error) error {
-	cfg, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	st, err := openStores(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return fn(platform.NewStore(st.pg, clock.Real{}), cfg.BaseURL)
+	return withStores(ctx, func(cfg config.Config, st stores) error {
+		return fn(platform.NewStore(st.pg, clock.Real{}), cfg.BaseURL)
+	})
 }
 
 // emit prints v as one JSON object when asJSON, else the human line.

@@ -14,6 +14,7 @@ import (
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/platform"
 )
 
@@ -79,61 +80,54 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 	if _, err := parseFlags(fs, rest); err != nil {
 		return err
 	}
-	cfg, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	st, err := openStores(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	store := platform.NewStore(st.pg, clock.Real{})
-	accounts, err := adsimAccounts(ctx, cfg.AdsimURL)
-	if err != nil {
-		return err
-	}
-	demo, err := seedDemo(ctx, store, cfg.BaseURL, filepath.Join(cfg.DataDir, "demo-keys.json"), accounts)
-	if err != nil {
-		return err
-	}
-	if err := backfillDemo(ctx, newSyncer(st, clock.Real{}), demo, os.Stderr); err != nil {
-		return err
-	}
-	if err := seedDemoRates(ctx, st, demo, time.Now()); err != nil {
-		return err
-	}
-	if err := seedDemoTraffic(ctx, st, cfg, demo, time.Now()); err != nil {
-		return err
-	}
-	if demo.Containers, err = store.ListContainers(ctx, demo.Project.ID); err != nil { // with their events
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(out).Encode(demo)
-	}
-	if *asEnv {
-		_, err := fmt.Fprintf(out, "export MTK_DEMO_KEY=%s MTK_DEMO_TRACKING_KEY=%s MTK_DEMO_PROJECT=%s MTK_DEMO_WEBHOOK='%s'\n",
-			demo.Keys[0].Token, demo.Keys[1].Token, demo.Project.ID, demo.WebhookURL)
-		return err
-	}
-	fmt.Fprintf(out, "demo workspace %s, project %s\nlogin: %s / %s\n", demo.Workspace.ID, demo.Project.ID, demoEmail, demoPassword)
-	for _, c := range demo.Containers {
-		ref := c.Domain
-		if c.TrackingCode != nil {
-			ref = *c.TrackingCode
+	return withStores(ctx, func(cfg config.Config, st stores) error {
+		store := platform.NewStore(st.pg, clock.Real{})
+		accounts, err := adsimAccounts(ctx, cfg.AdsimURL)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(out, "container %s (version %s, %s, %d triggers): address it as %s\n", c.ID, c.Version, c.Domain, len(c.Triggers), ref)
-	}
-	for _, k := range demo.Keys {
-		fmt.Fprintf(out, "key %q (%v): %s\n", k.Name, k.Scopes, k.Token)
-	}
-	fmt.Fprintf(out, "order webhook: %s\n\ntry it:\n  curl -s %s/v3/projects -H 'Authorization: Bearer %s'\n",
-		demo.WebhookURL, cfg.BaseURL, demo.Keys[0].Token)
-	fmt.Fprintf(out, "  curl -s %s/v3/query -H 'Authorization: Bearer %s' -d '{\"project_id\":\"%s\",\"fields\":[\"spend\",\"tx_revenue\",\"roas\"],\"metadata\":{\"level\":\"campaign\"}}'\n",
-		cfg.BaseURL, demo.Keys[0].Token, demo.Project.ID)
-	fmt.Fprintf(out, "\nor, for the README's examples:  eval \"$(bin/mtk seed demo --env)\"\n")
-	return nil
+		demo, err := seedDemo(ctx, store, cfg.BaseURL, filepath.Join(cfg.DataDir, "demo-keys.json"), accounts)
+		if err != nil {
+			return err
+		}
+		if err := backfillDemo(ctx, newSyncer(st, clock.Real{}), demo, os.Stderr); err != nil {
+			return err
+		}
+		if err := seedDemoRates(ctx, st, demo, time.Now()); err != nil {
+			return err
+		}
+		if err := seedDemoTraffic(ctx, st, cfg, demo, time.Now()); err != nil {
+			return err
+		}
+		if demo.Containers, err = store.ListContainers(ctx, demo.Project.ID); err != nil { // with their events
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(out).Encode(demo)
+		}
+		if *asEnv {
+			_, err := fmt.Fprintf(out, "export MTK_DEMO_KEY=%s MTK_DEMO_TRACKING_KEY=%s MTK_DEMO_PROJECT=%s MTK_DEMO_WEBHOOK='%s'\n",
+				demo.Keys[0].Token, demo.Keys[1].Token, demo.Project.ID, demo.WebhookURL)
+			return err
+		}
+		fmt.Fprintf(out, "demo workspace %s, project %s\nlogin: %s / %s\n", demo.Workspace.ID, demo.Project.ID, demoEmail, demoPassword)
+		for _, c := range demo.Containers {
+			ref := c.Domain
+			if c.TrackingCode != nil {
+				ref = *c.TrackingCode
+			}
+			fmt.Fprintf(out, "container %s (version %s, %s, %d triggers): address it as %s\n", c.ID, c.Version, c.Domain, len(c.Triggers), ref)
+		}
+		for _, k := range demo.Keys {
+			fmt.Fprintf(out, "key %q (%v): %s\n", k.Name, k.Scopes, k.Token)
+		}
+		fmt.Fprintf(out, "order webhook: %s\n\ntry it:\n  curl -s %s/v3/projects -H 'Authorization: Bearer %s'\n",
+			demo.WebhookURL, cfg.BaseURL, demo.Keys[0].Token)
+		fmt.Fprintf(out, "  curl -s %s/v3/query -H 'Authorization: Bearer %s' -d '{\"project_id\":\"%s\",\"fields\":[\"spend\",\"tx_revenue\",\"roas\"],\"metadata\":{\"level\":\"campaign\"}}'\n",
+			cfg.BaseURL, demo.Keys[0].Token, demo.Project.ID)
+		fmt.Fprintf(out, "\nor, for the README's examples:  eval \"$(bin/mtk seed demo --env)\"\n")
+		return nil
+	})
 }
 
 // seedDemo creates what is missing of the demo and returns all of it. API key tokens are shown

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/internal/jobs"
 )
 
@@ -21,45 +22,38 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) > 0 {
 		return usageError{"takes no arguments"}
 	}
-	cfg, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	st, err := openStores(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	clk := clock.Real{}
-	app, closeApp := newApp(cfg, st, clk, logger)
-	defer closeApp() // after the HTTP server stopped: stores what is queued
-	wctx, stopWorkers := context.WithCancel(ctx)
-	workers := startWorkers(wctx, st, clk, logger)
-	defer func() { stopWorkers(); workers.Wait() }()
-	runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger))
-	if err != nil {
-		return err
-	}
-	runner.Start()
-	defer runner.Stop()
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
-	logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits)
-	served := make(chan error, 1)
-	go func() { served <- app.Listener(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("mtk shutting down", "grace", shutdownGrace.String())
-	if err := app.ShutdownWithTimeout(shutdownGrace); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return nil
+	return withStores(ctx, func(cfg config.Config, st stores) error {
+		logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+		clk := clock.Real{}
+		app, closeApp := newApp(cfg, st, clk, logger)
+		defer closeApp() // after the HTTP server stopped: stores what is queued
+		wctx, stopWorkers := context.WithCancel(ctx)
+		workers := startWorkers(wctx, st, clk, logger)
+		defer func() { stopWorkers(); workers.Wait() }()
+		runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger))
+		if err != nil {
+			return err
+		}
+		runner.Start()
+		defer runner.Stop()
+		ln, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		}
+		logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits)
+		served := make(chan error, 1)
+		go func() { served <- app.Listener(ln) }()
+		select {
+		case err := <-served:
+			return err
+		case <-ctx.Done():
+		}
+		logger.Info("mtk shutting down", "grace", shutdownGrace.String())
+		if err := app.ShutdownWithTimeout(shutdownGrace); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
+	})
 }
 
 func runMigrate(ctx context.Context, args []string, out io.Writer) error {

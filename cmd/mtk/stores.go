@@ -58,3 +58,17 @@ func openStores(ctx context.Context, cfg config.Config) (stores, error) {
 	}
 	return s, nil
 }
+
+// withStores loads the configuration, opens (and migrates) both stores, runs fn, and closes them.
+func withStores(ctx context.Context, fn func(config.Config, stores) error) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	st, err := openStores(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(cfg, st)
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/platform"
 	adsync "mtk/sync"
 	"mtk/sync/networks"
@@ -50,33 +51,26 @@ func runSync(ctx context.Context, args []string, out io.Writer) error {
 	case (*connID == "") == !*all:
 		return usageError{"now takes --connection ID or --all"}
 	}
-	cfg, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	st, err := openStores(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	syncer := newSyncer(st, clock.Real{})
-	ids := []string{*connID}
-	if *all {
-		if ids, err = syncer.Store.SyncableIDs(ctx); err != nil {
-			return err
+	return withStores(ctx, func(cfg config.Config, st stores) error {
+		syncer := newSyncer(st, clock.Real{})
+		ids := []string{*connID}
+		if *all {
+			if ids, err = syncer.Store.SyncableIDs(ctx); err != nil {
+				return err
+			}
 		}
-	}
-	var failed []string
-	for _, id := range ids {
-		if err := syncOne(ctx, syncer, id, opt, out); err != nil {
-			fmt.Fprintf(out, "%s: %v\n", id, err)
-			failed = append(failed, id)
+		var failed []string
+		for _, id := range ids {
+			if err := syncOne(ctx, syncer, id, opt, out); err != nil {
+				fmt.Fprintf(out, "%s: %v\n", id, err)
+				failed = append(failed, id)
+			}
 		}
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d syncs failed: %s", len(failed), len(ids), strings.Join(failed, ", "))
-	}
-	return nil
+		if len(failed) > 0 {
+			return fmt.Errorf("%d of %d syncs failed: %s", len(failed), len(ids), strings.Join(failed, ", "))
+		}
+		return nil
+	})
 }
 
 // syncOne runs one sync, showing progress: a counter rewritten in place on a terminal, plain
