@@ -176,7 +176,7 @@ func TestForwardingToAlpha(t *testing.T) {
 	}
 	ctx := context.Background()
 	if _, err := e.store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: a.project.ID, Kind: platform.KindAlpha,
-		Name: "Alpha sim", SourceID: acct.ID, APIBaseURL: srv.URL, AccessToken: acct.AccessToken}); err != nil {
+		Name: "Alpha sim", SourceID: acct.ID, APIBaseURL: srv.URL + "/alpha/v19.0", AccessToken: acct.AccessToken}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []platform.Container{a.v2, a.v3} {

@@ -175,7 +175,11 @@ func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string, 
 			d.WebhookURL = *c.WebhookURL
 		}
 	}
-	if d.Containers, err = seedContainers(ctx, s, d.Project.ID); err != nil {
+	alpha, err := pickAccount(accounts, platform.KindAlpha, d.Project)
+	if err != nil {
+		return d, err
+	}
+	if d.Containers, err = seedContainers(ctx, s, d.Project.ID, alpha.PixelID); err != nil {
 		return d, err
 	}
 	d.Keys, err = seedKeys(ctx, s, ws.ID, keysFile)

@@ -25,6 +25,7 @@ type adsimAccount struct {
 	Currency    string `json:"currency"`
 	TimeZone    string `json:"time_zone"`
 	AccessToken string `json:"access_token"`
+	PixelID     string `json:"pixel_id"`
 	APIRoot     string `json:"-"`
 }
 

@@ -14,8 +14,11 @@ type demoContainer struct {
 	triggers []platform.TriggerInput
 }
 
-// demoPixel is the first network's pixel that the demo containers feed.
-var demoPixel = platform.LinkedPixel{Source: platform.KindAlpha, ID: "100000000000077", Name: "Demo Store pixel"}
+// demoPixel is the first network's pixel that the demo containers feed: the pixel of the demo's
+// alpha_ads account in the simulator, so that forwarded conversions reach it.
+func demoPixel(id string) platform.LinkedPixel {
+	return platform.LinkedPixel{Source: platform.KindAlpha, ID: id, Name: "Demo Store pixel"}
+}
 
 func demoTrigger(typ, name, event, alpha string) platform.TriggerInput {
 	return platform.TriggerInput{Name: name, Config: platform.TriggerConfig{
@@ -50,7 +53,7 @@ var demoContainers = []demoContainer{
 
 // seedContainers creates what is missing of the demo containers (matched by domain and version),
 // their pixel and their triggers (matched by name), and returns them.
-func seedContainers(ctx context.Context, s *platform.Store, projectID string) ([]platform.Container, error) {
+func seedContainers(ctx context.Context, s *platform.Store, projectID, pixelID string) ([]platform.Container, error) {
 	existing, err := s.ListContainers(ctx, projectID)
 	if err != nil {
 		return nil, err
@@ -70,7 +73,7 @@ func seedContainers(ctx context.Context, s *platform.Store, projectID string) ([
 				return nil, err
 			}
 		}
-		if err := s.LinkPixel(ctx, c.ID, demoPixel); err != nil {
+		if err := s.LinkPixel(ctx, c.ID, demoPixel(pixelID)); err != nil {
 			return nil, err
 		}
 		if want.verified {

@@ -31,8 +31,6 @@ const (
 	firstBackoff = 30 * time.Second
 	maxBackoff   = time.Hour
 	deliverBatch = 5 * capi.MaxBatch
-	// APIPath is where, under a connection's api_base_url, the conversions API answers.
-	APIPath = "/alpha/v19.0/"
 )
 
 // Deliverer sends queued conversions (see the package comment).
@@ -152,7 +150,7 @@ func (d *Deliverer) sendGroup(ctx context.Context, tx pgx.Tx, project, pixel str
 		}
 		return
 	}
-	endpoint := strings.TrimRight(base, "/") + APIPath + url.PathEscape(pixel) + "/events?access_token=" + url.QueryEscape(token)
+	endpoint := strings.TrimRight(base, "/") + "/" + url.PathEscape(pixel) + "/events?access_token=" + url.QueryEscape(token)
 	for len(fresh) > 0 {
 		n := min(capi.MaxBatch, len(fresh))
 		d.send(ctx, endpoint, fresh[:n])

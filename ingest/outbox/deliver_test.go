@@ -47,7 +47,7 @@ func TestDelivererRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := st.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: platform.KindAlpha, Name: "a",
-		SourceID: "act_1", APIBaseURL: srv.URL, AccessToken: "tok"}); err != nil {
+		SourceID: "act_1", APIBaseURL: srv.URL + "/alpha/v19.0", AccessToken: "tok"}); err != nil {
 		t.Fatal(err)
 	}
 	queue := func(id string, at time.Time) {
