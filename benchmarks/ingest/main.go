@@ -5,7 +5,7 @@
 // MTK_CLICKHOUSE_URL), with rate limits off, and at the end counts the rows stored against the
 // 2xx answers: a lost event or order fails the run.
 //
-//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s]
+//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-flushers n] [-cpuprofile file]
 package main
 
 import (
@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -47,12 +48,17 @@ const dbName = "mtk_bench_ingest"
 // flushers overrides the events batcher's Flushers.
 var flushers int
 
+// profile is where the events phase's CPU profile goes ("": none).
+var profile string
+
 func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "how long events are sent")
 	ordersDuration := flag.Duration("orders-duration", 10*time.Second, "how long orders are sent")
 	flag.IntVar(&flushers, "flushers", 0, "event batches stored at once (0: the default)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the events phase (server and clients) to this file")
 	flag.Parse()
+	profile = *cpuProfile
 	if err := run(*clients, *duration, *ordersDuration); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -80,11 +86,16 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
 
 	fmt.Printf("events: %d clients for %s\n", clients, duration)
+	stop, err := startProfile(profile)
+	if err != nil {
+		return err
+	}
 	evs := load(clients, duration, func(worker, i int) (string, []byte, string) {
 		body := fmt.Sprintf(`{"config":{"name":"Lead"},"event_id":"b-%d-%d","lead":{"email":"p%d-%d@bench.example","phone":"+55 11 9%04d-%04d"},"page":{"url":"https://bench.example/p?%s"},"cookies":{"_fbp":"fb.1.1.1"}}`,
 			worker, i, worker, i%500, worker, i%500, utmQuery)
 		return s.base + "/v3/tracking/events", []byte(body), s.key
 	}, client)
+	stop()
 	stored, err := count(ctx, s.ch, "SELECT count() FROM events WHERE project_id = ?", s.project.ID)
 	if err != nil {
 		return err
@@ -182,6 +193,25 @@ func load(clients int, duration time.Duration, next func(worker, i int) (string,
 	res.elapsed = time.Since(start)
 	res.ok, res.failed = ok.Load(), failed.Load()
 	return res
+}
+
+// startProfile starts a CPU profile into path (none when path is empty) and returns its stop.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func count(ctx context.Context, ch driver.Conn, q string, args ...any) (uint64, error) {

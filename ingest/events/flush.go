@@ -31,8 +31,8 @@ func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 		return nil, err
 	}
 	w := &pgx.Batch{}
+	outbox.QueueFacts(w, factsOf(evs, found), now)
 	for i, ev := range evs {
-		queueFact(w, ev, found[i].New, now)
 		if err := queueConversions(w, ev, found[i].LeadID, now); err != nil {
 			return nil, err
 		}
@@ -179,15 +179,19 @@ func (s *Service) insertEvents(ctx context.Context, evs []*event, found []leads.
 	return nil
 }
 
-// queueFact queues the business fact of an attributed event (see measuresOf).
-func queueFact(w *pgx.Batch, ev *event, newLead bool, now time.Time) {
-	m := measuresOf(ev.in.Config, newLead)
-	if !ev.attributed || m.zero() {
-		return
+// factsOf is the business facts of a batch's attributed events (see measuresOf), in order.
+func factsOf(evs []*event, found []leads.Result) []outbox.FactRow {
+	var out []outbox.FactRow
+	for i, ev := range evs {
+		m := measuresOf(ev.in.Config, found[i].New)
+		if !ev.attributed || m.zero() {
+			continue
+		}
+		a, p := ev.attr, ev.target.Project
+		out = append(out, outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: time.Unix(*ev.in.Timestamp, 0),
+			Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
+			AdsetID: a.AdsetID, AdID: a.AdID, Currency: p.Currency,
+			PageViews: m.pageViews, Leads: m.leads, InitiateCheckout: m.initiateCheckout})
 	}
-	a, p := ev.attr, ev.target.Project
-	outbox.QueueFact(w, outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: time.Unix(*ev.in.Timestamp, 0),
-		Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
-		AdsetID: a.AdsetID, AdID: a.AdID, Currency: p.Currency,
-		PageViews: m.pageViews, Leads: m.leads, InitiateCheckout: m.initiateCheckout}, now)
+	return out
 }

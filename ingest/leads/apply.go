@@ -62,10 +62,7 @@ func Apply(ctx context.Context, tx pgx.Tx, projectID string, ups []Upsert, now t
 	if len(emails)+len(phones)+len(documents) == 0 {
 		return results, nil
 	}
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "mtk.leads:"+projectID); err != nil {
-		return nil, fmt.Errorf("leads: lock: %w", err)
-	}
-	st, err := load(ctx, tx, projectID, emails, phones, documents)
+	st, err := lockAndLoad(ctx, tx, projectID, emails, phones, documents)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +85,22 @@ func Apply(ctx context.Context, tx pgx.Tx, projectID string, ups []Upsert, now t
 	return results, nil
 }
 
-// load reads the rows that hold any of the identifiers, with their roots.
-func load(ctx context.Context, tx pgx.Tx, projectID string, emails, phones, documents []string) (*state, error) {
-	rows, err := tx.Query(ctx, `SELECT l.id, r.id, r.created_at, coalesce(l.email, ''), coalesce(l.phone, ''),
+// lockAndLoad takes the project's lead lock, then reads the rows that hold any of the
+// identifiers, with their roots: two statements in one round trip, the read after the lock.
+func lockAndLoad(ctx context.Context, tx pgx.Tx, projectID string, emails, phones, documents []string) (*state, error) {
+	b := &pgx.Batch{}
+	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "mtk.leads:"+projectID)
+	b.Queue(`SELECT l.id, r.id, r.created_at, coalesce(l.email, ''), coalesce(l.phone, ''),
 		coalesce(l.document, ''), coalesce(r.email, ''), coalesce(r.phone, ''), coalesce(r.document, '')
 		FROM leads l JOIN leads r ON r.id = coalesce(l.merged_into, l.id)
 		WHERE l.project_id = $1 AND (l.email = ANY($2) OR l.phone = ANY($3) OR l.document = ANY($4))`,
 		projectID, emails, phones, documents)
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("leads: lock: %w", err)
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, fmt.Errorf("leads: load: %w", err)
 	}
@@ -115,7 +121,11 @@ func load(ctx context.Context, tx pgx.Tx, projectID string, emails, phones, docu
 			st.byKey[name] = id
 		}
 	}
-	return st, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("leads: load: %w", err)
+	}
+	rows.Close()
+	return st, br.Close()
 }
 
 // apply resolves one identity and queues its writes on w; it returns the lead id it resolved to

@@ -78,12 +78,14 @@ func queueFacts(w *pgx.Batch, p platform.Project, prev stored, found bool, st st
 	if had && has && before == after {
 		return
 	}
+	var rows []outbox.FactRow
 	if had {
-		outbox.QueueFact(w, before.Negate(), now)
+		rows = append(rows, before.Negate())
 	}
 	if has {
-		outbox.QueueFact(w, after, now)
+		rows = append(rows, after)
 	}
+	outbox.QueueFacts(w, rows, now)
 }
 
 // queuePurchase queues the Purchase conversion on the transaction's first approved state, once

@@ -25,15 +25,17 @@ func TestDrainerCrashes(t *testing.T) {
 		t.Helper()
 		err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
+			var rows []FactRow
 			for i := range n {
 				f := FactRow{ProjectID: "prj_1", TimeZone: "America/Sao_Paulo", Time: clk.Now().Add(-time.Duration(i) * time.Hour),
 					Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", Currency: "BRL",
 					TxRevenue: revenue, TxCount: 1, TxCountTotal: 1}
-				QueueFact(w, f, clk.Now())
+				rows = append(rows, f)
 				if i%2 == 1 {
-					QueueFact(w, f.Negate(), clk.Now())
+					rows = append(rows, f.Negate())
 				}
 			}
+			QueueFacts(w, rows, clk.Now())
 			return tx.SendBatch(ctx, w).Close()
 		})
 		if err != nil {

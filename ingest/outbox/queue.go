@@ -29,14 +29,45 @@ func (f FactRow) Negate() FactRow {
 	return f
 }
 
-// QueueFact queues f on w, to be written in the caller's transaction.
-func QueueFact(w *pgx.Batch, f FactRow, now time.Time) {
-	w.Queue(`INSERT INTO fact_outbox (project_id, timezone, ts, source, connection_id, account_id, campaign_id,
-		adset_id, ad_id, currency, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total,
+// QueueFacts queues fs on w as one statement (however many rows), to be written in the caller's
+// transaction. Nothing is queued for no rows.
+func QueueFacts(w *pgx.Batch, fs []FactRow, now time.Time) {
+	if len(fs) == 0 {
+		return
+	}
+	n := len(fs)
+	text := make([][]string, 9)
+	for i := range text {
+		text[i] = make([]string, n)
+	}
+	num := make([][]int64, 9)
+	for i := range num {
+		num[i] = make([]int64, n)
+	}
+	ts := make([]time.Time, n)
+	for j, f := range fs {
+		for i, v := range []string{f.ProjectID, f.TimeZone, f.Source, f.ConnectionID, f.AccountID, f.CampaignID,
+			f.AdsetID, f.AdID, f.Currency} {
+			text[i][j] = v
+		}
+		ts[j] = f.Time
+		for i, v := range []int64{f.PageViews, f.Leads, f.InitiateCheckout, f.TxRevenue, f.TxCount, f.TxCountTotal,
+			f.TxCountPending, f.TxCountRefunded, f.TxProductCosts} {
+			num[i][j] = v
+		}
+	}
+	// Rows take ids in the order given (WITH ORDINALITY), as one INSERT per row did.
+	w.Queue(`INSERT INTO fact_outbox (project_id, timezone, source, connection_id, account_id, campaign_id,
+		adset_id, ad_id, currency, ts, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total,
 		tx_count_pending, tx_count_refunded, tx_product_costs, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
-		f.ProjectID, f.TimeZone, f.Time, f.Source, f.ConnectionID, f.AccountID, f.CampaignID, f.AdsetID, f.AdID,
-		f.Currency, f.PageViews, f.Leads, f.InitiateCheckout, f.TxRevenue, f.TxCount, f.TxCountTotal, f.TxCountPending, f.TxCountRefunded, f.TxProductCosts, now)
+		SELECT p, z, s, c, a, cm, ads, ad, cur, t, pv, l, ic, r, n, nt, np, nr, pc, $20::timestamptz
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+			$8::text[], $9::text[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[],
+			$15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[])
+			WITH ORDINALITY AS u (p, z, s, c, a, cm, ads, ad, cur, t, pv, l, ic, r, n, nt, np, nr, pc, ord)
+		ORDER BY ord`,
+		text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7], text[8], ts,
+		num[0], num[1], num[2], num[3], num[4], num[5], num[6], num[7], num[8], now)
 }
 
 // Conversion is one event for one pixel.
