@@ -39,12 +39,23 @@ type Compiled struct {
 	Currency string
 }
 
+// CompileOption changes how Compile plans a query. The service uses none.
+type CompileOption func(*plan)
+
+// ForceRaw plans the query on facts_raw whatever table its range allows, so that the query
+// benchmark (benchmarks/query) can measure what the rollups save. The answer is the same; only
+// the table read (and so the cost) changes.
+func ForceRaw() CompileOption { return func(p *plan) { p.table = tableRaw } }
+
 // Compile validates in against scope and compiles it. now is the time for a query without
 // `time`. Errors are *apperr.Error for a bad query, plain errors for a bad scope.
-func Compile(scope Scope, in QueryInput, now time.Time) (*Compiled, error) {
+func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (*Compiled, error) {
 	p, warnings, err := newPlan(scope, in, now)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		o(p)
 	}
 	c := &Compiled{Warnings: warnings, Currency: p.currency}
 	for t := p.table; t <= tableDaily; t++ {
