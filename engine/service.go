@@ -103,9 +103,9 @@ func (s *Service) run(ctx context.Context, a Attempt) (*Result, error) {
 	defer rows.Close()
 	res := &Result{Data: []Row{}, Warnings: []string{}}
 	missing := map[string]bool{}
+	sc := p.scanner()
 	for rows.Next() {
-		var sc scanned
-		if err := rows.Scan(p.dests(&sc)...); err != nil {
+		if err := rows.Scan(sc.dests...); err != nil {
 			return nil, mapError(err)
 		}
 		for _, c := range sc.fxMissing {
@@ -115,7 +115,7 @@ func (s *Service) run(ctx context.Context, a Attempt) (*Result, error) {
 			res.HasMore = true
 			continue
 		}
-		res.Data = append(res.Data, p.row(&sc))
+		res.Data = append(res.Data, p.row(sc))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, mapError(err)

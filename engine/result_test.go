@@ -1,0 +1,41 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"mtk/engine"
+)
+
+// TestRowJSONIsEncodingJSON checks that a row's fast path writes what encoding/json writes for
+// each member, including strings that need escaping, and that a non-finite ratio is an error.
+func TestRowJSONIsEncodingJSON(t *testing.T) {
+	ratio, tiny, big := 2.0/3, 1e-9, 1e21
+	values := []any{"2024-03-01T10:00:00-03:00", nil, `Café "<b>" & \ tab	x` + "\u2028\x01", "alpha_ads",
+		engine.Money{Decimal: decimal.RequireFromString("-1234567.5")}, int64(-42), &ratio, (*float64)(nil), &tiny, &big}
+	keys := []string{"date", "ad_id", "ad_name", "source", "spend", "clicks", "ctr", "cpc", "roas", "frequency"}
+	got, err := json.Marshal(engine.Row{Keys: keys, Values: values})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(values[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts[i] = string(kb) + ":" + string(vb)
+	}
+	if want := "{" + strings.Join(parts, ",") + "}"; string(got) != want {
+		t.Fatalf("row JSON\n got %s\nwant %s", got, want)
+	}
+	nan := math.NaN()
+	if _, err := json.Marshal(engine.Row{Keys: []string{"ctr"}, Values: []any{&nan}}); err == nil {
+		t.Fatal("a NaN ratio must not encode")
+	}
+}
