@@ -69,29 +69,54 @@ func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	ctx = s.limited(ctx)
-	chosen := c.Attempts[0]
-	warnings := append([]string{}, c.Warnings...)
-	if len(c.Attempts) > 1 {
-		for _, a := range c.Attempts {
-			var n uint64
-			if err := s.conn.QueryRow(ctx, a.Probe.SQL, a.Probe.Args...).Scan(&n); err != nil {
-				return nil, mapError(err)
-			}
-			if n > 0 {
-				chosen = a
-				warnings = append(warnings, a.Warnings...)
-				break
-			}
-		}
-	}
-	res, err := s.run(ctx, chosen)
+	res, chosen, err := s.answer(s.limited(ctx), c.Attempts)
 	if err != nil {
 		return nil, err
 	}
 	res.Currency = c.Currency
+	warnings := append(append([]string{}, c.Warnings...), chosen.Warnings...)
 	res.Warnings = append(warnings, res.Warnings...)
 	return res, nil
+}
+
+// answer runs the first attempt whose probe finds rows, or the first attempt when none does.
+// The first attempt's query runs while its probe does, so that the usual case (the exact table
+// holds the range) waits for the slower of the two rather than for both in turn; its rows are
+// dropped when a coarser table answers instead.
+func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Attempt, error) {
+	first := attempts[0]
+	if len(attempts) == 1 {
+		res, err := s.run(ctx, first)
+		return res, first, err
+	}
+	type ran struct {
+		res *Result
+		err error
+	}
+	firstCtx, cancelFirst := context.WithCancel(ctx)
+	defer cancelFirst()
+	done := make(chan ran, 1)
+	go func() {
+		res, err := s.run(firstCtx, first)
+		done <- ran{res, err}
+	}()
+	for i, a := range attempts {
+		var n uint64
+		if err := s.conn.QueryRow(ctx, a.Probe.SQL, a.Probe.Args...).Scan(&n); err != nil {
+			return nil, a, mapError(err)
+		}
+		if n == 0 {
+			continue
+		}
+		if i > 0 {
+			cancelFirst()
+			res, err := s.run(ctx, a)
+			return res, a, err
+		}
+		break
+	}
+	r := <-done
+	return r.res, first, r.err
 }
 
 func (s *Service) run(ctx context.Context, a Attempt) (*Result, error) {
