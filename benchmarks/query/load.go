@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime/pprof"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -78,8 +78,22 @@ func load(ctx context.Context, clients int, w workload, b bounds, send sender) c
 	wg.Wait()
 	out.Elapsed, out.CPU = time.Since(start), processCPU()-cpu
 	out.Requests = len(out.latencies)
-	sort.Slice(out.latencies, func(i, j int) bool { return out.latencies[i] < out.latencies[j] })
+	slices.Sort(out.latencies)
 	return out
+}
+
+// merge adds the requests of another round of the same cell.
+func (c cell) merge(o cell) cell {
+	if c.FirstErr == "" {
+		c.FirstErr = o.FirstErr
+	}
+	c.Requests += o.Requests
+	c.Errors += o.Errors
+	c.Elapsed += o.Elapsed
+	c.CPU += o.CPU
+	c.latencies = append(c.latencies, o.latencies...)
+	slices.Sort(c.latencies)
+	return c
 }
 
 // percentile is the nearest-rank percentile p (0 to 100) of the cell's latencies, in ms.

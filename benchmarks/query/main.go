@@ -33,24 +33,28 @@ import (
 
 type flags struct {
 	rows, days, warmup, maxRequests int
+	rounds                          int
 	seed                            int64
 	duration                        time.Duration
 	clients, rawClients             []int
+	only                            []string
 	out, dbName, cpuProfile         string
 	fresh                           bool
 }
 
 func parseFlags() (flags, error) {
 	var f flags
-	var clients, rawClients string
+	var clients, rawClients, only string
 	flag.IntVar(&f.rows, "rows", 10_000_000, "raw ad-fact rows to generate")
 	flag.IntVar(&f.days, "days", 120, "days the rows spread over (the mix reads the last 90)")
 	flag.Int64Var(&f.seed, "seed", 1, "generator seed")
 	flag.DurationVar(&f.duration, "duration", 5*time.Second, "time per cell (query × clients × path)")
 	flag.IntVar(&f.maxRequests, "requests", 20_000, "at most this many requests per cell (0: no limit)")
 	flag.IntVar(&f.warmup, "warmup", 20, "requests per query and path before measuring")
+	flag.IntVar(&f.rounds, "rounds", 3, "rounds each cell's duration is split into, the paths taking turns, so that other work on the machine weighs on them alike")
 	flag.StringVar(&clients, "clients", "1,8,32", "concurrent clients, comma-separated")
-	flag.StringVar(&rawClients, "raw-clients", "1,8,32", "concurrencies at which the forced-raw variant runs")
+	flag.StringVar(&rawClients, "raw-clients", "1,8,32", "concurrencies at which the forced-raw variant runs (empty: none)")
+	flag.StringVar(&only, "queries", "", "measure only these rows of the table, comma-separated (default: every query and the mix)")
 	flag.StringVar(&f.out, "out", "benchmarks/results/query.json", "JSON output file")
 	flag.StringVar(&f.dbName, "db", "mtk_bench", "the benchmark's own PostgreSQL and ClickHouse database: mtk_bench or mtk_bench_query…")
 	flag.BoolVar(&f.fresh, "fresh", false, "regenerate the ClickHouse data even when the marker says it matches")
@@ -63,11 +67,16 @@ func parseFlags() (flags, error) {
 	if f.rawClients, err = intList(rawClients); rawClients != "" && err != nil {
 		return f, fmt.Errorf("-raw-clients: %w", err)
 	}
+	if only != "" {
+		f.only = strings.Split(only, ",")
+	}
 	switch {
 	case f.rows < 1:
 		return f, errors.New("-rows: at least 1")
 	case f.duration <= 0:
 		return f, errors.New("-duration: must be positive")
+	case f.rounds < 1:
+		return f, errors.New("-rounds: at least 1")
 	case !validName(f.dbName):
 		return f, fmt.Errorf("-db %q: want mtk_bench or mtk_bench_query… (a-z, 0-9, _)", f.dbName)
 	}
@@ -161,7 +170,7 @@ func run(ctx context.Context, f flags) error {
 		Command: strings.Join(os.Args, " "), Started: began.UTC().Format(time.RFC3339), LoadStart: loadAvg(),
 		Machine: machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version()},
 		Settings: runSettings{Rows: f.rows, Days: f.days, Seed: f.seed, DurationS: f.duration.Seconds(),
-			MaxRequests: f.maxRequests, Clients: f.clients, RawClients: f.rawClients, Warmup: f.warmup},
+			MaxRequests: f.maxRequests, Rounds: f.rounds, Clients: f.clients, RawClients: f.rawClients, Warmup: f.warmup},
 		Data: data,
 	}
 	if err := ch.QueryRow(ctx, "SELECT version()").Scan(&rep.Machine.ClickHouse); err != nil {
@@ -195,27 +204,9 @@ func run(ctx context.Context, f flags) error {
 		}
 		defer stopProfile()
 	}
-	b := bounds{Duration: f.duration, Requests: f.maxRequests}
-	for _, clients := range f.clients {
-		for _, w := range workloads(mix) {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			r := result{Query: w.Name, Clients: clients}
-			r.HTTP = summarise(load(ctx, clients, w, b, httpP.send))
-			r.Floor = summarise(load(ctx, clients, w, b, floor.send))
-			if slices.Contains(f.rawClients, clients) {
-				r.Raw = summarise(load(ctx, clients, w, b, raw.send))
-				if r.Floor.P50 > 0 {
-					r.SpeedUp = round(r.Raw.P50/r.Floor.P50, 1)
-				}
-			}
-			r.OverheadP50 = round(r.HTTP.P50-r.Floor.P50, 2)
-			r.LoadAvg = loadAvg()
-			log.Printf("%-18s %2d clients: p50 %.2f p99 %.2f ms, %.0f req/s; floor p50 %.2f ms", w.Name, clients,
-				r.HTTP.P50, r.HTTP.P99, r.HTTP.RPS, r.Floor.P50)
-			rep.Results = append(rep.Results, r)
-		}
+	rep.Results, err = measure(ctx, f, workloads(mix), paths{http: httpP.send, floor: floor.send, raw: raw.send})
+	if err != nil {
+		return err
 	}
 	rep.Targets = evaluate(rep.Results)
 	rep.LoadEnd = loadAvg()

@@ -87,6 +87,7 @@ type runSettings struct {
 	Seed        int64   `json:"seed"`
 	DurationS   float64 `json:"duration_s_per_cell"`
 	MaxRequests int     `json:"max_requests_per_cell"`
+	Rounds      int     `json:"rounds_per_cell"`
 	Clients     []int   `json:"clients"`
 	RawClients  []int   `json:"raw_clients"`
 	Warmup      int     `json:"warmup_requests_per_query"`
