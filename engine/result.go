@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -59,7 +60,7 @@ func (r Row) AppendJSON(b []byte) ([]byte, error) {
 }
 
 // appendJSONValue appends one value of a row; the kinds a row holds take a direct path, and
-// anything else (and a non-finite float, which is an error) goes through encoding/json.
+// anything else (and a non-finite ratio, which is an error) goes through encoding/json.
 func appendJSONValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
@@ -74,9 +75,27 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
+		if !math.IsInf(*x, 0) && !math.IsNaN(*x) {
+			return appendJSONFloat(b, *x), nil
+		}
 	}
 	j, err := json.Marshal(v)
 	return append(b, j...), err
+}
+
+// appendJSONFloat appends a finite f as encoding/json writes a float64: the shortest decimal
+// that reads back as f, in exponent form below 1e-6 and from 1e21 on, with e-07 written e-7.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
 }
 
 // appendJSONString appends s quoted: directly when no byte needs escaping, else as

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"encoding/json"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -14,10 +15,12 @@ import (
 // TestRowJSONIsEncodingJSON checks that a row's fast path writes what encoding/json writes for
 // each member, including strings that need escaping, and that a non-finite ratio is an error.
 func TestRowJSONIsEncodingJSON(t *testing.T) {
-	ratio, tiny, big := 2.0/3, 1e-9, 1e21
+	ratio, tiny, big, negative, small, zero := 2.0/3, 1e-9, 1e21, -3.5e-7, 1.5e-6, 0.0
 	values := []any{"2024-03-01T10:00:00-03:00", nil, `Café "<b>" & \ tab	x` + "\u2028\x01", "alpha_ads",
-		engine.Money{Decimal: decimal.RequireFromString("-1234567.5")}, int64(-42), &ratio, (*float64)(nil), &tiny, &big}
-	keys := []string{"date", "ad_id", "ad_name", "source", "spend", "clicks", "ctr", "cpc", "roas", "frequency"}
+		engine.Money{Decimal: decimal.RequireFromString("-1234567.5")}, int64(-42), &ratio, (*float64)(nil), &tiny, &big,
+		&negative, &small, &zero}
+	keys := []string{"date", "ad_id", "ad_name", "source", "spend", "clicks", "ctr", "cpc", "roas", "frequency",
+		"roi", "hook_rate", "cta_rate"}
 	got, err := json.Marshal(engine.Row{Keys: keys, Values: values})
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +36,15 @@ func TestRowJSONIsEncodingJSON(t *testing.T) {
 	}
 	if want := "{" + strings.Join(parts, ",") + "}"; string(got) != want {
 		t.Fatalf("row JSON\n got %s\nwant %s", got, want)
+	}
+	r := rand.New(rand.NewSource(1))
+	for range 20000 {
+		f := r.NormFloat64() * math.Pow(10, float64(r.Intn(60)-30))
+		got, _ := json.Marshal(engine.Row{Keys: []string{"x"}, Values: []any{&f}})
+		want, _ := json.Marshal(f)
+		if string(got) != `{"x":`+string(want)+`}` {
+			t.Fatalf("%v: got %s, want %s", f, got, want)
+		}
 	}
 	nan := math.NaN()
 	if _, err := json.Marshal(engine.Row{Keys: []string{"ctr"}, Values: []any{&nan}}); err == nil {
