@@ -43,7 +43,8 @@ func TestForceRawAnswersTheSame(t *testing.T) {
 	}
 }
 
-// dump runs a statement and prints its rows, one a line.
+// dump runs a statement and prints its rows, one a line, without has_facts (which only a
+// statement with a probe has).
 func dump(t *testing.T, conn driver.Conn, st engine.Statement) string {
 	t.Helper()
 	rows, err := conn.Query(context.Background(), st.SQL, st.Args...)
@@ -60,8 +61,10 @@ func dump(t *testing.T, conn driver.Conn, st engine.Statement) string {
 		if err := rows.Scan(dests...); err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range dests {
-			fmt.Fprint(&b, reflect.ValueOf(d).Elem().Interface(), " ")
+		for i, d := range dests {
+			if rows.Columns()[i] != "has_facts" {
+				fmt.Fprint(&b, reflect.ValueOf(d).Elem().Interface(), " ")
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -122,6 +122,7 @@ type scanner struct {
 	money     []*decimal.Decimal // per members()[i] when it is money
 	counts    []*int64           // per members()[i] otherwise
 	fxMissing []string
+	hasFacts  uint8
 	members   []measure
 	sums      sums
 	keys      []string
@@ -152,6 +153,9 @@ func (p *plan) scanner() *scanner {
 	}
 	if p.measures.anyMoney() {
 		s.dests = append(s.dests, &s.fxMissing)
+	}
+	if p.flagFacts {
+		s.dests = append(s.dests, &s.hasFacts)
 	}
 	return s
 }

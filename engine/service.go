@@ -79,27 +79,16 @@ func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Resul
 	return res, nil
 }
 
-// answer runs the first attempt whose probe finds rows, or the first attempt when none does.
-// The first attempt's query runs while its probe does, so that the usual case (the exact table
-// holds the range) waits for the slower of the two rather than for both in turn; its rows are
-// dropped when a coarser table answers instead.
+// answer runs the first attempt. When its rows hold facts, its table holds the range and it
+// answers. Otherwise the probes decide, in order: the first table with data in the range answers
+// (the first attempt's rows stand when that is its own table: filters left no facts), and the
+// first attempt answers when no table has data.
 func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Attempt, error) {
 	first := attempts[0]
-	if len(attempts) == 1 {
-		res, err := s.run(ctx, first)
+	res, facts, err := s.run(ctx, first)
+	if err != nil || facts || first.Probe == nil {
 		return res, first, err
 	}
-	type ran struct {
-		res *Result
-		err error
-	}
-	firstCtx, cancelFirst := context.WithCancel(ctx)
-	defer cancelFirst()
-	done := make(chan ran, 1)
-	go func() {
-		res, err := s.run(firstCtx, first)
-		done <- ran{res, err}
-	}()
 	for i, a := range attempts {
 		var n uint64
 		if err := s.conn.QueryRow(ctx, a.Probe.SQL, a.Probe.Args...).Scan(&n); err != nil {
@@ -109,33 +98,35 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 			continue
 		}
 		if i > 0 {
-			cancelFirst()
-			res, err := s.run(ctx, a)
+			res, _, err := s.run(ctx, a)
 			return res, a, err
 		}
 		break
 	}
-	r := <-done
-	return r.res, first, r.err
+	return res, first, nil
 }
 
-func (s *Service) run(ctx context.Context, a Attempt) (*Result, error) {
+// run answers from one attempt, and reports whether its rows showed facts (only a statement
+// that flags them can).
+func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
 	p := a.plan
 	rows, err := s.conn.Query(ctx, a.Query.SQL, a.Query.Args...)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, false, mapError(err)
 	}
 	defer rows.Close()
 	res := &Result{Data: []Row{}, Warnings: []string{}}
 	missing := map[string]bool{}
 	sc := p.scanner()
+	facts := false
 	for rows.Next() {
 		if err := rows.Scan(sc.dests...); err != nil {
-			return nil, mapError(err)
+			return nil, false, mapError(err)
 		}
 		for _, c := range sc.fxMissing {
 			missing[c] = true
 		}
+		facts = facts || sc.hasFacts > 0
 		if len(res.Data) == p.limit {
 			res.HasMore = true
 			continue
@@ -143,8 +134,8 @@ func (s *Service) run(ctx context.Context, a Attempt) (*Result, error) {
 		res.Data = append(res.Data, p.row(sc))
 	}
 	if err := rows.Err(); err != nil {
-		return nil, mapError(err)
+		return nil, false, mapError(err)
 	}
 	res.Warnings = fxWarnings(missing, p.currency)
-	return res, nil
+	return res, facts, nil
 }
