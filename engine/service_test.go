@@ -256,3 +256,14 @@ func TestNoFallbackForDataAtTheEdges(t *testing.T) {
 		t.Fatalf("%s", asJSON(res))
 	}
 }
+
+func TestSettingsPerTable(t *testing.T) {
+	svc := engine.New(nil, engine.Options{MaxExecutionTime: 3 * time.Second})
+	raw, daily := svc.Settings("facts_raw"), svc.Settings("facts_daily")
+	if raw["max_execution_time"] != 3 || daily["max_execution_time"] != 3 || daily["max_rows_to_read"] != 2_000_000_000 {
+		t.Fatalf("limits: %v %v", raw, daily)
+	}
+	if _, ok := raw["max_threads"]; ok || daily["max_threads"] != 1 || svc.Settings("facts_hourly")["max_threads"] != 1 {
+		t.Fatalf("threads: raw %v, daily %v", raw, daily)
+	}
+}
