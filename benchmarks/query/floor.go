@@ -12,40 +12,36 @@ import (
 )
 
 // directPath sends compiled statements straight to ClickHouse through clickhouse-go, with the
-// settings the engine's Service sends: the floor under the API (the statements the engine
-// compiled) and the forced-raw variant (the same queries planned on facts_raw).
+// settings the engine's Service sends them with: the floor under the API (the statements the
+// engine compiled) and the forced-raw variant (the same queries planned on facts_raw).
 type directPath struct {
-	conn  driver.Conn
-	stmts []engine.Statement
+	conn     driver.Conn
+	stmts    []engine.Statement
+	settings []clickhouse.Settings
 	// tables are the tables the statements read, for the report.
 	tables []string
 }
 
 // compileMix compiles every query of the mix as the service does (its first attempt: the
 // warm-up checks that the API answered from it, without a fallback warning), or on facts_raw.
-func compileMix(conn driver.Conn, scope engine.Scope, mix []query, now time.Time, opts ...engine.CompileOption) (*directPath, error) {
+func compileMix(conn driver.Conn, svc *engine.Service, scope engine.Scope, mix []query, now time.Time, opts ...engine.CompileOption) (*directPath, error) {
 	p := &directPath{conn: conn}
 	for _, q := range mix {
 		c, err := engine.Compile(scope, q.Input, now, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", q.Name, err)
 		}
-		p.stmts = append(p.stmts, c.Attempts[0].Query)
-		p.tables = append(p.tables, c.Attempts[0].Table)
+		a := c.Attempts[0]
+		p.stmts = append(p.stmts, a.Query)
+		p.tables = append(p.tables, a.Table)
+		p.settings = append(p.settings, svc.Settings(a.Table))
 	}
 	return p, nil
 }
 
-// settings are engine.Options' defaults, which the server runs with.
-var settings = clickhouse.Settings{
-	"max_execution_time": 10,
-	"max_rows_to_read":   2_000_000_000,
-	"max_memory_usage":   4 << 30,
-}
-
 // send runs statement i and reads every row of its answer.
 func (p *directPath) send(ctx context.Context, i int) error {
-	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(settings))
+	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(p.settings[i]))
 	rows, err := p.conn.Query(ctx, p.stmts[i].SQL, p.stmts[i].Args...)
 	if err != nil {
 		return err

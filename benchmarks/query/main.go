@@ -53,7 +53,7 @@ func parseFlags() (flags, error) {
 	flag.IntVar(&f.warmup, "warmup", 20, "requests per query and path before measuring")
 	flag.IntVar(&f.rounds, "rounds", 3, "rounds each cell's duration is split into, the paths taking turns, so that other work on the machine weighs on them alike")
 	flag.StringVar(&clients, "clients", "1,8,32", "concurrent clients, comma-separated")
-	flag.StringVar(&rawClients, "raw-clients", "1,8,32", "concurrencies at which the forced-raw variant runs (empty: none)")
+	flag.StringVar(&rawClients, "raw-clients", "1", "concurrencies at which the forced-raw variant runs (empty: none); raw statements at many clients load the shared ClickHouse for long")
 	flag.StringVar(&only, "queries", "", "measure only these rows of the table, comma-separated (default: every query and the mix)")
 	flag.StringVar(&f.out, "out", "benchmarks/results/query.json", "JSON output file")
 	flag.StringVar(&f.dbName, "db", "mtk_bench", "the benchmark's own PostgreSQL and ClickHouse database: mtk_bench or mtk_bench_query…")
@@ -139,7 +139,9 @@ func run(ctx context.Context, f flags) error {
 	}
 	defer serverCH.Close()
 	pgURL, _ := withDatabase(env.PostgresURL, f.dbName)
-	srv, err := startServer(pg, serverCH, chURL, pgURL)
+	// The service as `mtk serve` makes it: its settings also go with the floor's statements.
+	svc := engine.New(serverCH, engine.Options{Clock: clock.Real{}})
+	srv, err := startServer(pg, serverCH, svc, chURL, pgURL)
 	if err != nil {
 		return err
 	}
@@ -157,11 +159,11 @@ func run(ctx context.Context, f flags) error {
 	if err != nil {
 		return err
 	}
-	floor, err := compileMix(ch, scope, mix, time.Now())
+	floor, err := compileMix(ch, svc, scope, mix, time.Now())
 	if err != nil {
 		return err
 	}
-	raw, err := compileMix(ch, scope, mix, time.Now(), engine.ForceRaw())
+	raw, err := compileMix(ch, svc, scope, mix, time.Now(), engine.ForceRaw())
 	if err != nil {
 		return err
 	}

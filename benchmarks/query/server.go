@@ -29,15 +29,15 @@ type server struct {
 	url string
 }
 
-// startServer serves the API on 127.0.0.1 at a free port. Request logs are formatted as in
-// production (JSON through slog) and then discarded.
-func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string) (*server, error) {
+// startServer serves the API on 127.0.0.1 at a free port, answering queries with svc (which
+// reads through ch). Request logs are formatted as in production (JSON through slog) and then
+// discarded.
+func startServer(pg *pgxpool.Pool, ch driver.Conn, svc *engine.Service, chURL, pgURL string) (*server, error) {
 	clk := clock.Real{}
 	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: "off",
 		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1"}
 	app := api.New(api.Deps{
-		Config: cfg, Platform: platform.NewStore(pg, clk), ClickHouse: ch,
-		Engine: engine.New(ch, engine.Options{Clock: clk}), Clock: clk,
+		Config: cfg, Platform: platform.NewStore(pg, clk), ClickHouse: ch, Engine: svc, Clock: clk,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
