@@ -12,17 +12,16 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"log"
 	"os"
 	"os/signal"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/engine"
 	"mtk/internal/clock"
@@ -30,70 +29,6 @@ import (
 	"mtk/internal/db"
 	"mtk/platform"
 )
-
-type flags struct {
-	rows, days, warmup, maxRequests int
-	rounds                          int
-	seed                            int64
-	duration                        time.Duration
-	clients, rawClients             []int
-	only                            []string
-	out, dbName, cpuProfile         string
-	fresh                           bool
-}
-
-func parseFlags() (flags, error) {
-	var f flags
-	var clients, rawClients, only string
-	flag.IntVar(&f.rows, "rows", 10_000_000, "raw ad-fact rows to generate")
-	flag.IntVar(&f.days, "days", 120, "days the rows spread over (the mix reads the last 90)")
-	flag.Int64Var(&f.seed, "seed", 1, "generator seed")
-	flag.DurationVar(&f.duration, "duration", 5*time.Second, "time per cell (query × clients × path)")
-	flag.IntVar(&f.maxRequests, "requests", 20_000, "at most this many requests per cell (0: no limit)")
-	flag.IntVar(&f.warmup, "warmup", 20, "requests per query and path before measuring")
-	flag.IntVar(&f.rounds, "rounds", 3, "rounds each cell's duration is split into, the paths taking turns, so that other work on the machine weighs on them alike")
-	flag.StringVar(&clients, "clients", "1,8,32", "concurrent clients, comma-separated")
-	flag.StringVar(&rawClients, "raw-clients", "1", "concurrencies at which the forced-raw variant runs (empty: none); raw statements at many clients load the shared ClickHouse for long")
-	flag.StringVar(&only, "queries", "", "measure only these rows of the table, comma-separated (default: every query and the mix)")
-	flag.StringVar(&f.out, "out", "benchmarks/results/query.json", "JSON output file")
-	flag.StringVar(&f.dbName, "db", "mtk_bench", "the benchmark's own PostgreSQL and ClickHouse database: mtk_bench or mtk_bench_query…")
-	flag.BoolVar(&f.fresh, "fresh", false, "regenerate the ClickHouse data even when the marker says it matches")
-	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured cells (client and server) to this file")
-	flag.Parse()
-	var err error
-	if f.clients, err = intList(clients); err != nil {
-		return f, fmt.Errorf("-clients: %w", err)
-	}
-	if f.rawClients, err = intList(rawClients); rawClients != "" && err != nil {
-		return f, fmt.Errorf("-raw-clients: %w", err)
-	}
-	if only != "" {
-		f.only = strings.Split(only, ",")
-	}
-	switch {
-	case f.rows < 1:
-		return f, errors.New("-rows: at least 1")
-	case f.duration <= 0:
-		return f, errors.New("-duration: must be positive")
-	case f.rounds < 1:
-		return f, errors.New("-rounds: at least 1")
-	case !validName(f.dbName):
-		return f, fmt.Errorf("-db %q: want mtk_bench or mtk_bench_query… (a-z, 0-9, _)", f.dbName)
-	}
-	return f, checkDates(f.days)
-}
-
-func intList(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil || n < 1 || n > 256 {
-			return nil, fmt.Errorf("%q is not a number from 1 to 256", part)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
 
 func main() {
 	log.SetFlags(log.Ltime)
@@ -109,6 +44,7 @@ func main() {
 	}
 }
 
+// run sets up the databases, the data and the server, warms up, measures and reports.
 func run(ctx context.Context, f flags) error {
 	began := time.Now()
 	env := config.FromEnv()
@@ -123,7 +59,7 @@ func run(ctx context.Context, f flags) error {
 		return err
 	}
 	defer store.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
-	ch, chURL, err := openClickHouse(ctx, env.ClickHouseURL, f.dbName, false)
+	ch, chURL, err := openClickHouse(ctx, env.ClickHouseURL, f.dbName)
 	if err != nil {
 		return err
 	}
@@ -138,7 +74,10 @@ func run(ctx context.Context, f flags) error {
 		return err
 	}
 	defer serverCH.Close()
-	pgURL, _ := withDatabase(env.PostgresURL, f.dbName)
+	pgURL, err := withDatabase(env.PostgresURL, f.dbName)
+	if err != nil {
+		return err
+	}
 	// The service as `mtk serve` makes it: its settings also go with the floor's statements.
 	svc := engine.New(serverCH, engine.Options{Clock: clock.Real{}})
 	srv, err := startServer(pg, serverCH, svc, chURL, pgURL)
@@ -147,27 +86,11 @@ func run(ctx context.Context, f flags) error {
 	}
 	defer srv.close() //nolint:errcheck
 
-	last := dataStart.AddDate(0, 0, f.days-1)
-	mix := dashboardMix(t.project.ID, last)
-	scope := engine.Scope{ProjectID: t.project.ID, Currency: t.project.Currency, TimeZone: t.project.Timezone,
-		Tier: t.workspace.Tier}
-	for _, c := range t.connections {
-		scope.ConnectionIDs = append(scope.ConnectionIDs, c.ID)
-	}
-	maxClients := slices.Max(f.clients)
-	httpP, err := newHTTPPath(srv, t.key.Token, mix, maxClients)
+	mix := dashboardMix(t.project.ID, dataStart.AddDate(0, 0, f.days-1))
+	p, err := newPaths(srv, ch, svc, t, mix, slices.Max(f.clients))
 	if err != nil {
 		return err
 	}
-	floor, err := compileMix(ch, svc, scope, mix, time.Now())
-	if err != nil {
-		return err
-	}
-	raw, err := compileMix(ch, svc, scope, mix, time.Now(), engine.ForceRaw())
-	if err != nil {
-		return err
-	}
-
 	rep := report{
 		Command: strings.Join(os.Args, " "), Started: began.UTC().Format(time.RFC3339), LoadStart: loadAvg(),
 		Machine: machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version()},
@@ -178,27 +101,9 @@ func run(ctx context.Context, f flags) error {
 	if err := ch.QueryRow(ctx, "SELECT version()").Scan(&rep.Machine.ClickHouse); err != nil {
 		return err
 	}
-	log.Printf("warming up: %d requests per query on each path", f.warmup)
-	for i, q := range mix {
-		rows, err := httpP.check(ctx, i)
-		if err != nil {
-			return fmt.Errorf("%s: %w", q.Name, err)
-		}
-		body, err := json.Marshal(q.Input)
-		if err != nil {
-			return err
-		}
-		rep.Queries = append(rep.Queries, queryReport{Name: q.Name, About: q.About, Body: string(body), Table: floor.tables[i],
-			Rows: rows, SQL: floor.stmts[i].SQL, RawTable: raw.tables[i]})
-		for n := 0; n < f.warmup; n++ {
-			for _, send := range []sender{httpP.send, floor.send, raw.send} {
-				if err := send(ctx, i); err != nil {
-					return fmt.Errorf("warm-up %s: %w", q.Name, err)
-				}
-			}
-		}
+	if rep.Queries, err = warmUp(ctx, f.warmup, mix, p); err != nil {
+		return err
 	}
-
 	if f.cpuProfile != "" {
 		stopProfile, err := startProfile(f.cpuProfile)
 		if err != nil {
@@ -206,8 +111,7 @@ func run(ctx context.Context, f flags) error {
 		}
 		defer stopProfile()
 	}
-	rep.Results, err = measure(ctx, f, workloads(mix), paths{http: httpP.send, floor: floor.send, raw: raw.send})
-	if err != nil {
+	if rep.Results, err = measure(ctx, f, workloads(mix), p); err != nil {
 		return err
 	}
 	rep.Targets = evaluate(rep.Results)
@@ -219,4 +123,51 @@ func run(ctx context.Context, f flags) error {
 	}
 	log.Printf("wrote %s", f.out)
 	return nil
+}
+
+// newPaths prepares the three paths of the mix: HTTP with the tenant's key, the compiled
+// statements on ch, and the same queries planned on facts_raw.
+func newPaths(srv *server, ch driver.Conn, svc *engine.Service, t tenant, mix []query, clients int) (paths, error) {
+	scope := engine.Scope{ProjectID: t.project.ID, Currency: t.project.Currency, TimeZone: t.project.Timezone,
+		Tier: t.workspace.Tier}
+	for _, c := range t.connections {
+		scope.ConnectionIDs = append(scope.ConnectionIDs, c.ID)
+	}
+	var p paths
+	var err error
+	if p.http, err = newHTTPPath(srv, t.key.Token, mix, clients); err != nil {
+		return p, err
+	}
+	if p.floor, err = compileMix(ch, svc, scope, mix, time.Now()); err != nil {
+		return p, err
+	}
+	p.raw, err = compileMix(ch, svc, scope, mix, time.Now(), engine.ForceRaw())
+	return p, err
+}
+
+// warmUp checks each query's answer over HTTP, then sends it warmup times on each path. It
+// returns what the report says of the queries.
+func warmUp(ctx context.Context, warmup int, mix []query, p paths) ([]queryReport, error) {
+	log.Printf("warming up: %d requests per query on each path", warmup)
+	var out []queryReport
+	for i, q := range mix {
+		rows, err := p.http.check(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		body, err := json.Marshal(q.Input)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, queryReport{Name: q.Name, About: q.About, Body: string(body), Table: p.floor.tables[i],
+			Rows: rows, SQL: p.floor.stmts[i].SQL, RawTable: p.raw.tables[i]})
+		for range warmup {
+			for _, send := range []sender{p.http.send, p.floor.send, p.raw.send} {
+				if err := send(ctx, i); err != nil {
+					return nil, fmt.Errorf("warm-up %s: %w", q.Name, err)
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -10,7 +10,8 @@ import (
 // paths are the three ways a query is sent: over HTTP, its compiled SQL straight to ClickHouse
 // (the floor), and planned on facts_raw.
 type paths struct {
-	http, floor, raw sender
+	http       *httpPath
+	floor, raw *directPath
 }
 
 // measure fills the table: every workload at every concurrency, on each path. A cell's duration
@@ -33,10 +34,10 @@ func measure(ctx context.Context, f flags, ws []workload, p paths) ([]result, er
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				h = h.merge(load(ctx, clients, w, b, p.http))
-				fl = fl.merge(load(ctx, clients, w, b, p.floor))
+				h = h.merge(load(ctx, clients, w, b, p.http.send))
+				fl = fl.merge(load(ctx, clients, w, b, p.floor.send))
 				if withRaw {
-					raw = raw.merge(load(ctx, clients, w, b, p.raw))
+					raw = raw.merge(load(ctx, clients, w, b, p.raw.send))
 				}
 			}
 			r := result{Query: w.Name, Clients: clients, HTTP: summarise(h), Floor: summarise(fl), LoadAvg: loadAvg()}

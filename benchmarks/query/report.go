@@ -149,7 +149,11 @@ func markdown(w io.Writer, r report) {
 	fmt.Fprintln(w)
 	for _, t := range r.Targets {
 		verdict := "holds"
-		if !t.Holds {
+		switch {
+		case t.Where == "":
+			fmt.Fprintf(w, "- %s: not measured in this run\n", t.Name)
+			continue
+		case !t.Holds:
 			verdict = "FAILS"
 		}
 		cmp := "≤"

@@ -62,8 +62,8 @@ func openPostgres(ctx context.Context, serverURL, name string) (*pgxpool.Pool, e
 }
 
 // openClickHouse opens the benchmark's own ClickHouse database with mtk's pool settings,
-// creating it when missing; fresh drops it first. The migrations are applied.
-func openClickHouse(ctx context.Context, serverURL, name string, fresh bool) (driver.Conn, string, error) {
+// creating it when missing, and applies the migrations. It returns the database's URL too.
+func openClickHouse(ctx context.Context, serverURL, name string) (driver.Conn, string, error) {
 	u, err := withDatabase(serverURL, name)
 	if err != nil {
 		return nil, "", err
@@ -71,12 +71,6 @@ func openClickHouse(ctx context.Context, serverURL, name string, fresh bool) (dr
 	conn, err := db.OpenClickHouse(ctx, u)
 	if err != nil {
 		return nil, "", err
-	}
-	if fresh {
-		if err := recreateClickHouse(ctx, conn, name); err != nil {
-			conn.Close()
-			return nil, "", err
-		}
 	}
 	if _, err := schema.MigrateClickHouse(ctx, conn); err != nil {
 		conn.Close()
