@@ -70,7 +70,7 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case Money:
-		return append(b, x.StringFixed(2)...), nil
+		return appendMoney(b, x), nil
 	case *float64:
 		if x == nil {
 			return append(b, "null"...), nil
@@ -81,6 +81,21 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 	}
 	j, err := json.Marshal(v)
 	return append(b, j...), err
+}
+
+// appendMoney appends m as Money.MarshalJSON writes it; an amount already rounded to cents (as
+// every computed one is) whose coefficient fits an int64 skips decimal's formatting.
+func appendMoney(b []byte, m Money) []byte {
+	if m.Exponent() != -2 || m.NumDigits() > 18 {
+		return append(b, m.StringFixed(2)...)
+	}
+	c := m.CoefficientInt64()
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	b = strconv.AppendInt(b, c/100, 10)
+	return append(b, '.', byte('0'+c/10%10), byte('0'+c%10))
 }
 
 // appendJSONFloat appends a finite f as encoding/json writes a float64: the shortest decimal
