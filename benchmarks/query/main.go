@@ -92,7 +92,7 @@ func run(ctx context.Context, f flags) error {
 		return err
 	}
 	rep := report{
-		Command: strings.Join(os.Args, " "), Started: began.UTC().Format(time.RFC3339), LoadStart: loadAvg(),
+		Command: strings.Join(append([]string{"go run ./benchmarks/query"}, os.Args[1:]...), " "), Started: began.UTC().Format(time.RFC3339), LoadStart: loadAvg(),
 		Machine: machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version()},
 		Settings: runSettings{Rows: f.rows, Days: f.days, Seed: f.seed, DurationS: f.duration.Seconds(),
 			MaxRequests: f.maxRequests, Rounds: f.rounds, Clients: f.clients, RawClients: f.rawClients, Warmup: f.warmup},
