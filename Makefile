@@ -22,6 +22,11 @@ services:
 services-stop:
 	@scripts/services.sh stop
 
+## bench: start the local stores, then the query benchmark over 10 M generated rows
+## (benchmarks/README.md); the table is printed, the JSON written to benchmarks/results/
+bench: services
+	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
+
 build:
 	$(GO) build -o bin/mtk ./cmd/mtk
 	$(GO) build -o bin/adsim ./cmd/adsim

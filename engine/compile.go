@@ -16,11 +16,13 @@ type Attempt struct {
 	// Table is the fact table read.
 	Table string
 	// Probe counts the table's rows for the project in the range (for a coarser table, in the
-	// whole hours or days inside it); the first attempt whose probe
-	// finds rows answers, and the first attempt answers when none does. A lone attempt has no
-	// probe.
+	// whole hours or days inside it). When the first attempt's rows show no facts, the first
+	// attempt whose probe finds rows answers, and the first attempt answers when none does. A
+	// lone attempt has no probe.
 	Probe *Statement
-	// Query is the answer's statement.
+	// Query is the answer's statement. When the attempt has a probe, the statement of the first
+	// attempt also says whether its rows hold facts (column has_facts), which makes the probe
+	// needless in the usual case.
 	Query Statement
 	// Warnings hold when this attempt answers.
 	Warnings []string
@@ -39,18 +41,30 @@ type Compiled struct {
 	Currency string
 }
 
+// CompileOption changes how Compile plans a query. The service uses none.
+type CompileOption func(*plan)
+
+// ForceRaw plans the query on facts_raw whatever table its range allows, so that the query
+// benchmark (benchmarks/query) can measure what the rollups save. The answer is the same; only
+// the table read (and so the cost) changes.
+func ForceRaw() CompileOption { return func(p *plan) { p.table = tableRaw } }
+
 // Compile validates in against scope and compiles it. now is the time for a query without
 // `time`. Errors are *apperr.Error for a bad query, plain errors for a bad scope.
-func Compile(scope Scope, in QueryInput, now time.Time) (*Compiled, error) {
+func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (*Compiled, error) {
 	p, warnings, err := newPlan(scope, in, now)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		o(p)
 	}
 	c := &Compiled{Warnings: warnings, Currency: p.currency}
 	for t := p.table; t <= tableDaily; t++ {
 		q := *p
 		q.table = t
 		q.gran = coarsen(p.gran, t)
+		q.flagFacts = t == p.table && t != tableDaily
 		a := Attempt{Table: t.name(), Query: q.statement(), plan: &q}
 		if t != p.table {
 			a.Warnings = []string{fallbackWarning(p.table, t, p.gran, q.gran, p.start, p.end, p.loc)}
@@ -133,6 +147,9 @@ func (p *plan) outputColumns() []string {
 	if p.measures.anyMoney() {
 		cols = append(cols, "fx_missing")
 	}
+	if p.flagFacts {
+		cols = append(cols, "has_facts")
+	}
 	return cols
 }
 
@@ -153,6 +170,10 @@ func (p *plan) rollup(args *[]any) string {
 	}
 	if money {
 		sel = append(sel, fxMissing(p.currency, moneyNames, args))
+	}
+	if p.flagFacts {
+		// 0 for a bucket of the series that no fact reached, as for a query without facts.
+		sel = append(sel, "toUInt8(count() > 0) AS has_facts")
 	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ")"
 	if money {

@@ -41,6 +41,8 @@ type plan struct {
 	metricFilters []Filter
 	order         Order
 	limit, offset int
+	// flagFacts adds has_facts to the answer's rows (see Attempt.Query).
+	flagFacts bool
 }
 
 // newPlan validates in against scope and resolves it. The warnings hold whatever table answers.

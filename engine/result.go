@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
+	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -19,7 +20,7 @@ type Result struct {
 
 // Row is one row of the answer: its keys (date, <level>_id, <level>_name, source) then the asked
 // fields, in that order. Values are string or nil for keys; int64 (counts), Money, or *float64
-// (nil for null) for fields.
+// (nil for null) for fields. The rows of one Result share their Keys slice.
 type Row struct {
 	Keys   []string
 	Values []any
@@ -35,101 +36,172 @@ func (r Row) Get(key string) (any, bool) {
 	return nil, false
 }
 
-func (r *Row) set(key string, v any) {
-	r.Keys = append(r.Keys, key)
-	r.Values = append(r.Values, v)
-}
-
 // MarshalJSON writes the row as an object with its members in order.
 func (r Row) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range r.Keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		vb, err := json.Marshal(r.Values[i])
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(vb)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return r.AppendJSON(make([]byte, 0, 32*len(r.Keys)))
 }
 
-// scanned is one row as read from ClickHouse.
-type scanned struct {
+// AppendJSON appends the row's JSON object to b, as MarshalJSON writes it: the answer's rows go
+// out this way without encoding/json's reflection.
+func (r Row) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	for i, k := range r.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendJSONValue(b, r.Values[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONValue appends one value of a row; the kinds a row holds take a direct path, and
+// anything else (and a non-finite ratio, which is an error) goes through encoding/json.
+func appendJSONValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case Money:
+		return appendMoney(b, x), nil
+	case *float64:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		if !math.IsInf(*x, 0) && !math.IsNaN(*x) {
+			return appendJSONFloat(b, *x), nil
+		}
+	}
+	j, err := json.Marshal(v)
+	return append(b, j...), err
+}
+
+// appendMoney appends m as Money.MarshalJSON writes it; an amount already rounded to cents (as
+// every computed one is) whose coefficient fits an int64 skips decimal's formatting.
+func appendMoney(b []byte, m Money) []byte {
+	if m.Exponent() != -2 || m.NumDigits() > 18 {
+		return append(b, m.StringFixed(2)...)
+	}
+	c := m.CoefficientInt64()
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	b = strconv.AppendInt(b, c/100, 10)
+	return append(b, '.', byte('0'+c/10%10), byte('0'+c%10))
+}
+
+// appendJSONFloat appends a finite f as encoding/json writes a float64: the shortest decimal
+// that reads back as f, in exponent form below 1e-6 and from 1e21 on, with e-07 written e-7.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
+}
+
+// appendJSONString appends s quoted: directly when no byte needs escaping, else as
+// encoding/json writes it (so the bytes do not depend on the path).
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			j, _ := json.Marshal(s)
+			return append(b, j...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// scanner reads the rows of a plan's statement: one set of scan destinations, filled row after
+// row, in the order of plan.outputColumns.
+type scanner struct {
+	dests     []any
 	bucket    time.Time
 	source    string
 	id, name  string
-	money     map[string]*decimal.Decimal
-	counts    map[string]*int64
+	money     []*decimal.Decimal // per members()[i] when it is money
+	counts    []*int64           // per members()[i] otherwise
 	fxMissing []string
+	hasFacts  uint8
+	members   []measure
+	sums      sums
+	keys      []string
 }
 
-// dests are the scan destinations in the order of plan.outputColumns.
-func (p *plan) dests(s *scanned) []any {
-	var d []any
+func (p *plan) scanner() *scanner {
+	s := &scanner{members: p.measures.members(), sums: sums{}}
 	if p.gran != nil {
-		d = append(d, &s.bucket)
+		s.dests = append(s.dests, &s.bucket)
+		s.keys = append(s.keys, "date")
 	}
 	if p.level != "" {
-		d = append(d, &s.source, &s.id, &s.name)
+		s.dests = append(s.dests, &s.source, &s.id, &s.name)
+		s.keys = append(s.keys, p.level+"_id", p.level+"_name", "source")
 	}
-	s.money, s.counts = map[string]*decimal.Decimal{}, map[string]*int64{}
-	for _, m := range p.measures.members() {
+	for _, m := range p.fields {
+		s.keys = append(s.keys, m.Name)
+	}
+	s.money, s.counts = make([]*decimal.Decimal, len(s.members)), make([]*int64, len(s.members))
+	for i, m := range s.members {
 		if m.money {
-			v := new(decimal.Decimal)
-			s.money[m.name] = v
-			d = append(d, v)
+			s.money[i] = new(decimal.Decimal)
+			s.dests = append(s.dests, s.money[i])
 		} else {
-			v := new(int64)
-			s.counts[m.name] = v
-			d = append(d, v)
+			s.counts[i] = new(int64)
+			s.dests = append(s.dests, s.counts[i])
 		}
 	}
 	if p.measures.anyMoney() {
-		d = append(d, &s.fxMissing)
+		s.dests = append(s.dests, &s.fxMissing)
 	}
-	return d
+	if p.flagFacts {
+		s.dests = append(s.dests, &s.hasFacts)
+	}
+	return s
 }
 
-// row builds the answer's row from a scanned one.
-func (p *plan) row(s *scanned) Row {
-	var r Row
+// row builds the answer's row from the scanner's current one.
+func (p *plan) row(s *scanner) Row {
+	r := Row{Keys: s.keys, Values: make([]any, 0, len(s.keys))}
 	if p.gran != nil {
 		if p.gran.dayBased {
-			r.set("date", s.bucket.Format("2006-01-02"))
+			r.Values = append(r.Values, s.bucket.Format("2006-01-02"))
 		} else {
-			r.set("date", s.bucket.In(p.loc).Format(time.RFC3339))
+			r.Values = append(r.Values, s.bucket.In(p.loc).Format(time.RFC3339))
 		}
 	}
 	if p.level != "" {
-		r.set(p.level+"_id", nullIfEmpty(s.id))
-		r.set(p.level+"_name", nullIfEmpty(s.name))
-		r.set("source", s.source)
+		r.Values = append(r.Values, nullIfEmpty(s.id), nullIfEmpty(s.name), s.source)
 	}
-	sm := sums{}
-	for k, v := range s.money {
-		sm[k] = *v
-	}
-	for k, v := range s.counts {
-		sm[k] = decimal.NewFromInt(*v)
+	for i, m := range s.members {
+		if m.money {
+			s.sums[m.name] = *s.money[i]
+		} else {
+			s.sums[m.name] = decimal.NewFromInt(*s.counts[i])
+		}
 	}
 	noReach := (p.source != "" && p.source != reachSource) || (p.level != "" && s.source != reachSource)
 	for _, m := range p.fields {
 		if m.reachOnly() && noReach {
-			r.set(m.Name, nil)
+			r.Values = append(r.Values, nil)
 			continue
 		}
-		r.set(m.Name, m.value(sm))
+		r.Values = append(r.Values, m.value(s.sums))
 	}
 	return r
 }

@@ -62,6 +62,12 @@ func TestFallbackToCoarserTables(t *testing.T) {
 		t.Fatalf("warnings %q", before.Warnings)
 	}
 
+	// Filters that leave no facts in a table that holds the range: that table answers, zeros.
+	filtered := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-09T10:00:00","end":"2024-03-09T11:00:00","granularity":"30min"},"filters":[{"member":"campaign_name","operator":"equals","values":["no such campaign"]}]}`)
+	if len(filtered.Warnings) != 0 || asJSON(filtered.Data) != `[{"date":"2024-03-09T10:00:00-05:00","clicks":0},{"date":"2024-03-09T10:30:00-05:00","clicks":0}]` {
+		t.Fatalf("filtered: %s", asJSON(filtered))
+	}
+
 	// Raw data past its retention: its partition is dropped, the rollups keep theirs.
 	if err := ch.Conn.Exec(ctx, "ALTER TABLE facts_raw DROP PARTITION 202403"); err != nil {
 		t.Fatal(err)
@@ -248,5 +254,16 @@ func TestNoFallbackForDataAtTheEdges(t *testing.T) {
 	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-05T10:15:00","end":"2024-03-05T12:00:00"}}`)
 	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"clicks":7}]` {
 		t.Fatalf("%s", asJSON(res))
+	}
+}
+
+func TestSettingsPerTable(t *testing.T) {
+	svc := engine.New(nil, engine.Options{MaxExecutionTime: 3 * time.Second})
+	raw, daily := svc.Settings("facts_raw"), svc.Settings("facts_daily")
+	if raw["max_execution_time"] != 3 || daily["max_execution_time"] != 3 || daily["max_rows_to_read"] != 2_000_000_000 {
+		t.Fatalf("limits: %v %v", raw, daily)
+	}
+	if _, ok := raw["max_threads"]; ok || daily["max_threads"] != 1 || svc.Settings("facts_hourly")["max_threads"] != 1 {
+		t.Fatalf("threads: raw %v, daily %v", raw, daily)
 	}
 }

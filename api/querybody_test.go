@@ -1,0 +1,43 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"mtk/engine"
+)
+
+// TestQueryBodyIsWhatEncodingJSONWrites pins the hand-assembled answer to encoding/json's bytes,
+// with values that need escaping, nulls, money and ratios.
+func TestQueryBodyIsWhatEncodingJSONWrites(t *testing.T) {
+	ratio := 0.1 + 0.2
+	tiny := 1e-9
+	keys := []string{"date", "ad_id", "ad_name", "source", "spend", "clicks", "ctr", "cpc"}
+	res := &engine.Result{
+		Data: []engine.Row{
+			{Keys: keys, Values: []any{"2024-03-01", "ad_1", `Café "<b>" & \ tab	x` + "\u2028", "alpha_ads",
+				engine.Money{Decimal: decimal.RequireFromString("-12.3")}, int64(42), &ratio, nil}},
+			{Keys: keys, Values: []any{"2024-03-02", nil, nil, "beta_ads",
+				engine.Money{Decimal: decimal.Zero}, int64(0), (*float64)(nil), &tiny}},
+		},
+		Currency: "BRL", Warnings: []string{"no exchange rate from USD to BRL <x>"}, HasMore: true,
+	}
+	got, err := queryBody(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := marshalJSON(struct {
+		Success  bool         `json:"success"`
+		Data     []engine.Row `json:"data"`
+		Currency string       `json:"currency"`
+		Warnings []string     `json:"warnings"`
+		HasMore  bool         `json:"has_more"`
+	}{true, res.Data, res.Currency, res.Warnings, res.HasMore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("body\n got %s\nwant %s", got, want)
+	}
+}

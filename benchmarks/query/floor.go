@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"mtk/engine"
+)
+
+// directPath sends compiled statements straight to ClickHouse through clickhouse-go, with the
+// settings the engine's Service sends them with: the floor under the API (the statements the
+// engine compiled) and the forced-raw variant (the same queries planned on facts_raw).
+type directPath struct {
+	conn     driver.Conn
+	stmts    []engine.Statement
+	settings []clickhouse.Settings
+	// tables are the tables the statements read, for the report.
+	tables []string
+}
+
+// compileMix compiles every query of the mix as the service does (its first attempt: the
+// warm-up checks that the API answered from it, without a fallback warning), or on facts_raw.
+func compileMix(conn driver.Conn, svc *engine.Service, scope engine.Scope, mix []query, now time.Time, opts ...engine.CompileOption) (*directPath, error) {
+	p := &directPath{conn: conn}
+	for _, q := range mix {
+		c, err := engine.Compile(scope, q.Input, now, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		a := c.Attempts[0]
+		p.stmts = append(p.stmts, a.Query)
+		p.tables = append(p.tables, a.Table)
+		p.settings = append(p.settings, svc.Settings(a.Table))
+	}
+	return p, nil
+}
+
+// send runs statement i and reads every row of its answer.
+func (p *directPath) send(ctx context.Context, i int) error {
+	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(p.settings[i]))
+	rows, err := p.conn.Query(ctx, p.stmts[i].SQL, p.stmts[i].Args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("no rows")
+	}
+	return nil
+}

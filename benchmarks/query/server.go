@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/api"
+	"mtk/engine"
+	"mtk/internal/clock"
+	"mtk/internal/config"
+	"mtk/platform"
+)
+
+// server is the API running in this process on a loopback port, wired as `mtk serve` wires it,
+// with rate limits off (MTK_RATE_LIMITS=off).
+type server struct {
+	app *fiber.App
+	url string
+}
+
+// startServer serves the API on 127.0.0.1 at a free port, answering queries with svc (which
+// reads through ch). Request logs are formatted as in production (JSON through slog) and then
+// discarded.
+func startServer(pg *pgxpool.Pool, ch driver.Conn, svc *engine.Service, chURL, pgURL string) (*server, error) {
+	clk := clock.Real{}
+	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: "off",
+		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1"}
+	app := api.New(api.Deps{
+		Config: cfg, Platform: platform.NewStore(pg, clk), ClickHouse: ch, Engine: svc, Clock: clk,
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
+	return &server{app: app, url: "http://" + ln.Addr().String()}, nil
+}
+
+func (s *server) close() error { return s.app.ShutdownWithTimeout(5 * time.Second) }
+
+// httpPath sends the mix's queries to POST /v3/query with an API key.
+type httpPath struct {
+	client *http.Client
+	url    string
+	token  string
+	bodies [][]byte
+}
+
+func newHTTPPath(s *server, token string, mix []query, clients int) (*httpPath, error) {
+	p := &httpPath{url: s.url + "/v3/query", token: token, client: &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, DisableCompression: true,
+			IdleConnTimeout: time.Minute},
+	}}
+	for _, q := range mix {
+		b, err := json.Marshal(q.Input)
+		if err != nil {
+			return nil, err
+		}
+		p.bodies = append(p.bodies, b)
+	}
+	return p, nil
+}
+
+// answer is the part of a query's answer that the benchmark checks.
+type answer struct {
+	Success  bool              `json:"success"`
+	Data     []json.RawMessage `json:"data"`
+	Warnings []string          `json:"warnings"`
+}
+
+// post sends query i and returns the body of a 200 answer.
+func (p *httpPath) post(ctx context.Context, i int) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.bodies[i]))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
+	}
+	return body, nil
+}
+
+func (p *httpPath) send(ctx context.Context, i int) error {
+	_, err := p.post(ctx, i)
+	return err
+}
+
+// check asks query i once and refuses an answer without rows or with a warning (a fallback to
+// another table, a missing rate): the benchmark must time the answers it means to.
+func (p *httpPath) check(ctx context.Context, i int) (rows int, err error) {
+	body, err := p.post(ctx, i)
+	if err != nil {
+		return 0, err
+	}
+	var a answer
+	if err := json.Unmarshal(body, &a); err != nil {
+		return 0, err
+	}
+	if !a.Success || len(a.Data) == 0 || len(a.Warnings) > 0 {
+		return 0, fmt.Errorf("unexpected answer (rows %d, warnings %q)", len(a.Data), a.Warnings)
+	}
+	return len(a.Data), nil
+}
