@@ -22,10 +22,12 @@ services:
 services-stop:
 	@scripts/services.sh stop
 
-## bench: start the local stores, then the query benchmark over 10 M generated rows
-## (benchmarks/README.md); the table is printed, the JSON written to benchmarks/results/
+## bench: start the local stores, then the query benchmark over 10 M generated rows and the
+## ingest benchmark (events and orders over HTTP at 64 clients); see benchmarks/README.md. The
+## tables are printed; the query JSON is written to benchmarks/results/
 bench: services
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
+	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
 
 build:
 	$(GO) build -o bin/mtk ./cmd/mtk
@@ -36,10 +38,6 @@ vet:
 
 fmt-check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
-
-## bench: the ingest benchmark (events and orders over HTTP at 64 clients; fresh mtk_bench_ingest databases)
-bench: services
-	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
 
 clean:
 	rm -rf bin
