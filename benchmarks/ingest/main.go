@@ -18,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -29,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/api"
+	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
 	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
@@ -48,8 +48,8 @@ const dbName = "mtk_bench_ingest"
 // flushers overrides the events batcher's Flushers.
 var flushers int
 
-// profile is where the events phase's CPU profile goes ("": none).
-var profile string
+// profilePath is where the events phase's CPU profile goes ("": none).
+var profilePath string
 
 func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
@@ -58,7 +58,7 @@ func main() {
 	flag.IntVar(&flushers, "flushers", 0, "event batches stored at once (0: the default)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the events phase (server and clients) to this file")
 	flag.Parse()
-	profile = *cpuProfile
+	profilePath = *cpuProfile
 	if err := run(*clients, *duration, *ordersDuration); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -86,7 +86,7 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
 
 	fmt.Printf("events: %d clients for %s\n", clients, duration)
-	stop, err := startProfile(profile)
+	stop, err := profile.Start(profilePath)
 	if err != nil {
 		return err
 	}
@@ -193,25 +193,6 @@ func load(clients int, duration time.Duration, next func(worker, i int) (string,
 	res.elapsed = time.Since(start)
 	res.ok, res.failed = ok.Load(), failed.Load()
 	return res
-}
-
-// startProfile starts a CPU profile into path (none when path is empty) and returns its stop.
-func startProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }
 
 func count(ctx context.Context, ch driver.Conn, q string, args ...any) (uint64, error) {

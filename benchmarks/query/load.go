@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -115,23 +113,6 @@ func (c cell) rate() float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// startProfile writes a CPU profile of this process (clients, server and driver) to path until
-// the returned function runs.
-func startProfile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
-}
 
 // processCPU is the CPU time (user and system) this process used so far.
 func processCPU() time.Duration {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -105,7 +106,7 @@ func run(ctx context.Context, f flags) error {
 		return err
 	}
 	if f.cpuProfile != "" {
-		stopProfile, err := startProfile(f.cpuProfile)
+		stopProfile, err := profile.Start(f.cpuProfile)
 		if err != nil {
 			return err
 		}
