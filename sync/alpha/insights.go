@@ -64,7 +64,7 @@ func (r insightRow) insight() (adsync.Insight, error) {
 			return in, fmt.Errorf("bad hour %q", r.Hourly)
 		}
 	}
-	if in.Spend, err = adsync.MajorToMicros(orZero(r.Spend)); err != nil {
+	if in.Spend, err = adsync.ParseAmount(r.Spend); err != nil {
 		return in, err
 	}
 	for _, f := range []struct {
@@ -74,18 +74,11 @@ func (r insightRow) insight() (adsync.Insight, error) {
 		{&in.Impressions, r.Impressions}, {&in.Clicks, r.Clicks}, {&in.Reach, r.Reach},
 		{&in.VideoViews3s, videoViews(r.Actions)}, {&in.VideoPlays, videoViews(r.Plays)}, {&in.VideoViewsP75, videoViews(r.P75)},
 	} {
-		if *f.dst, err = strconv.ParseInt(orZero(f.v), 10, 64); err != nil {
+		if *f.dst, err = adsync.ParseCount(f.v); err != nil {
 			return in, err
 		}
 	}
 	return in, nil
-}
-
-func orZero(s string) string {
-	if s == "" {
-		return "0"
-	}
-	return s
 }
 
 // videoViews is the value of the video_view action of a list.

@@ -75,7 +75,7 @@ func (r reportRow) insight() (adsync.Insight, error) {
 			return in, fmt.Errorf("bad hour %q", stamp)
 		}
 	}
-	if in.Spend, err = adsync.MajorToMicros(orZero(m.Spend)); err != nil {
+	if in.Spend, err = adsync.ParseAmount(m.Spend); err != nil {
 		return in, err
 	}
 	for _, f := range []struct {
@@ -85,16 +85,9 @@ func (r reportRow) insight() (adsync.Insight, error) {
 		{&in.Impressions, m.Impressions}, {&in.Clicks, m.Clicks}, {&in.VideoPlays, m.Plays},
 		{&in.VideoViews3s, m.Views3s}, {&in.VideoViewsP75, m.P75},
 	} {
-		if *f.dst, err = strconv.ParseInt(orZero(f.v), 10, 64); err != nil {
+		if *f.dst, err = adsync.ParseCount(f.v); err != nil {
 			return in, err
 		}
 	}
 	return in, nil
-}
-
-func orZero(s string) string {
-	if s == "" {
-		return "0"
-	}
-	return s
 }
