@@ -153,28 +153,13 @@ func (s *Store) ConnectionIn(ctx context.Context, workspaceIDs []string, ref str
 		query = "SELECT " + connectionColumns + ` FROM connections WHERE workspace_id = ANY($1) AND kind = 'alpha_ads'
 			AND source_id IN ($2, 'act_' || $2, substr($2, 5)) ORDER BY created_at, id LIMIT 1`
 	}
-	rows, err := s.pool.Query(ctx, query, workspaceIDs, ref)
-	if err != nil {
-		return Connection{}, err
-	}
-	c, err := pgx.CollectExactlyOneRow(rows, scanConnection)
-	if isNoRows(err) {
-		return c, apperr.NotFound("Connection not found.")
-	}
-	return c, err
+	return queryOne(ctx, s, scanConnection, apperr.NotFound("Connection not found."), query, workspaceIDs, ref)
 }
 
 // Connection returns a connection by its id, whatever its workspace (for operators' commands).
 func (s *Store) Connection(ctx context.Context, id string) (Connection, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+connectionColumns+" FROM connections WHERE id = $1", id)
-	if err != nil {
-		return Connection{}, err
-	}
-	c, err := pgx.CollectExactlyOneRow(rows, scanConnection)
-	if isNoRows(err) {
-		return c, apperr.NotFound("Connection not found.")
-	}
-	return c, err
+	return queryOne(ctx, s, scanConnection, apperr.NotFound("Connection not found."),
+		"SELECT "+connectionColumns+" FROM connections WHERE id = $1", id)
 }
 
 // SetConnectionAPI points an ad network connection at another account, API root or token.

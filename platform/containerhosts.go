@@ -17,16 +17,8 @@ const hostCondition = `c.status <> 'deleted' AND (c.domain = $1 OR $1 = ANY (c.a
 // ContainerForHost returns the live container that accepts events from host (a domain, matched
 // without case), preferring a v3 container to a v2 one, then the oldest. None is not found.
 func (s *Store) ContainerForHost(ctx context.Context, host string) (Container, error) {
-	rows, err := s.pool.Query(ctx, containerSelect+" WHERE "+hostCondition+
-		" ORDER BY c.version DESC, c.created_at, c.id LIMIT 1", NormalizeDomain(host))
-	if err != nil {
-		return Container{}, err
-	}
-	c, err := pgx.CollectExactlyOneRow(rows, scanContainer)
-	if isNoRows(err) {
-		return c, apperr.NotFound("Container not found.")
-	}
-	return c, err
+	return queryOne(ctx, s, scanContainer, apperr.NotFound("Container not found."),
+		containerSelect+" WHERE "+hostCondition+" ORDER BY c.version DESC, c.created_at, c.id LIMIT 1", NormalizeDomain(host))
 }
 
 // WorkspaceContainers lists a workspace's live containers: v3 first, then oldest first.

@@ -224,15 +224,7 @@ func scanContainer(row pgx.CollectableRow) (Container, error) {
 
 // containerWhere returns the one container matching where (whose parameters are args).
 func (s *Store) containerWhere(ctx context.Context, where string, args ...any) (Container, error) {
-	rows, err := s.pool.Query(ctx, containerSelect+" WHERE "+where, args...)
-	if err != nil {
-		return Container{}, err
-	}
-	c, err := pgx.CollectExactlyOneRow(rows, scanContainer)
-	if isNoRows(err) {
-		return c, apperr.NotFound("Container not found.")
-	}
-	return c, err
+	return queryOne(ctx, s, scanContainer, apperr.NotFound("Container not found."), containerSelect+" WHERE "+where, args...)
 }
 
 // refCondition is the SQL condition, over containers c with the workspace as $1 and ref as $2,

@@ -69,15 +69,7 @@ func scanStatusFacts(row pgx.CollectableRow) (statusFacts, error) {
 }
 
 func (s *Store) statusFactsOf(ctx context.Context, id string) (statusFacts, error) {
-	rows, err := s.pool.Query(ctx, statusFactsSelect+" AND c.id = $1", id)
-	if err != nil {
-		return statusFacts{}, err
-	}
-	f, err := pgx.CollectExactlyOneRow(rows, scanStatusFacts)
-	if isNoRows(err) {
-		return f, apperr.NotFound("Container not found.")
-	}
-	return f, err
+	return queryOne(ctx, s, scanStatusFacts, apperr.NotFound("Container not found."), statusFactsSelect+" AND c.id = $1", id)
 }
 
 // setStatus writes the status that f's container has at now with lastEventAt, unless nothing

@@ -106,15 +106,8 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, 
 
 // RevokeAPIKey revokes a key; revoking twice keeps the first time.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
-	rows, err := s.pool.Query(ctx, "UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
-	if err != nil {
-		return APIKey{}, err
-	}
-	k, err := pgx.CollectExactlyOneRow(rows, scanKey)
-	if isNoRows(err) {
-		return k, apperr.NotFound("API key not found.")
-	}
-	return k, err
+	return queryOne(ctx, s, scanKey, apperr.NotFound("API key not found."),
+		"UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
 }
 
 // lastUsedResolution limits last_used_at writes to one per key per minute.

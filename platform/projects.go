@@ -98,13 +98,6 @@ func (s *Store) ListProjects(ctx context.Context, workspaceIDs ...string) ([]Pro
 
 // Project returns one project by id, whatever its workspace: callers check access.
 func (s *Store) Project(ctx context.Context, id string) (Project, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+projectColumns+" FROM projects WHERE id = $1", id)
-	if err != nil {
-		return Project{}, err
-	}
-	p, err := pgx.CollectExactlyOneRow(rows, scanProject)
-	if isNoRows(err) {
-		return p, apperr.NotFound("Project not found.")
-	}
-	return p, err
+	return queryOne(ctx, s, scanProject, apperr.NotFound("Project not found."),
+		"SELECT "+projectColumns+" FROM projects WHERE id = $1", id)
 }

@@ -6,6 +6,7 @@
 package platform
 
 import (
+	"context"
 	"errors"
 
 	"github.com/jackc/pgx/v5"
@@ -47,4 +48,18 @@ func violated(err error) string {
 func isForeignKeyViolation(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && pg.Code == "23503"
+}
+
+// queryOne runs a query that answers at most one row and scans it; no row is notFound.
+func queryOne[T any](ctx context.Context, s *Store, scan pgx.RowToFunc[T], notFound error, sql string, args ...any) (T, error) {
+	var zero T
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return zero, err
+	}
+	v, err := pgx.CollectExactlyOneRow(rows, scan)
+	if isNoRows(err) {
+		return zero, notFound
+	}
+	return v, err
 }

@@ -216,18 +216,10 @@ func (s *Store) UpdateTrigger(ctx context.Context, workspaceID, containerRef, tr
 	if in, err = in.normalize(true); err != nil {
 		return Trigger{}, err
 	}
-	rows, err := s.pool.Query(ctx, `WITH t AS (UPDATE triggers SET name = $3, event_name = $4, alpha_name = $5,
+	return queryOne(ctx, s, scanTrigger, triggerNotFound(), `WITH t AS (UPDATE triggers SET name = $3, event_name = $4, alpha_name = $5,
 		alpha_track_custom = $6, updated_at = $7 WHERE id = $1 AND container_id = $2 RETURNING *)
 		SELECT `+triggerColumns+" FROM t"+triggerJoin,
 		triggerID, cid, in.Name, in.Config.Name, in.Config.Alpha.Name, in.Config.Alpha.TrackCustom, s.clock.Now())
-	if err != nil {
-		return Trigger{}, err
-	}
-	t, err := pgx.CollectExactlyOneRow(rows, scanTrigger)
-	if isNoRows(err) {
-		return t, triggerNotFound()
-	}
-	return t, err
 }
 
 // DeleteTrigger deletes an api trigger of a workspace's container.
