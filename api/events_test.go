@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"mtk/ingest/events"
+	"mtk/ingest/outbox"
 	"mtk/internal/testenv"
 	"mtk/platform"
 )
@@ -39,6 +41,7 @@ func TestEventModes(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		var source string
+		e.drain()
 		if err := e.ch.QueryRow(context.Background(), "SELECT source FROM events WHERE event_id = ?", body["event_id"]).Scan(&source); err != nil || source != "api" {
 			t.Fatalf("stored source %q, %v", source, err)
 		}
@@ -49,6 +52,7 @@ func TestEventModes(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		var ctr string
+		e.drain()
 		if err := e.ch.QueryRow(context.Background(), "SELECT container_id FROM events WHERE event_id = ?", r.JSON(t)["event_id"]).Scan(&ctr); err != nil || ctr != a.v3.ID {
 			t.Fatalf("container %q, want the v3 %s (%v)", ctr, a.v3.ID, err)
 		}
@@ -77,6 +81,7 @@ func TestEventModes(t *testing.T) {
 		for domain, want := range map[string]string{"other.example": other.ID, "": b.v3.ID, "unknown.example": b.v3.ID} {
 			r := e.event(map[string]any{"config": map[string]any{"name": "x"}, "domain": domain}, bearer(b.key)...)
 			var ctr string
+			e.drain()
 			if err := e.ch.QueryRow(context.Background(), "SELECT container_id FROM events WHERE event_id = ?", r.JSON(t)["event_id"]).Scan(&ctr); err != nil || ctr != want {
 				t.Fatalf("domain %q: container %q, want %s (%v)", domain, ctr, want, err)
 			}
@@ -162,6 +167,7 @@ func TestEventIdempotency(t *testing.T) {
 			body["value"] = 5
 			wantError(t, e.do("POST", tc.path, body, h...), 409, "conflict_error", "idempotency_conflict")
 			var n uint64
+			e.drain()
 			if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE event_id = ?", first.JSON(t)["event_id"]).Scan(&n); err != nil || n != 1 {
 				t.Fatalf("stored %d times (%v)", n, err)
 			}
@@ -227,6 +233,7 @@ func TestEventAttributionThroughQuery(t *testing.T) {
 	}
 	wantJSON(t, r.JSON(t)["data"], `[{"campaign_id":"900","campaign_name":"Spring Sale","initiate_checkout":1,"leads":1,"page_views":2,"source":"alpha_ads"}]`)
 	var n uint64
+	e.drain()
 	if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE project_id = ?", a.project.ID).Scan(&n); err != nil || n != 6 {
 		t.Fatalf("%d events stored (%v)", n, err)
 	}
@@ -235,30 +242,93 @@ func TestEventAttributionThroughQuery(t *testing.T) {
 	}
 }
 
-// When ClickHouse refuses the batch, the event is answered 503 with Retry-After and nothing of
-// it is queued; the retry (same Idempotency-Key) is not a replay of the failure.
-func TestEventStoreDownIs503(t *testing.T) {
+// While ClickHouse is down, events are still stored (in PostgreSQL's event outbox) and answered;
+// once it is back, the drainer writes each of them exactly once.
+func TestEventsWaitForClickHouse(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	broken := testenv.ClickHouse(t)
 	if err := broken.Conn.Exec(context.Background(), "DROP TABLE events"); err != nil {
 		t.Fatal(err)
 	}
-	good := e.ch
-	e.ch = broken.Conn
-	e.rebuild()
+	body := map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "Lead"}}, "lead": map[string]any{"email": "a@x.com"}}
+	r := e.event(body, bearer(a.key)...)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM leads"); n != 1 {
+		t.Fatalf("%d leads stored, want 1", n)
+	}
+	if _, err := outbox.NewEventDrainer(e.store.Pool(), broken.Conn, e.clock, nil).RunOnce(context.Background()); err == nil {
+		t.Fatal("the drain into a ClickHouse without the events table succeeded")
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM event_outbox"); n != 1 {
+		t.Fatalf("%d events wait after the failed drain, want 1", n)
+	}
+	e.drain()
+	e.drain()
+	var n uint64
+	if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE event_id = ?", r.JSON(t)["event_id"]).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d copies stored (%v), want 1", n, err)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM event_outbox"); n != 0 {
+		t.Fatalf("%d events still wait", n)
+	}
+}
+
+// When PostgreSQL refuses the batch, the event is answered 503 with Retry-After and nothing of
+// it is stored; the retry (same Idempotency-Key) is not a replay of the failure.
+func TestEventStoreDownIs503(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	ctx := context.Background()
+	if _, err := e.store.Pool().Exec(ctx, "ALTER TABLE event_outbox RENAME TO event_outbox_away"); err != nil {
+		t.Fatal(err)
+	}
 	body := map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "Lead"}}, "lead": map[string]any{"email": "a@x.com"}}
 	r := e.event(body, append(bearer(a.key), "Idempotency-Key", "k1")...)
 	wantError(t, r, 503, "api_error", "service_unavailable")
 	if r.Header.Get("Retry-After") == "" {
 		t.Fatalf("no Retry-After: %v", r.Header)
 	}
-	if n := e.pgCount(t, "SELECT count(*) FROM conversion_outbox"); n != 0 {
-		t.Fatalf("%d conversions queued for an event not stored", n)
+	if n := e.pgCount(t, "SELECT count(*) FROM conversion_outbox") + e.pgCount(t, "SELECT count(*) FROM leads"); n != 0 {
+		t.Fatalf("%d conversions and leads stored for an event not stored", n)
 	}
-	e.ch = good
-	e.rebuild()
+	if _, err := e.store.Pool().Exec(ctx, "ALTER TABLE event_outbox_away RENAME TO event_outbox"); err != nil {
+		t.Fatal(err)
+	}
 	if r := e.event(body, append(bearer(a.key), "Idempotency-Key", "k1")...); r.Status != 200 || r.Header.Get("X-Idempotent-Replayed") != "" {
 		t.Fatalf("retry: %d %s", r.Status, r.Body)
+	}
+}
+
+// Once MaxBacklog events wait for ClickHouse, new events are refused with 503 until the drainer
+// catches up; the backlog is counted again at most every few seconds.
+func TestEventBacklogFull(t *testing.T) {
+	e := newEnv(t)
+	e.eventsConfig = events.Config{MaxBacklog: 2}
+	e.rebuild()
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	send := func() response {
+		return e.event(map[string]any{"config": map[string]any{"name": "x"}}, bearer(a.key)...)
+	}
+	for i := range 3 { // counted once, empty: all three are taken
+		if r := send(); r.Status != 200 {
+			t.Fatalf("event %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	e.clock.Advance(5 * time.Second)
+	r := send()
+	wantError(t, r, 503, "api_error", "service_unavailable")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatalf("no Retry-After: %v", r.Header)
+	}
+	e.drain()
+	if r := send(); r.Status != 503 {
+		t.Fatalf("before the next count: %d %s", r.Status, r.Body)
+	}
+	e.clock.Advance(5 * time.Second)
+	if r := send(); r.Status != 200 {
+		t.Fatalf("after the drain: %d %s", r.Status, r.Body)
 	}
 }

@@ -41,6 +41,8 @@ type env struct {
 
 	events   *events.Service
 	resolver *attribution.Resolver
+	// eventsConfig configures the events service (rebuild after changing it).
+	eventsConfig events.Config
 }
 
 func newEnv(t *testing.T) *env {
@@ -65,7 +67,7 @@ func (e *env) rebuild() {
 	}
 	log := slog.New(slog.NewJSONHandler(e.logs, nil))
 	e.resolver = attribution.New(e.ch, e.store, e.clock, 0)
-	e.events = events.New(events.Config{}, e.store.Pool(), e.ch, e.store, e.resolver, e.clock, log)
+	e.events = events.New(e.eventsConfig, e.store.Pool(), e.store, e.resolver, e.clock, log)
 	e.app = New(Deps{
 		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events,
 		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock),

@@ -40,11 +40,14 @@ func (e *env) seedEntities(tn trackingTenant) {
 	e.resolver.Forget(tn.project.ID)
 }
 
-// drain applies the fact outbox.
+// drain moves the event and fact outboxes into ClickHouse, as the workers of mtk serve do.
 func (e *env) drain() {
 	e.t.Helper()
-	if _, err := outbox.NewDrainer(e.store.Pool(), e.ch, e.clock, nil).RunOnce(context.Background()); err != nil {
-		e.t.Fatal(err)
+	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(e.store.Pool(), e.ch, e.clock, nil),
+		outbox.NewDrainer(e.store.Pool(), e.ch, e.clock, nil)} {
+		if _, err := d.RunOnce(context.Background()); err != nil {
+			e.t.Fatal(err)
+		}
 	}
 }
 

@@ -96,6 +96,12 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		return s.base + "/v3/tracking/events", []byte(body), s.key
 	}, client)
 	stop()
+	start := time.Now()
+	waiting, err := drainEvents(ctx, s.pg)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("event outbox: %d events were waiting for ClickHouse at the end, drained in %s\n", waiting, time.Since(start).Round(time.Millisecond))
 	stored, err := count(ctx, s.ch, "SELECT count() FROM events WHERE project_id = ?", s.project.ID)
 	if err != nil {
 		return err
@@ -117,7 +123,7 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	// Each client sends every transaction twice (two states), so stored transactions are half
 	// the answers, rounded up per client.
 	ords.report("orders (calls; each transaction gets 2)", uint64(storedOrders*2))
-	start := time.Now()
+	start = time.Now()
 	applied, err := outbox.NewDrainer(s.pg, s.ch, clock.Real{}, slog.Default()).RunOnce(ctx)
 	if err != nil {
 		return err
@@ -127,6 +133,28 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		return fmt.Errorf("%d events answered 2xx but %d stored", evs.ok, stored)
 	}
 	return nil
+}
+
+// drainEvents waits until the running event drainer has emptied the event outbox, and returns
+// how many events were waiting.
+func drainEvents(ctx context.Context, pg *pgxpool.Pool) (int64, error) {
+	var waiting int64
+	for i := 0; ; i++ {
+		var n int64
+		if err := pg.QueryRow(ctx, "SELECT count(*) FROM event_outbox").Scan(&n); err != nil {
+			return 0, err
+		}
+		if i == 0 {
+			waiting = n
+		}
+		if n == 0 {
+			return waiting, nil
+		}
+		if i == 600 {
+			return 0, fmt.Errorf("%d events still wait for ClickHouse after a minute", n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // result is one load run.
@@ -264,13 +292,27 @@ func start(ctx context.Context) (*setup, error) {
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	resolver := attribution.New(s.ch, store, clk, 0)
-	evs := events.New(events.Config{Batch: batcher.Config{Flushers: flushers}}, s.pg, s.ch, store, resolver, clk, log)
+	evs := events.New(events.Config{Batch: batcher.Config{Flushers: flushers}}, s.pg, store, resolver, clk, log)
 	app := api.New(api.Deps{Config: cfg, Platform: store, ClickHouse: s.ch, Events: evs, Clock: clk, Logger: log,
 		Orders: orders.New(s.pg, store, resolver, clk), Engine: engine.New(s.ch, engine.Options{Clock: clk})})
 	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
+	// The drainers run as in mtk serve, so that ClickHouse's share of the work is measured too.
+	workers, stopWorkers := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		outbox.Run(workers, outbox.EventsInterval, log, "events", outbox.NewEventDrainer(s.pg, s.ch, clk, log).RunOnce)
+	}()
+	go func() {
+		defer wg.Done()
+		outbox.Run(workers, outbox.Interval, log, "facts", outbox.NewDrainer(s.pg, s.ch, clk, log).RunOnce)
+	}()
 	s.shutdown = func() {
 		app.Shutdown() //nolint:errcheck
 		evs.Close()
+		stopWorkers()
+		wg.Wait()
 		s.pg.Close()
 		s.ch.Close()
 	}

@@ -20,7 +20,7 @@ import (
 func newApp(cfg config.Config, st stores, clk clock.Clock, log *slog.Logger) (app *fiber.App, close func()) {
 	store := platform.NewStore(st.pg, clk)
 	resolver := attribution.New(st.ch, store, clk, 0)
-	evs := events.New(events.Config{}, st.pg, st.ch, store, resolver, clk, log)
+	evs := events.New(events.Config{}, st.pg, store, resolver, clk, log)
 	app = api.New(api.Deps{
 		Config: cfg, Platform: store, ClickHouse: st.ch, Events: evs, Orders: orders.New(st.pg, store, resolver, clk),
 		Engine: engine.New(st.ch, engine.Options{Clock: clk}), Clock: clk, Logger: log,

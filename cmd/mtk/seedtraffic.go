@@ -78,6 +78,9 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 			return err
 		}
 	}
+	if _, err := outbox.NewEventDrainer(st.pg, st.ch, clk, log).RunOnce(ctx); err != nil {
+		return err
+	}
 	_, err = outbox.NewDrainer(st.pg, st.ch, clk, log).RunOnce(ctx)
 	return err
 }

@@ -18,29 +18,9 @@ import (
 // flush stores one batch (see the package comment) and answers each event.
 func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 	now := s.clock.Now()
-	var found []leads.Result
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		found, err = s.applyLeads(ctx, tx, evs, now)
-		return err
-	})
+	found, err := s.store(ctx, evs, now)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.insertEvents(ctx, evs, found); err != nil {
-		return nil, err
-	}
-	w := &pgx.Batch{}
-	outbox.QueueFacts(w, factsOf(evs, found), now)
-	for i, ev := range evs {
-		if err := queueConversions(w, ev, found[i].LeadID, now); err != nil {
-			return nil, err
-		}
-	}
-	if w.Len() > 0 {
-		if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, w).Close() }); err != nil {
-			return nil, fmt.Errorf("events: queue facts and conversions: %w", err)
-		}
+		return nil, fmt.Errorf("events: store batch: %w", err)
 	}
 	containers := map[string]bool{}
 	out := make([]Result, len(evs))
@@ -55,31 +35,70 @@ func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 	return out, nil
 }
 
-// applyLeads resolves every event's lead, project by project in a fixed order (so that
-// concurrent batches take the project locks in the same order).
-func (s *Service) applyLeads(ctx context.Context, tx pgx.Tx, evs []*event, now time.Time) ([]leads.Result, error) {
+// store writes a batch in one transaction of two round trips: BEGIN with every project's lead
+// lock and read, then the writes of the leads, events, facts and conversions with COMMIT. It
+// returns each event's lead. On failure nothing is stored: a connection left inside the
+// transaction is closed by the pool on release, which rolls it back.
+func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]leads.Result, error) {
 	byProject := map[string][]int{}
 	for i, ev := range evs {
 		if ev.in.Lead.Identified() {
 			byProject[ev.target.Project.ID] = append(byProject[ev.target.Project.ID], i)
 		}
 	}
-	out := make([]leads.Result, len(evs))
-	for _, project := range slices.Sorted(maps.Keys(byProject)) {
-		idx := byProject[project]
-		ups := make([]leads.Upsert, len(idx))
-		for j, i := range idx {
-			ups[j] = leads.Upsert{Identity: evs[i].in.Lead, UTM: evs[i].utm}
+	// Projects in a fixed order, so that concurrent batches take the lead locks in the same order.
+	projects := slices.Sorted(maps.Keys(byProject))
+	plans := make([]*leads.Plan, len(projects))
+	for j, project := range projects {
+		ups := make([]leads.Upsert, len(byProject[project]))
+		for k, i := range byProject[project] {
+			ups[k] = leads.Upsert{Identity: evs[i].in.Lead, UTM: evs[i].utm}
 		}
-		rs, err := leads.Apply(ctx, tx, project, ups, now)
+		plans[j] = leads.NewPlan(project, ups)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	load := &pgx.Batch{}
+	load.Queue("BEGIN")
+	for _, p := range plans {
+		p.QueueLoad(load)
+	}
+	br := conn.SendBatch(ctx, load)
+	_, err = br.Exec()
+	for _, p := range plans {
 		if err != nil {
-			return nil, err
+			break
 		}
-		for j, i := range idx {
-			out[i] = rs[j]
+		err = p.ReadLoad(br)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	w := &pgx.Batch{}
+	found := make([]leads.Result, len(evs))
+	for j, p := range plans {
+		for k, r := range p.Resolve(w, now) {
+			found[byProject[projects[j]][k]] = r
 		}
 	}
-	return out, nil
+	outbox.QueueEvents(w, rowsOf(evs, found))
+	outbox.QueueFacts(w, factsOf(evs, found), now)
+	for i, ev := range evs {
+		if err := queueConversions(w, ev, found[i].LeadID, now); err != nil {
+			return nil, err
+		}
+	}
+	w.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, w).Close(); err != nil {
+		return nil, err
+	}
+	return found, nil
 }
 
 // queueConversions queues an event with config.alpha for each first-network pixel of its
@@ -143,15 +162,9 @@ func currencyOf(ev *event) string {
 	return ev.target.Project.Currency
 }
 
-// insertEvents writes every event, attributed or not, to the events table.
-func (s *Service) insertEvents(ctx context.Context, evs []*event, found []leads.Result) error {
-	batch, err := s.ch.PrepareBatch(ctx, `INSERT INTO events (project_id, container_id, event_id, ts, received_at,
-		name, alpha_name, source, lead_id, new_lead, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
-		campaign_id, adset_id, ad_id, page_url, referrer, value, currency, client_ip, user_agent, body)`)
-	if err != nil {
-		return fmt.Errorf("events: insert events: %w", err)
-	}
-	defer batch.Close()
+// rowsOf is the events table's rows of a batch: every event, attributed or not, in order.
+func rowsOf(evs []*event, found []leads.Result) []outbox.EventRow {
+	out := make([]outbox.EventRow, len(evs))
 	for i, ev := range evs {
 		alpha, value := "", int64(0)
 		if ev.in.Config.Alpha != nil {
@@ -160,23 +173,16 @@ func (s *Service) insertEvents(ctx context.Context, evs []*event, found []leads.
 		if ev.in.Value != nil {
 			value = *ev.in.Value
 		}
-		var newLead uint8
-		if found[i].New {
-			newLead = 1
-		}
-		u := ev.utm
-		if err := batch.Append(ev.target.Project.ID, ev.target.Container.ID, ev.in.EventID,
-			time.Unix(*ev.in.Timestamp, 0).UTC(), ev.received.UTC(), ev.in.Config.Name, alpha, ev.in.Source,
-			found[i].LeadID, newLead, u.Source, u.Medium, u.Campaign, u.Content, u.Term,
-			ev.attr.CampaignID, ev.attr.AdsetID, ev.attr.AdID, ev.in.Page.URL, ev.in.Page.Referrer, value,
-			currencyOf(ev), ev.meta.ClientIP, ev.meta.UserAgent, string(ev.raw)); err != nil {
-			return fmt.Errorf("events: insert events: %w", err)
-		}
+		u, a := ev.utm, ev.attr
+		out[i] = outbox.EventRow{ProjectID: ev.target.Project.ID, ContainerID: ev.target.Container.ID,
+			EventID: ev.in.EventID, Time: time.Unix(*ev.in.Timestamp, 0).UTC(), ReceivedAt: ev.received.UTC(),
+			Name: ev.in.Config.Name, AlphaName: alpha, Source: ev.in.Source, LeadID: found[i].LeadID,
+			NewLead: found[i].New, UTMSource: u.Source, UTMMedium: u.Medium, UTMCampaign: u.Campaign,
+			UTMContent: u.Content, UTMTerm: u.Term, CampaignID: a.CampaignID, AdsetID: a.AdsetID, AdID: a.AdID,
+			PageURL: ev.in.Page.URL, Referrer: ev.in.Page.Referrer, Value: value, Currency: currencyOf(ev),
+			ClientIP: ev.meta.ClientIP, UserAgent: ev.meta.UserAgent, Body: string(ev.raw)}
 	}
-	if err := batch.Send(); err != nil {
-		return fmt.Errorf("events: insert events: %w", err)
-	}
-	return nil
+	return out
 }
 
 // factsOf is the business facts of a batch's attributed events (see measuresOf), in order.

@@ -2,15 +2,15 @@
 // attributed ad entity, and stores them through a group-commit batcher, answering only once the
 // event's batch is stored.
 //
-// A batch is stored in three steps, each of which must succeed before the next, and the events
-// are answered after the last: (1) a PostgreSQL transaction resolves the batch's leads (under
-// the project's lead lock, held only for this short step); (2) one ClickHouse insert writes the
-// raw events (table events: every event, attributed or not, with its lead); (3) a PostgreSQL
-// transaction queues the business facts of attributed events in the fact outbox (drained into
-// facts_raw exactly once, like orders') and the conversions of events with config.alpha. A
-// failure at any step answers 503 with Retry-After and the caller retries: a failure in (2)
-// leaves only the (idempotent) lead upserts behind; a failure in (3) leaves a raw event that the
-// retry stores again (facts and conversions are then queued once, by the retry).
+// A batch is stored in one PostgreSQL transaction, one group commit: it resolves the batch's
+// leads (under the project's lead lock), and writes the events to the event outbox, the
+// business facts of attributed events to the fact outbox and the conversions of events with
+// config.alpha to the conversion outbox. The events are answered after the commit, so an event
+// and everything it causes are stored together, durably, or not at all (503 with Retry-After,
+// and the caller retries). The outbox drainers (ingest/outbox) then move events to ClickHouse's
+// events table and facts to facts_raw, each exactly once, within about a second. Memory is
+// bounded by the batcher's queue; when ClickHouse is down the events wait in PostgreSQL, and
+// once MaxBacklog of them wait, new events are refused with 503 until it catches up.
 //
 // Attribution: an event's UTM (utm.Extract: body, then page URL, then cookies) is resolved
 // against the project's synced entities; only an attributed event writes facts (facts_raw holds
@@ -25,7 +25,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/attribution"
@@ -42,12 +41,14 @@ type Config struct {
 	Batch batcher.Config
 	// Geo locates leads by IP; nil means none.
 	Geo leads.Geolocator
+	// MaxBacklog is how many events may wait in the event outbox before new ones are refused
+	// with 503 (default DefaultMaxBacklog).
+	MaxBacklog int
 }
 
 // Service takes events.
 type Service struct {
 	pool     *pgxpool.Pool
-	ch       driver.Conn
 	platform *platform.Store
 	resolver *attribution.Resolver
 	clock    clock.Clock
@@ -55,15 +56,19 @@ type Service struct {
 	geo      leads.Geolocator
 	batcher  *batcher.Batcher[*event, Result]
 	targets  targets
+	backlog  *backlog
 
 	touchMu sync.Mutex
 	touched map[string]time.Time
 }
 
 // New starts a Service; Close stops it.
-func New(cfg Config, pool *pgxpool.Pool, ch driver.Conn, store *platform.Store, resolver *attribution.Resolver,
+func New(cfg Config, pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolver,
 	clk clock.Clock, log *slog.Logger) *Service {
-	s := &Service{pool: pool, ch: ch, platform: store, resolver: resolver, clock: clk, log: log, geo: cfg.Geo,
+	if cfg.MaxBacklog <= 0 {
+		cfg.MaxBacklog = DefaultMaxBacklog
+	}
+	s := &Service{pool: pool, platform: store, backlog: &backlog{pool: pool, max: cfg.MaxBacklog}, resolver: resolver, clock: clk, log: log, geo: cfg.Geo,
 		targets: targets{store: store, m: map[string]cacheEntry{}}, touched: map[string]time.Time{}}
 	s.batcher = batcher.New(cfg.Batch, s.flush)
 	return s
@@ -107,6 +112,9 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 		utm: utm.Extract(in.UTM, in.Page.URL, in.Cookies)}
 	if ev.attr, ev.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, ev.utm); err != nil {
 		return Result{}, err
+	}
+	if !s.backlog.allow(ctx, now) {
+		return Result{}, apperr.Unavailable("Too many events are waiting for the analytics store; retry shortly.", overloadRetryAfter)
 	}
 	r, err := s.batcher.Submit(ev)
 	switch {

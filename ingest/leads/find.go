@@ -43,3 +43,10 @@ func Find(ctx context.Context, q Querier, projectID, leadRef string, id Identity
 	}
 	return l, err == nil, err
 }
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

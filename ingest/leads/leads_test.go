@@ -31,13 +31,26 @@ func setup(t *testing.T) (*pgxpool.Pool, string) {
 	return pg.Pool, p.ID
 }
 
+// apply runs a Plan of ups in a transaction of its own.
 func apply(t *testing.T, pool *pgxpool.Pool, project string, ups ...Upsert) []Result {
 	t.Helper()
 	var out []Result
-	err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
-		var err error
-		out, err = Apply(context.Background(), tx, project, ups, time.Now())
-		return err
+	ctx := context.Background()
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		p := NewPlan(project, ups)
+		b := &pgx.Batch{}
+		p.QueueLoad(b)
+		br := tx.SendBatch(ctx, b)
+		if err := p.ReadLoad(br); err != nil {
+			br.Close()
+			return err
+		}
+		if err := br.Close(); err != nil {
+			return err
+		}
+		w := &pgx.Batch{}
+		out = p.Resolve(w, time.Now())
+		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {
 		t.Fatal(err)

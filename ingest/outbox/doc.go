@@ -1,5 +1,12 @@
-// Package outbox carries the consequences of ingestion out of PostgreSQL, exactly once, through
-// two transactional outboxes written in the same transaction as the change that causes them.
+// Package outbox carries ingestion out of PostgreSQL, exactly once, through three transactional
+// outboxes written in the same transaction as the change that causes them.
+//
+// # Events (event_outbox → ClickHouse events)
+//
+// A batch of tracking events is stored, and acknowledged, once its transaction commits rows
+// here (QueueEvents). NewEventDrainer moves them to the events table exactly as the fact
+// drainer below moves facts (each event carries its outbox id in events.outbox_id), and deletes
+// them once inserted.
 //
 // # Facts (fact_outbox → ClickHouse facts_raw)
 //

@@ -1,0 +1,100 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/engine"
+	"mtk/internal/clock"
+)
+
+// NewDrainer returns the Drainer of the fact outbox: it moves fact_outbox rows into facts_raw
+// and keeps them, marked applied, until Purge.
+func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
+	return newDrainer(pool, ch, clk, log, drainTable{
+		name: "fact_outbox", lock: 7_346_101, load: loadFacts, keep: true,
+	})
+}
+
+type pendingFact struct {
+	id        int64
+	timezone  string
+	attempted bool
+	fact      engine.Fact
+}
+
+type factRows []pendingFact
+
+func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error) {
+	rows, err := conn.Query(ctx, `SELECT id, timezone, attempted_at IS NOT NULL, project_id, ts, source, connection_id,
+		account_id, campaign_id, adset_id, ad_id, currency, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total, tx_count_pending,
+		tx_count_refunded, tx_product_costs FROM fact_outbox WHERE applied_at IS NULL ORDER BY id LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingFact, error) {
+		var p pendingFact
+		f := &p.fact
+		err := r.Scan(&p.id, &p.timezone, &p.attempted, &f.ProjectID, &f.Time, &f.Source, &f.ConnectionID,
+			&f.AccountID, &f.CampaignID, &f.AdsetID, &f.AdID, &f.Currency, &f.PageViews, &f.Leads, &f.InitiateCheckout, &f.TxRevenue, &f.TxCount, &f.TxCountTotal,
+			&f.TxCountPending, &f.TxCountRefunded, &f.TxProductCosts)
+		f.OutboxID = uint64(p.id)
+		return p, err
+	})
+	return factRows(got), err
+}
+
+func (rs factRows) ids() []int64 {
+	ids := make([]int64, len(rs))
+	for i, p := range rs {
+		ids[i] = p.id
+	}
+	return ids
+}
+
+func (rs factRows) present(ctx context.Context, ch driver.Conn) (map[uint64]bool, error) {
+	var s suspects
+	for _, p := range rs {
+		if p.attempted {
+			s.add(p.fact.OutboxID, p.fact.ProjectID, p.fact.Time)
+		}
+	}
+	return s.lookup(ctx, ch, "facts_raw")
+}
+
+// insert writes the rows facts_raw does not hold yet, per project time zone.
+func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
+	byZone := map[string][]engine.Fact{}
+	var zones []string
+	for _, p := range rs {
+		if skip[p.fact.OutboxID] {
+			continue
+		}
+		if _, ok := byZone[p.timezone]; !ok {
+			zones = append(zones, p.timezone)
+		}
+		byZone[p.timezone] = append(byZone[p.timezone], p.fact)
+	}
+	for _, zone := range zones {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			return fmt.Errorf("outbox: time zone %q: %w", zone, err)
+		}
+		if err := engine.InsertFacts(ctx, ch, loc, byZone[zone]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Purge deletes applied fact rows older than age, and returns how many.
+func (d *Drainer) Purge(ctx context.Context, age time.Duration) (int64, error) {
+	tag, err := d.pool.Exec(ctx, "DELETE FROM fact_outbox WHERE applied_at < $1", d.clock.Now().Add(-age))
+	return tag.RowsAffected(), err
+}

@@ -1,0 +1,56 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// suspects are rows an earlier run attempted: they may already be in ClickHouse.
+type suspects struct {
+	ids      []uint64
+	projects map[string]bool
+	from, to time.Time
+}
+
+func (s *suspects) add(id uint64, project string, ts time.Time) {
+	if s.projects == nil {
+		s.projects = map[string]bool{}
+	}
+	s.ids = append(s.ids, id)
+	s.projects[project] = true
+	if t := ts.UTC().Truncate(time.Minute); s.from.IsZero() || t.Before(s.from) {
+		s.from = t
+	}
+	if t := ts.UTC(); t.After(s.to) {
+		s.to = t
+	}
+}
+
+// lookup returns which suspects table holds, by outbox_id, reading only their projects and time
+// range. table is facts_raw or events.
+func (s *suspects) lookup(ctx context.Context, ch driver.Conn, table string) (map[uint64]bool, error) {
+	present := map[uint64]bool{}
+	if len(s.ids) == 0 {
+		return present, nil
+	}
+	rows, err := ch.Query(ctx, `SELECT DISTINCT outbox_id FROM `+table+`
+		WHERE has(?, project_id) AND ts >= ? AND ts <= ? AND has(?, outbox_id)`,
+		slices.Sorted(maps.Keys(s.projects)), s.from, s.to, s.ids)
+	if err != nil {
+		return nil, fmt.Errorf("outbox: look up %s: %w", table, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id uint64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		present[id] = true
+	}
+	return present, rows.Err()
+}
