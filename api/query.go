@@ -66,26 +66,18 @@ func queryBody(res *engine.Result) ([]byte, error) {
 // queryScope resolves what the engine needs to know of the project from PostgreSQL.
 func (s *server) queryScope(c *fiber.Ctx, projectID string) (engine.Scope, error) {
 	p := auth.From(c)
-	project, err := s.platform.Project(c.UserContext(), projectID)
+	project, err := s.platform.ProjectScope(c.UserContext(), projectID)
 	if err != nil {
 		return engine.Scope{}, err
 	}
 	if project.WorkspaceID != p.WorkspaceID {
 		return engine.Scope{}, apperr.Forbidden(apperr.CodeAccessDenied, "You do not have access to this project.")
 	}
-	conns, err := s.platform.ListConnections(c.UserContext(), project.ID)
-	if err != nil {
-		return engine.Scope{}, err
-	}
-	ids := make([]string, len(conns))
-	for i, conn := range conns {
-		ids[i] = conn.ID
-	}
 	tier := p.Tier
 	if tier == "" {
 		tier = platform.TierDefault
 	}
-	return engine.Scope{ProjectID: project.ID, Currency: project.Currency, TimeZone: project.Timezone, Tier: tier, ConnectionIDs: ids}, nil
+	return engine.Scope{ProjectID: project.ID, Currency: project.Currency, TimeZone: project.Timezone, Tier: tier, ConnectionIDs: project.ConnectionIDs}, nil
 }
 
 // fields answers GET /v3/fields[?source=]: the metrics and dimensions a query may use.

@@ -87,6 +87,26 @@ func scanProject(row pgx.CollectableRow) (Project, error) {
 	return p, err
 }
 
+// ProjectScope is a project with the ids of its connections, oldest first: what a metric query
+// needs of PostgreSQL, read in one round trip.
+type ProjectScope struct {
+	Project
+	ConnectionIDs []string
+}
+
+// ProjectScope returns one project by id, whatever its workspace (callers check access), with
+// its connections' ids.
+func (s *Store) ProjectScope(ctx context.Context, id string) (ProjectScope, error) {
+	return queryOne(ctx, s, func(row pgx.CollectableRow) (ProjectScope, error) {
+		var p ProjectScope
+		err := row.Scan(&p.ID, &p.Name, &p.Description, &p.Logo, &p.WorkspaceID, &p.Currency, &p.Timezone, &p.CreatedAt,
+			&p.ConnectionIDs)
+		return p, err
+	}, apperr.NotFound("Project not found."),
+		"SELECT "+projectColumns+`, ARRAY(SELECT c.id FROM connections c WHERE c.project_id = projects.id
+			ORDER BY c.created_at, c.id) FROM projects WHERE id = $1`, id)
+}
+
 // ListProjects lists the projects of the given workspaces, oldest first.
 func (s *Store) ListProjects(ctx context.Context, workspaceIDs ...string) ([]Project, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+projectColumns+" FROM projects WHERE workspace_id = ANY($1) ORDER BY created_at, id", workspaceIDs)
