@@ -106,6 +106,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, 
 
 // RevokeAPIKey revokes a key; revoking twice keeps the first time.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
+	defer s.keys.forget(id)
 	return queryOne(ctx, s, scanKey, apperr.NotFound("API key not found."),
 		"UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
 }
@@ -114,11 +115,22 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 const lastUsedResolution = time.Minute
 
 // VerifyAPIKey resolves a token to its principal: unknown or revoked keys are 401
-// invalid_api_key, expired keys 401 expired_api_key.
+// invalid_api_key, expired keys 401 expired_api_key. A key verified less than KeyCacheTTL ago is
+// not read again.
 func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal, error) {
 	invalid := apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
 	if !auth.LooksLikeAPIKey(token) {
 		return nil, invalid
+	}
+	hash := auth.HashAPIKey(token)
+	cacheKey := string(hash)
+	now := s.clock.Now()
+	if k, ok := s.keys.get(cacheKey, now); ok {
+		if k.expires != nil && !now.Before(*k.expires) {
+			return nil, apperr.Unauthenticated(apperr.CodeExpiredAPIKey, "This API key has expired.")
+		}
+		p := k.principal
+		return &p, nil
 	}
 	var (
 		p        = &auth.Principal{Kind: auth.KindAPIKey}
@@ -127,7 +139,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 		lastUsed *time.Time
 	)
 	err := s.pool.QueryRow(ctx, `SELECT k.id, k.workspace_id, w.tier, k.scopes, k.expires_at, k.revoked_at, k.last_used_at
-		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, auth.HashAPIKey(token)).
+		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, hash).
 		Scan(&p.KeyID, &p.WorkspaceID, &p.Tier, &p.Scopes, &expires, &revoked, &lastUsed)
 	if isNoRows(err) {
 		return nil, invalid
@@ -135,7 +147,6 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock.Now()
 	if revoked != nil {
 		return nil, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "This API key has been revoked.")
 	}
@@ -147,5 +158,6 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 			return nil, err
 		}
 	}
+	s.keys.put(cacheKey, cachedKey{principal: *p, expires: expires, fetched: now})
 	return p, nil
 }

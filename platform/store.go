@@ -20,11 +20,12 @@ import (
 type Store struct {
 	pool  *pgxpool.Pool
 	clock clock.Clock
+	keys  *keyCache
 }
 
 // NewStore returns a Store over pool. clk is the time source (clock.Real{} in production).
 func NewStore(pool *pgxpool.Pool, clk clock.Clock) *Store {
-	return &Store{pool: pool, clock: clk}
+	return &Store{pool: pool, clock: clk, keys: &keyCache{}}
 }
 
 // Pool returns the underlying pool, for components that share it.

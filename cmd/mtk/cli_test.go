@@ -16,6 +16,7 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/internal/testenv"
+	"mtk/platform"
 )
 
 // cli runs mtk with args against the test's databases and returns stdout, stderr and the exit code.
@@ -128,7 +129,12 @@ func TestKeyRoundTrip(t *testing.T) {
 	if revoked := cliJSON(t, "key", "revoke", keyID); revoked["revoked_at"] == nil {
 		t.Fatalf("revoke: %v", revoked)
 	}
-	status, body = get(t, base+"/v3/projects", token)
+	// The server trusts a key it verified for platform.KeyCacheTTL; revoked by another process
+	// (this CLI), the key stops working within it.
+	deadline := time.Now().Add(platform.KeyCacheTTL + time.Second)
+	for status, body = get(t, base+"/v3/projects", token); status == 200 && time.Now().Before(deadline); status, body = get(t, base+"/v3/projects", token) {
+		time.Sleep(100 * time.Millisecond)
+	}
 	if status != 401 || !strings.Contains(body, "unauthorized") {
 		t.Fatalf("after revoke: %d %s", status, body)
 	}

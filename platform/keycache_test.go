@@ -1,0 +1,72 @@
+package platform
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"mtk/internal/apperr"
+	"mtk/internal/auth"
+)
+
+// A verified key is trusted for KeyCacheTTL: revoked by another process (another Store on the
+// same database) it stops working once that passes; revoked through the same Store, at once.
+// Expiry is checked on every call.
+func TestVerifiedKeysAreCachedBriefly(t *testing.T) {
+	s, clk, p := newTestStore(t)
+	ctx := context.Background()
+	other := NewStore(s.Pool(), clk)
+	expires := t0.Add(time.Hour)
+	k, err := s.CreateAPIKey(ctx, p.WorkspaceID, "k", []string{auth.ScopeDataRead}, &expires)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func() string {
+		t.Helper()
+		_, err := s.VerifyAPIKey(ctx, k.Token)
+		if err == nil {
+			return ""
+		}
+		e, ok := err.(*apperr.Error)
+		if !ok {
+			t.Fatal(err)
+		}
+		return e.Code
+	}
+	if c := code(); c != "" {
+		t.Fatalf("a new key: %s", c)
+	}
+	if _, err := other.RevokeAPIKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c := code(); c != "" {
+		t.Fatalf("within the TTL of another process's revocation: %s", c)
+	}
+	clk.Advance(KeyCacheTTL)
+	if c := code(); c != apperr.CodeInvalidAPIKey {
+		t.Fatalf("after the TTL: %q", c)
+	}
+
+	k2, err := s.CreateAPIKey(ctx, p.WorkspaceID, "k2", []string{auth.ScopeDataRead}, &expires)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k = k2
+	if c := code(); c != "" {
+		t.Fatalf("second key: %s", c)
+	}
+	clk.Set(expires)
+	if c := code(); c != apperr.CodeExpiredAPIKey {
+		t.Fatalf("expired while cached: %q", c)
+	}
+	clk.Set(t0.Add(time.Minute))
+	if c := code(); c != "" {
+		t.Fatalf("before expiry again: %s", c)
+	}
+	if _, err := s.RevokeAPIKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c := code(); c != apperr.CodeInvalidAPIKey {
+		t.Fatalf("revoked through the same store: %q", c)
+	}
+}
