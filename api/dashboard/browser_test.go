@@ -109,7 +109,7 @@ func (tb *tab) run(actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// problems returns the page's errors so far.
+// errors returns the page's errors so far.
 func (tb *tab) errors() []string {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()

@@ -236,12 +236,17 @@ function render(project, r, res) {
   const v = state.view;
   const currency = res.totals.currency;
   $('error').hidden = true;
+  document.querySelector('.content').classList.remove('has-error');
+  // The API may answer a coarser granularity than asked (a fallback); its labels tell.
+  const rows = res.series.data;
+  let granularity = v.granularity;
+  if (granularity === 'hour' && rows.length && !rows[0].date.includes('T')) granularity = 'day';
+  $('title').textContent = project.name;
+  $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · by ' + granularity +
+    (granularity === v.granularity ? '' : ' (asked: ' + v.granularity + ')') + ' · ' + currency;
   const warnings = [...new Set([res.series, res.totals, res.table].flatMap((x) => (x && x.warnings) || []))];
   $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
   $('warnings').hidden = !warnings.length;
-
-  $('title').textContent = project.name;
-  $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · by ' + v.granularity + ' · ' + currency;
 
   const totals = res.totals.data[0] || {};
   $('kpis').replaceChildren(...KPIS.map((k) => {
@@ -254,10 +259,6 @@ function render(project, r, res) {
     return card;
   }));
 
-  // The API may answer a coarser granularity than asked (a fallback); its labels tell.
-  const rows = res.series.data;
-  let granularity = v.granularity;
-  if (granularity === 'hour' && rows.length && !rows[0].date.includes('T')) granularity = 'day';
   state.charts = { rows, currency, granularity };
   drawCharts();
 
@@ -290,6 +291,8 @@ function showError(err) {
   if (meta.length) box.append(el('div', 'error-meta', meta.join(' · ')));
   box.hidden = false;
   $('warnings').hidden = true;
+  $('subtitle').textContent = '';
+  document.querySelector('.content').classList.add('has-error');
   state.charts = null;
   for (const id of ['kpis', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas']) $(id).replaceChildren();
   $('table-note').textContent = '';
