@@ -3,20 +3,25 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test services services-stop build vet fmt-check bench clean
+.PHONY: run test services services-stop browser build vet fmt-check bench clean
 
 ## run: start the local stores, migrate, seed the demo and serve on http://127.0.0.1:8080
 run: services build
 	@scripts/run.sh
 
-## test: start the local stores, then go vet and the whole test suite against them
-test: services
+## test: start the local stores (and install chromium for the dashboard's browser test), then go
+## vet and the whole test suite against them
+test: services browser
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 
 ## services: install (when missing) and start ClickHouse and PostgreSQL under .data/
 services:
 	@scripts/services.sh start
+
+## browser: install Debian's chromium when missing; the dashboard's test drives it headless
+browser:
+	@scripts/services.sh chromium
 
 ## services-stop: stop them
 services-stop:

@@ -6,6 +6,7 @@
 #   scripts/services.sh start   # idempotent: safe while they run
 #   scripts/services.sh stop
 #   scripts/services.sh status
+#   scripts/services.sh chromium   # installs Debian's chromium when missing (the dashboard's browser test)
 #
 # Environment: MTK_CH_PORT (19000), MTK_CH_HTTP_PORT (18123), MTK_PG_PORT (15432), MTK_DATA (.data).
 set -euo pipefail
@@ -222,12 +223,15 @@ stop)
 	ch_stop
 	pg_stop
 	;;
+chromium)
+	[ -x /usr/bin/chromium ] || apt_install chromium
+	;;
 status)
 	port_open "$ch_port" && log "clickhouse up on $ch_port" || log "clickhouse down"
 	port_open "$pg_port" && log "postgresql up on $pg_port" || log "postgresql down"
 	;;
 *)
-	echo "usage: $0 start|stop|status" >&2
+	echo "usage: $0 start|stop|status|chromium" >&2
 	exit 2
 	;;
 esac

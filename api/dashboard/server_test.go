@@ -1,0 +1,206 @@
+package dashboard_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"mtk/api"
+	"mtk/engine"
+	"mtk/engine/enginetest"
+	"mtk/ingest/attribution"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
+	"mtk/ingest/outbox"
+	"mtk/internal/auth"
+	"mtk/internal/clock"
+	"mtk/internal/config"
+	"mtk/internal/testenv"
+	"mtk/platform"
+	adsync "mtk/sync"
+	"mtk/sync/networks"
+)
+
+// The seeded project's zone and ad accounts; the generated ad act_5550_c0_s0_a0 gets the orders.
+const (
+	zone         = "America/Sao_Paulo"
+	alphaAccount = "act_5550"
+	orderedAd    = alphaAccount + "_c0_s0_a0"
+)
+
+// fixture is the real API (mtk/api with every service) serving on a loopback port over the
+// test's own databases, with one workspace that holds a key, a project with data and an empty one.
+type fixture struct {
+	t       *testing.T
+	url     string
+	key     string
+	project platform.Project
+	empty   platform.Project
+	// today is the current date in the project's zone; fallbackStart to fallbackEnd are dates
+	// whose facts are only in the daily table (a query at hour granularity falls back to it).
+	today, fallbackStart, fallbackEnd string
+}
+
+// startServer builds and serves the API, then seeds it: generated ad facts of the last 14 days
+// (three networks, in BRL, USD and EUR), two orders sent through the order webhook and applied
+// by the outbox drainer, and daily-only facts 40 to 31 days ago.
+func startServer(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	clk := clock.Real{}
+	store := platform.NewStore(pg.Pool, clk)
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	resolver := attribution.New(ch.Conn, store, clk, 0)
+	evs := events.New(events.Config{}, pg.Pool, ch.Conn, store, resolver, clk, log)
+	t.Cleanup(evs.Close)
+	app := api.New(api.Deps{
+		Config: config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
+			BaseURL: "http://127.0.0.1", RateLimits: "on"},
+		Platform: store, ClickHouse: ch.Conn, Clock: clk, Events: evs, Logger: log,
+		Orders:  orders.New(pg.Pool, store, resolver, clk),
+		Engine:  engine.New(ch.Conn, engine.Options{Clock: clk}),
+		Objects: &adsync.Objects{Store: adsync.NewStore(pg.Pool), Connectors: networks.Factory{}.Connector, Clock: clk},
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
+	t.Cleanup(func() { _ = app.Shutdown() })
+	f := &fixture{t: t, url: "http://" + ln.Addr().String()}
+
+	ws := must(store.CreateWorkspace(ctx, "Dashboard Co", platform.TierGrowth))
+	f.project = must(store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Acme Store", Currency: "BRL", Timezone: zone}))
+	f.empty = must(store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Empty Shop", Currency: "USD", Timezone: "UTC"}))
+	f.key = must(store.CreateAPIKey(ctx, ws.ID, "dashboard", []string{auth.ScopeDataRead}, nil)).Token
+	conns, accounts := map[string]string{}, map[string]string{}
+	for kind, account := range map[string]string{platform.KindAlpha: alphaAccount, platform.KindBeta: "5551", platform.KindGamma: "5552"} {
+		c := must(store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: kind, Name: kind, SourceID: account}))
+		conns[kind], accounts[kind] = c.ID, account
+	}
+	custom := must(store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: platform.KindCustom, Name: "Checkout"}))
+
+	loc := must(time.LoadLocation(zone))
+	now := time.Now().In(loc)
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	f.today = today.Format(time.DateOnly)
+	ds := must(enginetest.Generate(enginetest.Config{Seed: 6, Campaigns: 3, AdSets: 1, Ads: 2, FactChance: 0.3,
+		Projects: []enginetest.ProjectSpec{{ID: f.project.ID, TimeZone: zone, Currency: "BRL", Start: today.AddDate(0, 0, -13), Days: 14,
+			AccountCurrencies: map[string]string{platform.KindBeta: "USD", platform.KindGamma: "EUR"},
+			Connections:       conns, Accounts: accounts}}}))
+	if err := ds.Write(ctx, ch.Conn); err != nil {
+		t.Fatal(err)
+	}
+
+	for i, cents := range []int64{129_990, 45_050} {
+		at := now.AddDate(0, 0, -2).Add(time.Duration(i) * time.Hour).UTC().Format(time.RFC3339)
+		f.post("/v2/tracking/generic?k="+custom.WebhookKey, "", map[string]any{"transaction": map[string]any{
+			"id": fmt.Sprintf("order-%d", i), "status": "approved", "value": cents, "currency": "BRL", "created_at": at, "updated_at": at,
+			"utm": map[string]string{"utm_source": "alpha", "utm_campaign": "Sale|" + alphaAccount + "_c0",
+				"utm_medium": "Broad|" + alphaAccount + "_c0_s0", "utm_content": "Video|" + orderedAd},
+		}})
+	}
+	if n, err := outbox.NewDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil || n != 2 {
+		t.Fatalf("outbox drained %d rows (%v), want the 2 orders", n, err)
+	}
+
+	var daily []engine.Fact
+	for d := 40; d > 30; d-- {
+		day := today.AddDate(0, 0, -d)
+		daily = append(daily, engine.Fact{ProjectID: f.project.ID, Time: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, loc),
+			Source: platform.KindAlpha, ConnectionID: conns[platform.KindAlpha], AccountID: alphaAccount,
+			CampaignID: alphaAccount + "_c1", AdsetID: alphaAccount + "_c1_s0", AdID: alphaAccount + "_c1_s0_a0", Currency: "BRL",
+			Spend: int64(10_000_000 + d*1_230_000), Impressions: int64(1000 + d), Clicks: int64(d)})
+	}
+	if err := engine.InsertBatch(ctx, ch.Conn, engine.LandingDaily, loc, "daily-only", daily); err != nil {
+		t.Fatal(err)
+	}
+	f.fallbackStart = today.AddDate(0, 0, -40).Format(time.DateOnly)
+	f.fallbackEnd = today.AddDate(0, 0, -31).Format(time.DateOnly)
+	return f
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// post sends body to the server (with the key when key is not empty) and returns the answer's
+// status and bytes; a webhook must succeed.
+func (f *fixture) post(path, key string, body any) (int, []byte) {
+	f.t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	req, err := http.NewRequest("POST", f.url+path, bytes.NewReader(b))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if key == "" && resp.StatusCode != 200 {
+		f.t.Fatalf("POST %s: %d %s", path, resp.StatusCode, out)
+	}
+	return resp.StatusCode, out
+}
+
+// answer is a POST /v3/query answer (or its error), with every number as the text the API wrote.
+type answer struct {
+	Data     []map[string]any `json:"data"`
+	Currency string           `json:"currency"`
+	Warnings []string         `json:"warnings"`
+	HasMore  bool             `json:"has_more"`
+	Error    *struct {
+		Message string   `json:"message"`
+		Details []string `json:"details"`
+	} `json:"error"`
+}
+
+// query sends a body the page built (its JSON text) straight to POST /v3/query.
+func (f *fixture) query(body string) answer {
+	f.t.Helper()
+	status, out := f.post("/v3/query", f.key, json.RawMessage(body))
+	var a answer
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	if err := dec.Decode(&a); err != nil {
+		f.t.Fatalf("query %s: %d %s", body, status, out)
+	}
+	if (status == 200) != (a.Error == nil) {
+		f.t.Fatalf("query %s: %d %s", body, status, out)
+	}
+	return a
+}
+
+// text is an answer's value as the page keeps it: the number's text, a string, or "null".
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case json.Number:
+		return x.String()
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,317 @@
+'use strict';
+// app.js: the dashboard's state, controls and loading. Every number on the page comes from
+// POST /v3/query; <body data-state> is starting, signed-out, loading, ready or error, and
+// <body data-seq> counts the loads that finished (for tests and scripts).
+
+const $ = (id) => document.getElementById(id);
+const VIEW_STORAGE = 'mtk.dashboard.view';
+const RANGE_DAYS = { '7d': 7, '30d': 30, '90d': 90 };
+const MONEY_SERIES = [{ key: 'spend', label: 'Spend', color: '#4f46e5' }, { key: 'tx_revenue', label: 'Revenue', color: '#0ea371' }];
+const ROAS_SERIES = [{ key: 'roas', label: 'ROAS', color: '#f59e0b' }];
+const KPIS = [
+  { key: 'spend', sub: (t, cur) => 'CPC ' + fmt.metric('cpc', t.cpc, cur) },
+  { key: 'tx_revenue', sub: (t) => fmt.count(t.tx_count) + ' sales' },
+  { key: 'roas', sub: () => 'Revenue ÷ spend' },
+  { key: 'profit', sub: () => 'Revenue − spend − costs' },
+  { key: 'impressions', sub: () => '' },
+  { key: 'clicks', sub: (t) => 'CTR ' + fmt.percent(t.ctr) },
+];
+
+const state = {
+  projects: [],
+  view: { project: '', range: '30d', start: '', end: '', granularity: 'day', level: 'campaign', currency: '' },
+  controller: null,
+  seq: 0,
+  charts: null, // the last chart data, drawn again when the page is resized
+};
+
+function setState(s) {
+  document.body.dataset.state = s;
+}
+
+function saveView() {
+  sessionStorage.setItem(VIEW_STORAGE, JSON.stringify(state.view));
+}
+
+function restoreView() {
+  try {
+    Object.assign(state.view, JSON.parse(sessionStorage.getItem(VIEW_STORAGE) || '{}'));
+  } catch (_) { /* a bad saved view is ignored */ }
+}
+
+function currentProject() {
+  return state.projects.find((p) => p.id === state.view.project) || null;
+}
+
+// range is the view's {start, end} (dates in the project's zone, end included), or null when
+// a custom date is missing.
+function range(project) {
+  const v = state.view;
+  if (v.range === 'custom') return v.start && v.end ? { start: v.start, end: v.end } : null;
+  const end = dates.today(project.timezone || 'UTC');
+  return { start: dates.addDays(end, 1 - RANGE_DAYS[v.range]), end };
+}
+
+// --- sign-in ---------------------------------------------------------------------------------
+
+function showSignIn(message) {
+  abortLoad();
+  $('app').hidden = true;
+  $('signin').hidden = false;
+  $('signin-error').hidden = !message;
+  $('signin-error').textContent = message || '';
+  $('signin-submit').disabled = false;
+  $('signin-key').value = '';
+  $('signin-key').focus();
+  setState('signed-out');
+}
+
+async function enter() {
+  setState('loading');
+  let projects;
+  try {
+    projects = await api.projects();
+  } catch (err) {
+    api.signOut();
+    showSignIn(err.status === 401 || err.status === 403 ? 'The API refused this key: ' + err.message : err.message);
+    finish('signed-out');
+    return;
+  }
+  state.projects = projects;
+  $('signin').hidden = true;
+  $('app').hidden = false;
+  $('key-hint').textContent = api.key.slice(0, 13) + '…' + api.key.slice(-4);
+  restoreView();
+  if (!currentProject() && projects.length) state.view.project = projects[0].id;
+  $('project').replaceChildren(...projects.map((p) => {
+    const o = el('option', '', p.name + ' · ' + p.currency);
+    o.value = p.id;
+    return o;
+  }));
+  syncControls();
+  load();
+}
+
+// --- controls --------------------------------------------------------------------------------
+
+function syncControls() {
+  const v = state.view;
+  $('project').value = v.project;
+  $('granularity').value = v.granularity;
+  $('level').value = v.level;
+  $('currency').value = v.currency;
+  const project = currentProject();
+  $('currency').options[0].textContent = project ? "Project's (" + project.currency + ')' : "Project's";
+  for (const b of document.querySelectorAll('[data-range]')) b.setAttribute('aria-pressed', String(b.dataset.range === v.range));
+  $('custom-range').hidden = v.range !== 'custom';
+  $('range-start').value = v.start;
+  $('range-end').value = v.end;
+}
+
+function wireControls() {
+  $('signin-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const key = $('signin-key').value.trim();
+    if (!key) return;
+    $('signin-submit').disabled = true;
+    api.signIn(key);
+    enter();
+  });
+  $('signout').addEventListener('click', () => {
+    api.signOut();
+    showSignIn('');
+  });
+  const change = (id, prop) => $(id).addEventListener('change', () => {
+    state.view[prop] = $(id).value;
+    saveView();
+    syncControls();
+    load();
+  });
+  change('project', 'project');
+  change('granularity', 'granularity');
+  change('level', 'level');
+  change('currency', 'currency');
+  change('range-start', 'start');
+  change('range-end', 'end');
+  for (const b of document.querySelectorAll('[data-range]')) {
+    b.addEventListener('click', () => {
+      const project = currentProject();
+      if (b.dataset.range === 'custom' && state.view.range !== 'custom' && project) {
+        Object.assign(state.view, range(project)); // start from the dates shown
+      }
+      state.view.range = b.dataset.range;
+      saveView();
+      syncControls();
+      load();
+    });
+  }
+  $('refresh').addEventListener('click', load);
+  let frame = 0;
+  new ResizeObserver(() => {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(drawCharts);
+  }).observe($('chart-money'));
+}
+
+// --- loading ---------------------------------------------------------------------------------
+
+function abortLoad() {
+  if (state.controller) state.controller.abort();
+  state.controller = null;
+}
+
+// bodies are the queries of the view: the time series, the totals, and the rows by entity
+// (none at project level, where the totals are the one row).
+function bodies(project, r) {
+  const v = state.view;
+  const meta = v.currency ? { convert_to_currency: v.currency } : null;
+  const withMeta = (b, extra) => {
+    const m = Object.assign({}, meta, extra);
+    if (Object.keys(m).length) b.metadata = m;
+    return b;
+  };
+  const time = { start: r.start, end: r.end };
+  return {
+    series: withMeta({ project_id: project.id, fields: ['spend', 'tx_revenue', 'roas'], time: Object.assign({ granularity: v.granularity }, time) }),
+    totals: withMeta({ project_id: project.id, fields: TABLE_FIELDS, time }),
+    table: v.level === 'project' ? null
+      : withMeta({ project_id: project.id, fields: TABLE_FIELDS, time, order: { spend: 'desc' }, limit: 1000 }, { level: v.level }),
+  };
+}
+
+async function load() {
+  abortLoad();
+  const project = currentProject();
+  if (!project) {
+    showError({ message: 'This key\'s workspace has no projects yet.' });
+    finish('error');
+    return;
+  }
+  const r = range(project);
+  if (!r) {
+    showError({ message: 'Pick both dates of the custom range.' });
+    finish('error');
+    return;
+  }
+  const controller = new AbortController();
+  state.controller = controller;
+  const b = bodies(project, r);
+  showRequests(b);
+  setState('loading');
+  $('loading').hidden = false;
+  document.querySelector('.content').classList.add('is-loading');
+  try {
+    const [series, totals, table] = await Promise.all([
+      api.query(b.series, controller.signal),
+      api.query(b.totals, controller.signal),
+      b.table ? api.query(b.table, controller.signal) : null,
+    ]);
+    if (controller !== state.controller) return;
+    render(project, r, { series, totals, table });
+    finish('ready');
+  } catch (err) {
+    if (err.name === 'AbortError' || controller !== state.controller) return;
+    if (err.status === 401) {
+      api.signOut();
+      showSignIn('The API refused this key: ' + err.message);
+      finish('signed-out');
+      return;
+    }
+    showError(err);
+    finish('error');
+  }
+}
+
+function finish(s) {
+  state.controller = null;
+  $('loading').hidden = true;
+  document.querySelector('.content').classList.remove('is-loading');
+  setState(s);
+  document.body.dataset.seq = String(++state.seq);
+}
+
+// --- rendering -------------------------------------------------------------------------------
+
+function render(project, r, res) {
+  const v = state.view;
+  const currency = res.totals.currency;
+  $('error').hidden = true;
+  document.querySelector('.content').classList.remove('has-error');
+  // The API may answer a coarser granularity than asked (a fallback); its labels tell.
+  const rows = res.series.data;
+  let granularity = v.granularity;
+  if (granularity === 'hour' && rows.length && !rows[0].date.includes('T')) granularity = 'day';
+  $('title').textContent = project.name;
+  $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · by ' + granularity +
+    (granularity === v.granularity ? '' : ' (asked: ' + v.granularity + ')') + ' · ' + currency;
+  const warnings = [...new Set([res.series, res.totals, res.table].flatMap((x) => (x && x.warnings) || []))];
+  $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
+  $('warnings').hidden = !warnings.length;
+
+  const totals = res.totals.data[0] || {};
+  $('kpis').replaceChildren(...KPIS.map((k) => {
+    const card = el('div', 'kpi');
+    card.dataset.key = k.key;
+    card.dataset.value = totals[k.key] == null ? 'null' : totals[k.key];
+    const value = el('div', 'kpi-value', fmt.metric(k.key, totals[k.key], currency));
+    if (typeof totals[k.key] === 'string' && totals[k.key].startsWith('-')) value.classList.add('neg');
+    card.append(el('div', 'kpi-label', METRICS[k.key].label), value, el('div', 'kpi-sub', k.sub(totals, currency)));
+    return card;
+  }));
+
+  state.charts = { rows, currency, granularity };
+  drawCharts();
+
+  const level = v.level;
+  $('table-title').textContent = level === 'project' ? 'Project total' : 'By ' + LEVEL_NAMES[level];
+  const tableRows = res.table ? res.table.data : res.totals.data;
+  $('table-note').textContent = tableRows.length + (tableRows.length === 1 ? ' row' : ' rows') +
+    (res.table && res.table.has_more ? ' · the first ' + tableRows.length + ' by spend' : '');
+  entityTable.show($('table'), { rows: tableRows, level, currency, totals, projectName: project.name });
+}
+
+function drawCharts() {
+  const c = state.charts;
+  if (!c) return;
+  renderLegend($('legend-money'), MONEY_SERIES, 'line');
+  renderLegend($('legend-roas'), ROAS_SERIES, 'bar');
+  renderChart($('chart-money'), { type: 'line', series: MONEY_SERIES, kind: 'money', title: 'Spend and revenue over time', ...c });
+  renderChart($('chart-roas'), { type: 'bar', series: ROAS_SERIES, kind: 'multiple', title: 'ROAS over time', ...c });
+}
+
+function showError(err) {
+  const box = $('error');
+  box.replaceChildren(el('strong', 'error-message', err.message));
+  if (err.details && err.details.length) {
+    const ul = el('ul');
+    for (const d of err.details) ul.append(el('li', '', d));
+    box.append(ul);
+  }
+  const meta = [err.status ? 'HTTP ' + err.status : '', err.code, err.requestId ? 'request ' + err.requestId : ''].filter(Boolean);
+  if (meta.length) box.append(el('div', 'error-meta', meta.join(' · ')));
+  box.hidden = false;
+  $('warnings').hidden = true;
+  $('subtitle').textContent = '';
+  document.querySelector('.content').classList.add('has-error');
+  state.charts = null;
+  for (const id of ['kpis', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas']) $(id).replaceChildren();
+  $('table-note').textContent = '';
+}
+
+function showRequests(b) {
+  const names = { series: 'Time series', totals: 'Totals', table: 'By entity' };
+  $('requests').replaceChildren(...Object.entries(b).filter(([, body]) => body).map(([name, body]) => {
+    const block = el('div', 'request');
+    const pre = el('pre', '', 'POST /v3/query\n' + JSON.stringify(body, null, 2));
+    pre.id = 'request-' + name;
+    pre.dataset.body = JSON.stringify(body);
+    block.append(el('h3', '', names[name]), pre);
+    return block;
+  }));
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  wireControls();
+  if (api.key) enter();
+  else showSignIn('');
+});

@@ -1,0 +1,100 @@
+'use strict';
+// format.js: display formatting and calendar arithmetic. Numbers reach this file as the exact
+// decimal text the API sent ("1234.50", "0.2723766233766234"); Intl formats that text as a
+// decimal, so money is never put through float arithmetic.
+
+const LOCALE = 'en-US';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+// The metrics this page asks for, with how each is shown.
+const METRICS = {
+  spend: { label: 'Spend', kind: 'money' },
+  impressions: { label: 'Impressions', kind: 'count' },
+  clicks: { label: 'Clicks', kind: 'count' },
+  ctr: { label: 'CTR', kind: 'percent' },
+  cpc: { label: 'CPC', kind: 'money' },
+  tx_revenue: { label: 'Revenue', kind: 'money' },
+  tx_count: { label: 'Sales', kind: 'count' },
+  roas: { label: 'ROAS', kind: 'multiple' },
+  profit: { label: 'Profit', kind: 'money' },
+};
+
+const fmt = (() => {
+  const cache = new Map();
+  const nf = (key, options) => {
+    if (!cache.has(key)) cache.set(key, new Intl.NumberFormat(LOCALE, options));
+    return cache.get(key);
+  };
+
+  const money = (v, currency) =>
+    v == null ? '—' : nf('m' + currency, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v);
+  const count = (v) => (v == null ? '—' : nf('c', { maximumFractionDigits: 0 }).format(v));
+  const percent = (v) => (v == null ? '—' : nf('p', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v));
+  const multiple = (v) => (v == null ? '—' : nf('x', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v) + '×');
+
+  // metric formats value v (exact decimal text, or null) of metric key in currency.
+  const metric = (key, v, currency) => {
+    switch ((METRICS[key] || {}).kind) {
+      case 'money': return money(v, currency);
+      case 'percent': return percent(v);
+      case 'multiple': return multiple(v);
+      default: return count(v);
+    }
+  };
+
+  // axis formats a chart tick (a plain number: ticks are positions, not amounts).
+  const axis = (n, kind, currency) => {
+    if (kind === 'money') {
+      return nf('am' + currency, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 }).format(n);
+    }
+    if (kind === 'multiple') return nf('ax', { maximumFractionDigits: 2 }).format(n) + '×';
+    return nf('ac', { notation: 'compact', maximumFractionDigits: 1 }).format(n);
+  };
+
+  // parts splits a bucket label: "2026-03-05" or "2026-03-05T14:00:00-03:00" (already in the
+  // project's zone, so the text is read as it stands).
+  const parts = (label) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(label || '');
+    if (!m) return null;
+    return { y: +m[1], mo: +m[2], d: +m[3], time: m[4] ? m[4] + ':' + m[5] : null };
+  };
+  const weekday = (p) => WEEKDAYS[new Date(Date.UTC(p.y, p.mo - 1, p.d)).getUTCDay()];
+
+  // bucket is a short axis label of a bucket; long=true gives the tooltip's label.
+  const bucket = (label, granularity, long) => {
+    const p = parts(label);
+    if (!p) return label;
+    const md = MONTHS[p.mo - 1] + ' ' + p.d;
+    switch (granularity) {
+      case 'month': return MONTHS[p.mo - 1] + ' ' + p.y;
+      case 'week': return long ? 'Week of ' + md + ', ' + p.y : md;
+      case 'hour': return long ? weekday(p) + ', ' + md + ', ' + (p.time || '00:00') : (p.time === '00:00' ? md : p.time || md);
+      default: return long ? weekday(p) + ', ' + md + ', ' + p.y : md;
+    }
+  };
+
+  // longDate shows "YYYY-MM-DD" as "Mar 5, 2026".
+  const longDate = (iso) => {
+    const p = parts(iso);
+    return p ? MONTHS[p.mo - 1] + ' ' + p.d + ', ' + p.y : iso;
+  };
+
+  return { money, count, percent, multiple, metric, axis, bucket, longDate };
+})();
+
+// dates: calendar arithmetic on "YYYY-MM-DD" strings, free of the browser's own time zone.
+const dates = {
+  // today is the current date in IANA zone tz (the project's).
+  today(tz) {
+    const p = {};
+    for (const x of new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date())) {
+      p[x.type] = x.value;
+    }
+    return p.year + '-' + p.month + '-' + p.day;
+  },
+  addDays(iso, n) {
+    const [y, m, d] = iso.split('-').map(Number);
+    return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+  },
+};
