@@ -60,7 +60,7 @@ func startServer(t *testing.T) *fixture {
 	store := platform.NewStore(pg.Pool, clk)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	resolver := attribution.New(ch.Conn, store, clk, 0)
-	evs := events.New(events.Config{}, pg.Pool, ch.Conn, store, resolver, clk, log)
+	evs := events.New(events.Config{}, pg.Pool, store, resolver, clk, log)
 	t.Cleanup(evs.Close)
 	app := api.New(api.Deps{
 		Config: config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
