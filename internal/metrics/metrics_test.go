@@ -182,3 +182,16 @@ func TestRequestsCountedConcurrently(t *testing.T) {
 		t.Fatalf("counted %v requests, want 300", total)
 	}
 }
+
+// Counting a request of a known label set allocates nothing: the ingest path takes thousands a
+// second.
+func TestRequestDoesNotAllocate(t *testing.T) {
+	m := metrics.New(clock.Real{}, quiet)
+	m.Request("/v3/tracking/events", "POST", 200, time.Millisecond)
+	if n := testing.AllocsPerRun(1000, func() { m.Request("/v3/tracking/events", "POST", 200, time.Millisecond) }); n != 0 {
+		t.Fatalf("%v allocations per request", n)
+	}
+	if n := testing.AllocsPerRun(1000, func() { m.EventFlush(100, time.Millisecond, nil) }); n != 0 {
+		t.Fatalf("%v allocations per flush", n)
+	}
+}
