@@ -10,6 +10,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"mtk/api/dashboard"
 	"mtk/api/ratelimit"
@@ -18,6 +19,7 @@ import (
 	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/metrics"
 	"mtk/platform"
 	adsync "mtk/sync"
 )
@@ -37,6 +39,9 @@ type Deps struct {
 	Logger     *slog.Logger
 	// Objects applies PUT /v3/connections/{id}/objects.
 	Objects *adsync.Objects
+	// Metrics, when set, counts every request, and serves GET /metrics (without credentials)
+	// unless Config.MetricsListen names a listener of its own.
+	Metrics *metrics.Metrics
 }
 
 type server struct {
@@ -67,7 +72,12 @@ func New(d Deps) *fiber.App {
 		IdleTimeout:           120 * time.Second,
 		JSONEncoder:           marshalJSON,
 	})
-	app.Use(withRequestID, logRequests(d.Logger), recoverPanics(d.Logger))
+	routes := &routeLabels{}
+	app.Use(withRequestID)
+	if d.Metrics != nil {
+		app.Use(countRequests(d.Metrics, routes))
+	}
+	app.Use(logRequests(d.Logger), recoverPanics(d.Logger))
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)
@@ -86,6 +96,10 @@ func New(d Deps) *fiber.App {
 	public := ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
+	if d.Metrics != nil && d.Config.MetricsListen() == "" {
+		app.Get("/metrics", adaptor.HTTPHandler(d.Metrics.Handler()))
+	}
+	routes.learn(app)
 	return app
 }
 

@@ -23,6 +23,14 @@ const (
 	chTooManyRowsOrBytes  = 396
 )
 
+// The client errors mapError answers with, one value each so that observe can tell them apart.
+var (
+	errTooSlow     = apperr.Unavailable("The query took too long. Narrow the time range, the fields or the level.", 5)
+	errOutOfMemory = apperr.Unavailable("The metrics store is out of memory for this query. Try again later or narrow it.", 30)
+	errTooMuchData = apperr.Invalid("The query would read too much data.", "time: narrow the range or add filters")
+	errStoreDown   = apperr.Unavailable("The metrics store is unavailable.", 5)
+)
+
 // mapError turns a ClickHouse or connection error into the error a client sees: a query over
 // its limits is a 503 (time, memory) or a 400 (too much data to read); an unreachable store a
 // 503; anything else stays an internal error.
@@ -31,20 +39,20 @@ func mapError(err error) error {
 	if errors.As(err, &ex) {
 		switch ex.Code {
 		case chTimeoutExceeded, chQueryWasCancelled:
-			return apperr.Unavailable("The query took too long. Narrow the time range, the fields or the level.", 5)
+			return errTooSlow
 		case chMemoryLimitExceeded:
-			return apperr.Unavailable("The metrics store is out of memory for this query. Try again later or narrow it.", 30)
+			return errOutOfMemory
 		case chTooManyRows, chTooManyBytes, chTooManyRowsOrBytes:
-			return apperr.Invalid("The query would read too much data.", "time: narrow the range or add filters")
+			return errTooMuchData
 		}
 		return fmt.Errorf("engine: clickhouse exception %d: %w", ex.Code, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return apperr.Unavailable("The query took too long. Narrow the time range, the fields or the level.", 5)
+		return errTooSlow
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
-		return apperr.Unavailable("The metrics store is unavailable.", 5)
+		return errStoreDown
 	}
 	return fmt.Errorf("engine: %w", err)
 }

@@ -26,6 +26,9 @@ type Options struct {
 	// per second at 8 clients, lower latency at 1); statements on facts_raw keep the server's
 	// max_threads.
 	RollupThreads int
+	// Observe, when set, hears about every Query call: the table that answered, whether it was
+	// a fallback, the duration, and the kind of a failure (metrics).
+	Observe func(Observation)
 }
 
 func (o Options) withDefaults() Options {
@@ -84,11 +87,14 @@ func (s *Service) limited(ctx context.Context, table string) context.Context {
 // Query validates in against scope and answers it. Errors are *apperr.Error for the client
 // (validation, limits, store unavailable) or internal errors.
 func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Result, error) {
+	start := time.Now()
 	c, err := Compile(scope, in, s.opts.Clock.Now())
 	if err != nil {
+		s.observe(start, nil, Attempt{}, err)
 		return nil, err
 	}
 	res, chosen, err := s.answer(ctx, c.Attempts)
+	s.observe(start, c, chosen, err)
 	if err != nil {
 		return nil, err
 	}

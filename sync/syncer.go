@@ -22,6 +22,9 @@ type Syncer struct {
 	ClickHouse driver.Conn
 	Connectors ConnectorFunc
 	Clock      clock.Clock
+	// Observe, when set, hears about every recorded run: its result (duration, rows written)
+	// and its error, nil for a success (metrics).
+	Observe func(c platform.Connection, res Result, err error)
 
 	// failAt, when set (by tests), is asked at each failure point of a batch; an error stops
 	// the run there, as a failed write or a crash would.
@@ -109,6 +112,9 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 	res.Took = s.Clock.Now().Sub(started)
 	if ferr := s.Store.finishRun(context.WithoutCancel(ctx), c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
 		err = ferr
+	}
+	if s.Observe != nil {
+		s.Observe(c, res, err)
 	}
 	if err != nil {
 		return res, fmt.Errorf("sync of %s: %w", c.ID, err)

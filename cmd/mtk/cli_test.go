@@ -270,7 +270,7 @@ func TestBackgroundJobsRun(t *testing.T) {
 		VALUES ('key:k', 'old', 'POST', '/x', '\x00', 200, now() - interval '2 days', now() - interval '1 day')`); err != nil {
 		t.Fatal(err)
 	}
-	runner, err := jobs.New(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), backgroundJobs(st, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	runner, err := jobs.New(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), backgroundJobs(st, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

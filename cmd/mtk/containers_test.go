@@ -108,7 +108,7 @@ func TestContainerStatusJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner, err := jobs.New(ctx, quiet, backgroundJobs(st, clock.Real{}, quiet))
+	runner, err := jobs.New(ctx, quiet, backgroundJobs(st, clock.Real{}, quiet, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

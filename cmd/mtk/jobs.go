@@ -9,15 +9,19 @@ import (
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
+	"mtk/internal/metrics"
 	"mtk/platform"
 	adsync "mtk/sync"
 )
 
-// backgroundJobs is the one table of mtk's scheduled jobs.
-func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger) []jobs.Job {
+// backgroundJobs is the one table of mtk's scheduled jobs; m (nil: none) measures the syncs.
+func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Metrics) []jobs.Job {
 	idem := idempotency.NewStore(st.pg)
 	store := platform.NewStore(st.pg, clk)
 	scheduler := &adsync.Scheduler{Syncer: newSyncer(st, clk), Log: log}
+	if m != nil {
+		scheduler.Syncer.Observe = m.SyncRun
+	}
 	drainer := outbox.NewDrainer(st.pg, st.ch, clk, log)
 	return []jobs.Job{
 		{

@@ -39,7 +39,7 @@ Usage:
   mtk outbox stats [--json]     counts of the conversion and fact outboxes
 
 Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_POSTGRES_URL,
-MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_DATA); see README.md.
+MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_METRICS, MTK_DATA); see README.md.
 `
 
 // command runs one subcommand with its arguments, writing results to out.

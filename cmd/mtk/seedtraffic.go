@@ -44,7 +44,7 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	clk := clock.Real{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.RateLimits = "off"
-	app, closeApp := newApp(cfg, st, clk, log)
+	app, closeApp := newApp(cfg, st, clk, log, nil)
 	defer closeApp()
 	var webhookKey string
 	for _, c := range demo.Connections {

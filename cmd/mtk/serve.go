@@ -25,12 +25,13 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	return withStores(ctx, func(cfg config.Config, st stores) error {
 		logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 		clk := clock.Real{}
-		app, closeApp := newApp(cfg, st, clk, logger)
+		m := newMetrics(cfg, st, clk, logger)
+		app, closeApp := newApp(cfg, st, clk, logger, m)
 		defer closeApp() // after the HTTP server stopped: stores what is queued
 		wctx, stopWorkers := context.WithCancel(ctx)
-		workers := startWorkers(wctx, st, clk, logger)
+		workers := startWorkers(wctx, st, clk, logger, m)
 		defer func() { stopWorkers(); workers.Wait() }()
-		runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger))
+		runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger, m))
 		if err != nil {
 			return err
 		}
@@ -40,7 +41,14 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 		}
-		logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits)
+		stopMetrics, err := serveMetrics(cfg, m, logger)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopMetrics()
+		logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits,
+			"metrics", cfg.Metrics)
 		served := make(chan error, 1)
 		go func() { served <- app.Listener(ln) }()
 		select {

@@ -34,6 +34,9 @@ type Config struct {
 	Flushers int
 	// FlushTimeout bounds one flush (default 10 s).
 	FlushTimeout time.Duration
+	// Observe, when set, is told after every flush how many items it stored, how long it took
+	// and its error (metrics). It runs on the flusher, so it must be quick.
+	Observe func(size int, took time.Duration, err error)
 }
 
 func (c Config) withDefaults() Config {
@@ -135,6 +138,9 @@ func (b *Batcher[T, R]) Submit(v T) (R, error) {
 	return r.v, r.err
 }
 
+// Queued is how many items wait in the queue (not those in a batch being gathered or stored).
+func (b *Batcher[T, R]) Queued() int { return len(b.queue) }
+
 // Close stops taking items, stores those already queued and returns when every flush is done.
 func (b *Batcher[T, R]) Close() {
 	b.mu.Lock()
@@ -210,6 +216,7 @@ func (b *Batcher[T, R]) store(batch []*item[T, R]) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.FlushTimeout)
 	defer cancel()
+	start := time.Now()
 	var (
 		out []R
 		err error
@@ -224,6 +231,9 @@ func (b *Batcher[T, R]) store(batch []*item[T, R]) {
 	}()
 	if err == nil && len(out) != len(batch) {
 		err = fmt.Errorf("batcher: flush returned %d results for %d items", len(out), len(batch))
+	}
+	if b.cfg.Observe != nil {
+		b.cfg.Observe(len(batch), time.Since(start), err)
 	}
 	for i, it := range batch {
 		if err != nil {

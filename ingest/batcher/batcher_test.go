@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestEveryItemAnsweredInOrder(t *testing.T) {
@@ -108,5 +109,41 @@ func TestFullQueueRefusesAtOnce(t *testing.T) {
 	b.Close()
 	if stored != accepted {
 		t.Fatalf("stored %d of %d accepted items", stored, accepted)
+	}
+}
+
+// Observe hears every flush: its size and its error.
+func TestObserveHearsEveryFlush(t *testing.T) {
+	var mu sync.Mutex
+	sizes, failed := 0, 0
+	observe := func(size int, _ time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		sizes += size
+		if err != nil {
+			failed += size
+		}
+	}
+	boom := errors.New("store down")
+	b := New(Config{MaxBatch: 10, Observe: observe}, func(_ context.Context, items []int) ([]int, error) {
+		for _, v := range items {
+			if v < 0 {
+				return nil, boom
+			}
+		}
+		return items, nil
+	})
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Submit(i) }() //nolint:errcheck
+	}
+	wg.Wait()
+	if _, err := b.Submit(-1); !errors.Is(err, boom) {
+		t.Fatalf("Submit(-1): %v", err)
+	}
+	b.Close()
+	if sizes != 101 || failed != 1 { // -1 was submitted alone, after every other item was stored
+		t.Fatalf("observed %d items, %d of them failed; want 101 and 1", sizes, failed)
 	}
 }

@@ -38,12 +38,15 @@ import (
 
 // Config configures a Service.
 type Config struct {
+	// Batch configures the batcher; its Observe hears every flush (metrics).
 	Batch batcher.Config
 	// Geo locates leads by IP; nil means none.
 	Geo leads.Geolocator
 	// MaxBacklog is how many events may wait in the event outbox before new ones are refused
 	// with 503 (default DefaultMaxBacklog).
 	MaxBacklog int
+	// QueueFull, when set, is called for every event refused because the queue is full (metrics).
+	QueueFull func()
 }
 
 // Service takes events.
@@ -54,6 +57,7 @@ type Service struct {
 	clock    clock.Clock
 	log      *slog.Logger
 	geo      leads.Geolocator
+	full     func()
 	batcher  *batcher.Batcher[*event, Result]
 	targets  targets
 	backlog  *backlog
@@ -68,14 +72,18 @@ func New(cfg Config, pool *pgxpool.Pool, store *platform.Store, resolver *attrib
 	if cfg.MaxBacklog <= 0 {
 		cfg.MaxBacklog = DefaultMaxBacklog
 	}
-	s := &Service{pool: pool, platform: store, backlog: &backlog{pool: pool, max: cfg.MaxBacklog}, resolver: resolver, clock: clk, log: log, geo: cfg.Geo,
-		targets: targets{store: store, m: map[string]cacheEntry{}}, touched: map[string]time.Time{}}
+	s := &Service{pool: pool, platform: store, backlog: &backlog{pool: pool, max: cfg.MaxBacklog}, resolver: resolver,
+		clock: clk, log: log, geo: cfg.Geo, full: cfg.QueueFull, targets: targets{store: store, m: map[string]cacheEntry{}},
+		touched: map[string]time.Time{}}
 	s.batcher = batcher.New(cfg.Batch, s.flush)
 	return s
 }
 
 // Close stores what is queued and stops.
 func (s *Service) Close() { s.batcher.Close() }
+
+// Queued is how many events wait to be batched.
+func (s *Service) Queued() int { return s.batcher.Queued() }
 
 // Result is the answer to an event.
 type Result struct {
@@ -119,6 +127,9 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 	r, err := s.batcher.Submit(ev)
 	switch {
 	case errors.Is(err, batcher.ErrOverloaded):
+		if s.full != nil {
+			s.full()
+		}
 		return Result{}, apperr.Unavailable("Too many events are waiting to be stored; retry shortly.", overloadRetryAfter)
 	case errors.Is(err, batcher.ErrClosed):
 		return Result{}, apperr.Unavailable("The server is shutting down; retry shortly.", overloadRetryAfter)

@@ -80,3 +80,31 @@ func Count(ctx context.Context, pool *pgxpool.Pool) (Stats, error) {
 		FROM fact_outbox`).Scan(&s.Facts.Pending, &s.Facts.Applied)
 	return s, err
 }
+
+// Backlog is what waits in one outbox.
+type Backlog struct {
+	// Pending counts the rows not yet applied (facts) or not yet sent nor dead (conversions).
+	Pending int64
+	// Oldest is when the oldest of them was queued; zero when there is none.
+	Oldest time.Time
+}
+
+// Backlogs reads both outboxes' backlogs in one statement that only visits pending rows (through
+// the partial indexes fact_outbox_pending and conversion_outbox_due), cheap enough for every
+// metrics scrape.
+func Backlogs(ctx context.Context, pool *pgxpool.Pool) (facts, conversions Backlog, err error) {
+	var factsOldest, convOldest *time.Time
+	err = pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM fact_outbox WHERE applied_at IS NULL),
+		(SELECT min(created_at) FROM fact_outbox WHERE applied_at IS NULL),
+		(SELECT count(*) FROM conversion_outbox WHERE status = 'pending'),
+		(SELECT min(created_at) FROM conversion_outbox WHERE status = 'pending')`).
+		Scan(&facts.Pending, &factsOldest, &conversions.Pending, &convOldest)
+	if factsOldest != nil {
+		facts.Oldest = *factsOldest
+	}
+	if convOldest != nil {
+		conversions.Oldest = *convOldest
+	}
+	return facts, conversions, err
+}

@@ -39,6 +39,9 @@ type Deliverer struct {
 	client *http.Client
 	clock  clock.Clock
 	log    *slog.Logger
+	// Observe, when set, is told after each committed RunOnce that settled conversions how many
+	// it sent and how many it made dead (metrics); those queued dead at once never reach it.
+	Observe func(sent, dead int)
 }
 
 // NewDeliverer returns a Deliverer; client nil means one with a 30 s timeout.
@@ -61,7 +64,7 @@ type queued struct {
 
 // RunOnce sends the due conversions and returns how many were sent.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	sent := 0
+	sent, dead := 0, 0
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		now := d.clock.Now()
 		rows, err := tx.Query(ctx, `SELECT id, project_id, pixel_id, event_time, payload, attempts FROM conversion_outbox
@@ -90,31 +93,42 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 		}
 		w := &pgx.Batch{}
 		for _, q := range due {
-			sent += d.record(w, q, now)
+			switch d.record(w, q, now) {
+			case StatusSent:
+				sent++
+			case StatusDead:
+				dead++
+			}
 		}
 		return tx.SendBatch(ctx, w).Close()
 	})
+	if err == nil && d.Observe != nil && sent+dead > 0 {
+		d.Observe(sent, dead)
+	}
 	return sent, err
 }
 
-// record queues q's outcome and returns 1 when it was sent.
-func (d *Deliverer) record(w *pgx.Batch, q *queued, now time.Time) int {
+// record queues q's outcome and returns the status it gets: StatusSent, StatusDead, or
+// StatusPending for a retry.
+func (d *Deliverer) record(w *pgx.Batch, q *queued, now time.Time) string {
 	switch {
 	case q.outcome == StatusSent:
 		w.Queue("UPDATE conversion_outbox SET status = 'sent', sent_at = $2, attempts = attempts + 1, last_error = '' WHERE id = $1", q.id, now)
-		return 1
+		return StatusSent
 	case q.outcome == StatusDead:
 		w.Queue("UPDATE conversion_outbox SET status = 'dead', attempts = attempts + 1, last_error = $2 WHERE id = $1", q.id, q.errorMsg)
+		return StatusDead
 	case q.now:
 		w.Queue("UPDATE conversion_outbox SET last_error = $2 WHERE id = $1", q.id, q.errorMsg)
 	case q.attempts+1 >= MaxAttempts:
 		w.Queue("UPDATE conversion_outbox SET status = 'dead', attempts = attempts + 1, last_error = $2 WHERE id = $1",
 			q.id, fmt.Sprintf("gave up after %d attempts: %s", MaxAttempts, q.errorMsg))
+		return StatusDead
 	default:
 		w.Queue("UPDATE conversion_outbox SET attempts = attempts + 1, next_attempt_at = $2, last_error = $3 WHERE id = $1",
 			q.id, now.Add(Backoff(q.attempts+1)), q.errorMsg)
 	}
-	return 0
+	return StatusPending
 }
 
 // Backoff is the wait after the n-th failed attempt: 30 s, doubling, at most an hour.

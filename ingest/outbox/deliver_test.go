@@ -65,6 +65,8 @@ func TestDelivererRetries(t *testing.T) {
 		}
 	}
 	d := NewDeliverer(pg.Pool, srv.Client(), clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var sent, dead int
+	d.Observe = func(s, dd int) { sent, dead = sent+s, dead+dd }
 	run := func() int {
 		t.Helper()
 		n, err := d.RunOnce(ctx)
@@ -116,6 +118,11 @@ func TestDelivererRetries(t *testing.T) {
 	}
 	if s := stats(); s["sent"] != 1 || s["dead"] != 2 {
 		t.Fatalf("%v", s)
+	}
+	// Observe heard what the deliverer settled: e1 out of attempts, old (queued dead, then retried
+	// by hand) too old, and the sent one.
+	if sent != 1 || dead != 2 {
+		t.Fatalf("observed %d sent and %d dead, want 1 and 2", sent, dead)
 	}
 	if err := Retry(ctx, pg.Pool, 999, clk.Now()); err == nil {
 		t.Fatal("retry of an unknown id")

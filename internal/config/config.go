@@ -42,10 +42,25 @@ type Config struct {
 	DataDir string
 	// AdsimURL is where the ad network simulator serves, for `mtk seed demo` (MTK_ADSIM_URL).
 	AdsimURL string
+	// Metrics is where GET /metrics is served (MTK_METRICS): "on" on Listen, "off" nowhere (and
+	// nothing is measured), or a host:port of its own.
+	Metrics string
 }
 
 // RateLimitsOn reports whether requests are rate limited.
 func (c Config) RateLimitsOn() bool { return c.RateLimits != "off" }
+
+// MetricsOn reports whether metrics are kept and served.
+func (c Config) MetricsOn() bool { return c.Metrics != "off" }
+
+// MetricsListen is the address of the listener of its own that serves /metrics; empty when
+// /metrics is served on Listen, or not at all.
+func (c Config) MetricsListen() string {
+	if c.Metrics == "" || c.Metrics == "on" || c.Metrics == "off" {
+		return ""
+	}
+	return c.Metrics
+}
 
 // FromEnv reads the configuration from the environment, filling defaults. It does not validate.
 func FromEnv() Config {
@@ -58,6 +73,10 @@ func FromEnv() Config {
 		RateLimits:    strings.ToLower(env("MTK_RATE_LIMITS", "on")),
 		DataDir:       env("MTK_DATA", DefaultDataDir),
 		AdsimURL:      strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
+		Metrics:       env("MTK_METRICS", "on"),
+	}
+	if m := strings.ToLower(c.Metrics); m == "on" || m == "off" {
+		c.Metrics = m
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + c.Listen
@@ -93,6 +112,13 @@ func (c Config) Validate() error {
 	}
 	if c.RateLimits != "on" && c.RateLimits != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))
+	}
+	if c.MetricsListen() != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
+			problems = append(problems, fmt.Sprintf("MTK_METRICS %q: want on, off or host:port", c.Metrics))
+		} else if c.Metrics == c.Listen {
+			problems = append(problems, fmt.Sprintf("MTK_METRICS %q: is MTK_LISTEN; use on to serve /metrics there", c.Metrics))
+		}
 	}
 	if len(problems) > 0 {
 		return errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))

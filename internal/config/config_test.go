@@ -8,7 +8,7 @@ import (
 )
 
 func TestDefaultsAreValid(t *testing.T) {
-	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS"} {
+	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
@@ -16,7 +16,8 @@ func TestDefaultsAreValid(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if c.Listen != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || !c.RateLimitsOn() {
+	if c.Listen != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || !c.RateLimitsOn() ||
+		!c.MetricsOn() || c.MetricsListen() != "" {
 		t.Fatalf("defaults %+v", c)
 	}
 }
@@ -24,13 +25,13 @@ func TestDefaultsAreValid(t *testing.T) {
 func TestValidateNamesEveryBadValue(t *testing.T) {
 	c := Config{
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
-		BaseURL: "ftp://x", RateLimits: "maybe",
+		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes",
 	}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS"} {
+	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
@@ -41,6 +42,27 @@ func TestRateLimitsOff(t *testing.T) {
 	t.Setenv("MTK_RATE_LIMITS", "OFF")
 	if FromEnv().RateLimitsOn() {
 		t.Fatal("MTK_RATE_LIMITS=OFF leaves limits on")
+	}
+}
+
+func TestMetricsPlaces(t *testing.T) {
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	for _, tc := range []struct {
+		env, listen string
+		on, valid   bool
+	}{
+		{"on", "", true, true},
+		{"OFF", "", false, true},
+		{"127.0.0.1:9464", "127.0.0.1:9464", true, true},
+		{"127.0.0.1:8080", "127.0.0.1:8080", true, false}, // the API's own address
+		{"9464", "9464", true, false},
+	} {
+		t.Setenv("MTK_LISTEN", "127.0.0.1:8080")
+		t.Setenv("MTK_METRICS", tc.env)
+		c := FromEnv()
+		if c.MetricsOn() != tc.on || c.MetricsListen() != tc.listen || (c.Validate() == nil) != tc.valid {
+			t.Errorf("MTK_METRICS=%s: on %v, listen %q, validate %v", tc.env, c.MetricsOn(), c.MetricsListen(), c.Validate())
+		}
 	}
 }
 

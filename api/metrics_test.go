@@ -1,0 +1,113 @@
+package api
+
+import (
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"mtk/engine"
+	"mtk/ingest/batcher"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
+	"mtk/internal/metrics"
+	"mtk/internal/metrics/metricstest"
+)
+
+// withMetrics rebuilds e's app with metrics wired as `mtk serve` wires them.
+func (e *env) withMetrics() *metrics.Metrics {
+	e.t.Helper()
+	log := slog.New(slog.NewJSONHandler(e.logs, nil))
+	m := metrics.New(e.clock, log)
+	m.WatchPools(e.store.Pool(), e.ch)
+	m.WatchOutboxes(e.store.Pool())
+	e.events.Close()
+	e.events = events.New(events.Config{Batch: batcher.Config{Observe: m.EventFlush}, QueueFull: m.EventRefused},
+		e.store.Pool(), e.store, e.resolver, e.clock, log)
+	m.WatchEventQueue(e.events.Queued)
+	e.app = New(Deps{
+		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events, Logger: log,
+		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock),
+		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock, Observe: m.Query}),
+		Metrics: m,
+	})
+	return m
+}
+
+// GET /metrics answers without credentials, with every family, after a query, an event and
+// refused requests, labelled by route pattern and never by raw path.
+func TestMetricsByRoutePattern(t *testing.T) {
+	e := newEnv(t)
+	e.withMetrics()
+	tt := e.newTrackingTenant("acme", "act_100", "acme.example")
+	if r := e.do("POST", "/v3/query", map[string]any{"project_id": tt.project.ID, "fields": []string{"spend"}}, bearer(tt.readKey)...); r.Status != 200 {
+		t.Fatalf("query: %d %s", r.Status, r.Body)
+	}
+	if r := e.do("POST", "/v3/tracking/events", map[string]any{"config": map[string]any{"name": "Lead"}}, bearer(tt.key)...); r.Status != 200 {
+		t.Fatalf("event: %d %s", r.Status, r.Body)
+	}
+	wantError(t, e.do("GET", "/v3/connections/con_nope/sync", nil, bearer(tt.readKey)...), 404, "not_found_error", "resource_not_found")
+	// Refused by /v3's middleware before the route ran: still named after the route.
+	wantError(t, e.do("GET", "/v3/Connections/con_nope/sync/", nil, bearer("mtk_live_nope")...), 401, "authentication_error", "invalid_api_key")
+	e.do("GET", "/no/such/route", nil)
+	e.do("DELETE", "/v3/query", nil, bearer(tt.readKey)...)
+
+	r := e.do("GET", "/metrics", nil)
+	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("GET /metrics: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
+	f := metricstest.Parse(t, strings.NewReader(string(r.Body)))
+	sync := "/v3/connections/:connection_id/sync"
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"mtk_http_requests_total", []string{"route", "/v3/query", "method", "POST", "status", "200"}, 1},
+		{"mtk_http_request_duration_seconds", []string{"route", "/v3/query", "method", "POST", "status", "200"}, 1},
+		{"mtk_http_requests_total", []string{"route", "/v3/tracking/events", "method", "POST", "status", "200"}, 1},
+		{"mtk_http_requests_total", []string{"route", sync, "method", "GET", "status", "404"}, 1},
+		{"mtk_http_requests_total", []string{"route", sync, "method", "GET", "status", "401"}, 1},
+		{"mtk_http_requests_total", []string{"route", "unmatched", "method", "GET", "status", "404"}, 1},
+		{"mtk_http_requests_total", []string{"route", "unmatched", "method", "DELETE", "status", "405"}, 1},
+		{"mtk_query_duration_seconds", []string{"table", "daily", "fallback", "false"}, 1},
+		{"mtk_events_batch_size", nil, 1},
+		{"mtk_events_flush_duration_seconds", []string{"outcome", "ok"}, 1},
+		{"mtk_events_queue_length", nil, 0},
+		{"mtk_outbox_pending", []string{"outbox", "facts"}, 0},
+		{"mtk_outbox_pending", []string{"outbox", "conversions"}, 0},
+	} {
+		if got, ok := f.Value(c.name, c.labels...); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	for _, route := range f.LabelValues("mtk_http_requests_total", "route") {
+		if strings.Contains(route, "nope") || strings.Contains(route, "no/such") || strings.Contains(route, "Connections") {
+			t.Errorf("raw path %q as a route label", route)
+		}
+	}
+	for _, name := range []string{"mtk_postgres_open_connections", "mtk_clickhouse_open_connections", "mtk_query_errors_total"} {
+		if _, ok := f.Value(name); !ok {
+			t.Errorf("%s is missing", name)
+		}
+	}
+}
+
+// With a listener of its own for /metrics, the API does not serve it, and still counts requests.
+func TestMetricsOnTheirOwnListener(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.Metrics = "127.0.0.1:9464"
+	m := e.withMetrics()
+	if r := e.do("GET", "/metrics", nil); r.Status != 404 {
+		t.Fatalf("GET /metrics on the API: %d", r.Status)
+	}
+	e.do("GET", "/healthz", nil)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	f := metricstest.Parse(t, rec.Body)
+	for _, labels := range [][]string{{"route", "/healthz", "status", "200"}, {"route", "unmatched", "status", "404"}} {
+		if v, ok := f.Value("mtk_http_requests_total", labels...); v != 1 {
+			t.Errorf("mtk_http_requests_total%v = %v (present %v), want 1", labels, v, ok)
+		}
+	}
+}

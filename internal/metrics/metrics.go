@@ -1,0 +1,60 @@
+// Package metrics holds mtk's Prometheus metrics: one registry with the metric families of the
+// HTTP layer, the query engine, event ingestion, the outboxes, the syncs and the store pools,
+// and the handler that serves them. README.md's "Metrics" section lists the families.
+//
+// The instrumented packages do not import Prometheus. They take small optional hooks (nil does
+// nothing) that this package's methods fill: engine.Options.Observe (Query), batcher.Config.Observe
+// (EventFlush), events.Config.QueueFull (EventRefused), outbox.Deliverer.Observe
+// (ConversionsSettled), sync.Syncer.Observe (SyncRun); the api package calls Request once per
+// request with the route's pattern. Gauges of the store pools, the outbox backlogs and the
+// event queue are read when Prometheus scrapes (Watch*), never polled.
+package metrics
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"mtk/internal/clock"
+)
+
+// Metrics is mtk's registry with its metric families. Its methods are safe for concurrent use.
+type Metrics struct {
+	reg   *prometheus.Registry
+	clock clock.Clock
+	log   *slog.Logger
+
+	http   *httpMetrics
+	query  queryMetrics
+	events eventMetrics
+	outbox outboxMetrics
+	sync   syncMetrics
+}
+
+// New returns the metrics with every family registered, plus the Go runtime's and the
+// process's. clk dates the outbox ages and the syncs' last success; log hears scrape errors.
+func New(clk clock.Clock, log *slog.Logger) *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry(), clock: clk, log: log}
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.http = newHTTPMetrics(m.reg)
+	m.query = newQueryMetrics(m.reg)
+	m.events = newEventMetrics(m.reg)
+	m.outbox = newOutboxMetrics(m.reg)
+	m.sync = newSyncMetrics(m.reg)
+	return m
+}
+
+// Handler serves the registry in Prometheus' text format (or OpenMetrics when asked). A
+// collector that fails (a store down) is logged and left out; the other families are served.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+		ErrorHandling: promhttp.ContinueOnError,
+	})
+}
+
+// Gatherer is the registry, for tests and tools that read the families directly.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
