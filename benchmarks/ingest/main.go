@@ -9,7 +9,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -29,6 +28,7 @@ import (
 
 	"mtk/api"
 	"mtk/benchmarks/internal/profile"
+	"mtk/client"
 	"mtk/engine"
 	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
@@ -70,7 +70,7 @@ type setup struct {
 	ch       driver.Conn
 	project  platform.Project
 	key      string
-	webhook  string
+	webhook  string // the custom connection's webhook key
 	base     string
 	shutdown func()
 }
@@ -82,7 +82,9 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		return err
 	}
 	defer s.shutdown()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
+	// mtk's Go client, with retries off: a retry would hide a failure.
+	c := client.New(s.base, client.WithAPIKey(s.key), client.WithMaxRetries(0), client.WithHTTPClient(
+		&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}))
 	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
 
 	fmt.Printf("events: %d clients for %s\n", clients, duration)
@@ -90,11 +92,12 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	if err != nil {
 		return err
 	}
-	evs := load(clients, duration, func(worker, i int) (string, []byte, string) {
-		body := fmt.Sprintf(`{"config":{"name":"Lead"},"event_id":"b-%d-%d","lead":{"email":"p%d-%d@bench.example","phone":"+55 11 9%04d-%04d"},"page":{"url":"https://bench.example/p?%s"},"cookies":{"_fbp":"fb.1.1.1"}}`,
-			worker, i, worker, i%500, worker, i%500, utmQuery)
-		return s.base + "/v3/tracking/events", []byte(body), s.key
-	}, client)
+	evs := load(clients, duration, func(worker, i int) func() error {
+		ev := &client.Event{Config: client.EventConfig{Name: "Lead"}, EventID: fmt.Sprintf("b-%d-%d", worker, i),
+			Lead: &client.Lead{Email: fmt.Sprintf("p%d-%d@bench.example", worker, i%500), Phone: fmt.Sprintf("+55 11 9%04d-%04d", worker, i%500)},
+			Page: &client.Page{URL: "https://bench.example/p?" + utmQuery}, Cookies: map[string]string{"_fbp": "fb.1.1.1"}}
+		return func() error { _, err := c.TrackEvent(ctx, ev); return err }
+	})
 	stop()
 	start := time.Now()
 	waiting, err := drainEvents(ctx, s.pg)
@@ -109,13 +112,14 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	evs.report("events", stored)
 
 	fmt.Printf("orders: %d clients for %s\n", clients, ordersDuration)
-	ords := load(clients, ordersDuration, func(worker, i int) (string, []byte, string) {
-		status := []string{"pending", "approved", "approved", "refunded"}[i%4]
-		body := fmt.Sprintf(`{"transaction":{"id":"o-%d-%d","status":"%s","value":%d,"created_at":"%s","updated_at":"%s","customer":{"email":"p%d-%d@bench.example"},"utm":{"utm_campaign":"Bench|900","utm_content":"Ad|902"}}}`,
-			worker, i/2, status, 1000+i, time.Now().UTC().Format(time.RFC3339), time.Now().UTC().Add(time.Duration(i)*time.Second).Format(time.RFC3339),
-			worker, i%500)
-		return s.webhook, []byte(body), ""
-	}, client)
+	ords := load(clients, ordersDuration, func(worker, i int) func() error {
+		now := time.Now().UTC().Truncate(time.Second)
+		tx := &client.Transaction{ID: fmt.Sprintf("o-%d-%d", worker, i/2), Status: []string{"pending", "approved", "approved", "refunded"}[i%4],
+			Value: int64(1000 + i), CreatedAt: now, UpdatedAt: now.Add(time.Duration(i) * time.Second),
+			Customer: &client.Customer{Email: fmt.Sprintf("p%d-%d@bench.example", worker, i%500)},
+			UTM:      &client.UTM{Campaign: "Bench|900", Content: "Ad|902"}}
+		return func() error { return c.OrderWebhook(ctx, s.webhook, tx) }
+	})
 	var storedOrders int64
 	if err := s.pg.QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&storedOrders); err != nil {
 		return err
@@ -177,8 +181,10 @@ func (r result) report(what string, stored uint64) {
 		pct(1).Round(10*time.Microsecond), stored)
 }
 
-// load runs clients that send requests made by next until duration has passed.
-func load(clients int, duration time.Duration, next func(worker, i int) (string, []byte, string), client *http.Client) result {
+// load runs clients that send requests made by next until duration has passed; the call that
+// next returns is timed. An error answer counts as failed and is timed; a request that got no
+// answer counts as failed only.
+func load(clients int, duration time.Duration, next func(worker, i int) func() error) result {
 	var res result
 	var mu sync.Mutex
 	var ok, failed atomic.Int64
@@ -191,22 +197,15 @@ func load(clients int, duration time.Duration, next func(worker, i int) (string,
 			defer wg.Done()
 			var lat []time.Duration
 			for i := 0; time.Now().Before(deadline); i++ {
-				url, body, key := next(w, i)
-				req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				if key != "" {
-					req.Header.Set("Authorization", "Bearer "+key)
-				}
+				call := next(w, i)
 				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
+				err := call()
+				if _, answered := client.AsError(err); err != nil && !answered {
 					failed.Add(1)
 					continue
 				}
-				io.Copy(io.Discard, resp.Body) //nolint:errcheck
-				resp.Body.Close()
 				lat = append(lat, time.Since(t0))
-				if resp.StatusCode/100 == 2 {
+				if err == nil {
 					ok.Add(1)
 				} else {
 					failed.Add(1)
@@ -288,7 +287,7 @@ func start(ctx context.Context) (*setup, error) {
 		return nil, err
 	}
 	s.base = "http://" + ln.Addr().String()
-	s.webhook = s.base + "/v2/tracking/generic?k=" + custom.WebhookKey
+	s.webhook = custom.WebhookKey
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	resolver := attribution.New(s.ch, store, clk, 0)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/api"
+	"mtk/client"
 	"mtk/engine"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -50,20 +50,20 @@ func startServer(pg *pgxpool.Pool, ch driver.Conn, svc *engine.Service, chURL, p
 
 func (s *server) close() error { return s.app.ShutdownWithTimeout(5 * time.Second) }
 
-// httpPath sends the mix's queries to POST /v3/query with an API key.
+// httpPath sends the mix's queries to POST /v3/query with an API key, through mtk's Go client
+// with retries off (a retry would hide a failure). It takes the answers' bodies as they come
+// (RawRequest): decoding the rows is the client's work, not the server's.
 type httpPath struct {
-	client *http.Client
-	url    string
-	token  string
+	client *client.Client
 	bodies [][]byte
 }
 
 func newHTTPPath(s *server, token string, mix []query, clients int) (*httpPath, error) {
-	p := &httpPath{url: s.url + "/v3/query", token: token, client: &http.Client{
+	p := &httpPath{client: client.New(s.url, client.WithAPIKey(token), client.WithMaxRetries(0), client.WithHTTPClient(&http.Client{
 		Timeout: 30 * time.Second,
 		Transport: &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, DisableCompression: true,
 			IdleConnTimeout: time.Minute},
-	}}
+	}))}
 	for _, q := range mix {
 		b, err := json.Marshal(q.Input)
 		if err != nil {
@@ -83,25 +83,7 @@ type answer struct {
 
 // post sends query i and returns the body of a 200 answer.
 func (p *httpPath) post(ctx context.Context, i int) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.bodies[i]))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+p.token)
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
-	}
-	return body, nil
+	return p.client.RawRequest(ctx, http.MethodPost, "/v3/query", p.bodies[i])
 }
 
 func (p *httpPath) send(ctx context.Context, i int) error {

@@ -1,0 +1,197 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+)
+
+// The granularities of a query's time buckets. Sub-hourly ones answer at GranularityHour (with a
+// warning) on the default tier.
+const (
+	Granularity5Min    = "5min"
+	Granularity10Min   = "10min"
+	Granularity15Min   = "15min"
+	Granularity30Min   = "30min"
+	GranularityHour    = "hour"
+	GranularityDay     = "day"
+	GranularityWeek    = "week"
+	GranularityMonth   = "month"
+	GranularityQuarter = "quarter"
+	GranularityYear    = "year"
+)
+
+// The entity levels a query groups rows by.
+const (
+	LevelAccount  = "account"
+	LevelCampaign = "campaign"
+	LevelAdset    = "adset"
+	LevelAd       = "ad"
+)
+
+// The ad networks.
+const (
+	SourceAlpha = "alpha_ads"
+	SourceBeta  = "beta_ads"
+	SourceGamma = "gamma_ads"
+)
+
+// QueryRequest asks for metrics of a project (POST /v3/query). Zero members are left out and
+// take the API's defaults.
+type QueryRequest struct {
+	ProjectID string
+	// Fields are metric names: spend, impressions, clicks, ctr, roas, … (see Fields).
+	Fields []string
+	// Source keeps one network (SourceAlpha, …); ConnectionIDs keeps some connections.
+	Source        string
+	ConnectionIDs []string
+	// Start and End are YYYY-MM-DD (End's whole day included) or ISO 8601 date-times (End
+	// excluded), read in the project's time zone without an offset. Both empty: the last 30
+	// days including today.
+	Start, End string
+	// Granularity buckets the rows by time (Granularity…); empty gives totals.
+	Granularity string
+	// Level groups the rows by entity (Level…); empty gives totals.
+	Level string
+	// Filters restrict the data; their values are OR-ed.
+	Filters []Filter
+	// Order sorts the rows: the first key first.
+	Order []OrderBy
+	// Limit is 1 to 50000 (0: the API's 10000); Offset skips rows.
+	Limit, Offset int
+	// Currency converts money to this ISO 4217 code instead of the project's.
+	Currency string
+}
+
+// Filter restricts a query: Member is a dimension (campaign_name, source, …) or a metric;
+// Operator one of equals, notEquals, contains, notContains, startsWith, endsWith (these four
+// ignore case), gt, gte, lt, lte, set, notSet.
+type Filter struct {
+	Member   string   `json:"member"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values,omitempty"`
+}
+
+// OrderBy sorts by a field or row key, Desc or not.
+type OrderBy struct {
+	Field string
+	Desc  bool
+}
+
+// orderObject writes the order as the API's object, its members in order.
+type orderObject []OrderBy
+
+func (o orderObject) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, k := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		name, err := json.Marshal(k.Field)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, name...)
+		if k.Desc {
+			b = append(b, `:"desc"`...)
+		} else {
+			b = append(b, `:"asc"`...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+type queryTime struct {
+	Start       string `json:"start"`
+	End         string `json:"end"`
+	Granularity string `json:"granularity,omitempty"`
+}
+
+type queryMetadata struct {
+	Level             string `json:"level,omitempty"`
+	ConvertToCurrency string `json:"convert_to_currency,omitempty"`
+}
+
+// queryBody is the JSON body of POST /v3/query.
+type queryBody struct {
+	ProjectID     string         `json:"project_id"`
+	Fields        []string       `json:"fields"`
+	Source        string         `json:"source,omitempty"`
+	ConnectionIDs []string       `json:"connection_ids,omitempty"`
+	Time          *queryTime     `json:"time,omitempty"`
+	Filters       []Filter       `json:"filters,omitempty"`
+	Order         orderObject    `json:"order,omitempty"`
+	Limit         int            `json:"limit,omitempty"`
+	Offset        int            `json:"offset,omitempty"`
+	Metadata      *queryMetadata `json:"metadata,omitempty"`
+}
+
+// MarshalJSON writes the request as the API's body.
+func (q QueryRequest) MarshalJSON() ([]byte, error) {
+	b := queryBody{ProjectID: q.ProjectID, Fields: q.Fields, Source: q.Source, ConnectionIDs: q.ConnectionIDs,
+		Filters: q.Filters, Order: q.Order, Limit: q.Limit, Offset: q.Offset}
+	if q.Start != "" || q.End != "" || q.Granularity != "" {
+		b.Time = &queryTime{Start: q.Start, End: q.End, Granularity: q.Granularity}
+	}
+	if q.Level != "" || q.Currency != "" {
+		b.Metadata = &queryMetadata{Level: q.Level, ConvertToCurrency: q.Currency}
+	}
+	return json.Marshal(b)
+}
+
+// QueryResult is the answer of Query. Money values are in major units of Currency.
+type QueryResult struct {
+	Success bool  `json:"success"`
+	Data    []Row `json:"data"`
+	// Currency is that of every money value.
+	Currency string `json:"currency"`
+	// Warnings say when the answer is not exactly what was asked: a coarser table, a missing
+	// exchange rate, a reach summed over days.
+	Warnings []string `json:"warnings"`
+	// HasMore is true when Limit cut the answer.
+	HasMore bool `json:"has_more"`
+}
+
+// Row is one row of an answer: the time bucket as "date", the level's <level>_id, <level>_name
+// and "source", and the asked fields.
+type Row map[string]Value
+
+// Query asks for metrics (POST /v3/query).
+func (c *Client) Query(ctx context.Context, q *QueryRequest, opts ...CallOption) (*QueryResult, error) {
+	out := new(QueryResult)
+	return done(out, c.call(ctx, request{method: "POST", path: "/v3/query", safe: true, in: q, out: out}, opts))
+}
+
+// Metric is a metric a query may ask for. Unit is money, count or ratio; Sources are the
+// networks that have it.
+type Metric struct {
+	Name     string   `json:"name"`
+	Category string   `json:"category"`
+	Unit     string   `json:"unit"`
+	Formula  string   `json:"formula,omitempty"`
+	Sources  []string `json:"sources"`
+}
+
+// Dimension is a member that filters may use; Levels are the levels whose rows carry it.
+type Dimension struct {
+	Name   string   `json:"name"`
+	Type   string   `json:"type"`
+	Levels []string `json:"levels"`
+}
+
+// FieldList is the answer of Fields.
+type FieldList struct {
+	Metrics    []Metric    `json:"metrics"`
+	Dimensions []Dimension `json:"dimensions"`
+}
+
+// Fields lists the metrics and dimensions of queries (GET /v3/fields); a non-empty source keeps
+// the metrics of that network.
+func (c *Client) Fields(ctx context.Context, source string, opts ...CallOption) (*FieldList, error) {
+	path := "/v3/fields"
+	if source != "" {
+		path += "?source=" + url.QueryEscape(source)
+	}
+	out := new(FieldList)
+	return done(out, c.call(ctx, request{method: "GET", path: path, safe: true, out: out}, opts))
+}

@@ -1,0 +1,163 @@
+// Package apitest serves mtk's real HTTP API on a loopback port, wired as `mtk serve` wires it,
+// for code that talks to it over the network: the Go client's tests, end-to-end tests,
+// benchmarks. Start gives a test its own databases (internal/testenv) and a server on them;
+// Wire and Serve are its two halves, for callers with stores of their own.
+package apitest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/api"
+	"mtk/engine"
+	"mtk/ingest/attribution"
+	"mtk/ingest/events"
+	"mtk/ingest/orders"
+	"mtk/internal/clock"
+	"mtk/internal/config"
+	"mtk/internal/testenv"
+	"mtk/platform"
+	adsync "mtk/sync"
+	"mtk/sync/networks"
+)
+
+// jwtSecret signs the test servers' login tokens.
+const jwtSecret = "apitest-secret-apitest-secret-apitest-0123"
+
+// Options adjust Start.
+type Options struct {
+	// Clock is the server's clock; nil means the wall clock. A *clock.Fake lets a test move the
+	// rate limiter's windows and the JWTs' age.
+	Clock clock.Clock
+	// RateLimitsOff turns rate limiting off, as MTK_RATE_LIMITS=off does.
+	RateLimitsOff bool
+	// Logger receives the request logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is the API serving on 127.0.0.1, with the stores it uses.
+type Server struct {
+	// URL is the base address, http://127.0.0.1:<port>; it is also the server's MTK_BASE_URL.
+	URL        string
+	Config     config.Config
+	Store      *platform.Store
+	Postgres   *pgxpool.Pool
+	ClickHouse driver.Conn
+	Clock      clock.Clock
+}
+
+// Start serves the API on t's own PostgreSQL and ClickHouse databases until t ends.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	pg, ch := testenv.Postgres(t), testenv.ClickHouse(t)
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	cfg := config.Config{Listen: ln.Addr().String(), ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: jwtSecret,
+		BaseURL: url, RateLimits: "on"}
+	if opts.RateLimitsOff {
+		cfg.RateLimits = "off"
+	}
+	store := platform.NewStore(pg.Pool, opts.Clock)
+	app, closeApp := Wire(cfg, store, ch.Conn, opts.Clock, opts.Logger)
+	stop := Serve(app, ln)
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("apitest: shutdown: %v", err)
+		}
+		closeApp()
+	})
+	return &Server{URL: url, Config: cfg, Store: store, Postgres: pg.Pool,
+		ClickHouse: ch.Conn, Clock: opts.Clock}
+}
+
+// Wire builds the API over the stores as `mtk serve` does. closeApp stores the events still
+// queued; call it once the server has stopped.
+func Wire(cfg config.Config, store *platform.Store, ch driver.Conn, clk clock.Clock, log *slog.Logger) (app *fiber.App, closeApp func()) {
+	pg := store.Pool()
+	resolver := attribution.New(ch, store, clk, 0)
+	evs := events.New(events.Config{}, pg, ch, store, resolver, clk, log)
+	app = api.New(api.Deps{
+		Config: cfg, Platform: store, ClickHouse: ch, Events: evs, Orders: orders.New(pg, store, resolver, clk),
+		Engine: engine.New(ch, engine.Options{Clock: clk}), Clock: clk, Logger: log,
+		Objects: &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk},
+	})
+	return app, evs.Close
+}
+
+// Serve serves app on ln in the background. stop ends it, waiting up to 5 s for the requests in
+// flight.
+func Serve(app *fiber.App, ln net.Listener) (stop func() error) {
+	go app.Listener(ln) //nolint:errcheck // ends with stop
+	return func() error { return app.ShutdownWithTimeout(5 * time.Second) }
+}
+
+// Tenant is a workspace with one member, a project (BRL, America/Sao_Paulo), an alpha_ads
+// connection (ad account act_1), a custom checkout connection (its WebhookKey takes orders) and
+// a v3 container for the domain <name>.example.
+type Tenant struct {
+	Workspace platform.Workspace
+	User      platform.User
+	Password  string
+	Project   platform.Project
+	Alpha     platform.Connection
+	Custom    platform.Connection
+	Container platform.Container
+}
+
+// NewTenant makes a tenant of tier (platform.TierDefault, …) named name.
+func (s *Server) NewTenant(t testing.TB, name, tier string) Tenant {
+	t.Helper()
+	ctx := context.Background()
+	var tn Tenant
+	var err error
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("apitest: tenant %s: %v", name, err)
+		}
+	}
+	tn.Workspace, err = s.Store.CreateWorkspace(ctx, name, tier)
+	must(err)
+	tn.Password = "password-" + name
+	tn.User, err = s.Store.CreateUser(ctx, name+"@example.com", "User "+name, tn.Password, tn.Workspace.ID, platform.RoleAdmin)
+	must(err)
+	tn.Project, err = s.Store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: tn.Workspace.ID, Name: "Project " + name,
+		Currency: "BRL", Timezone: "America/Sao_Paulo"})
+	must(err)
+	tn.Alpha, err = s.Store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindAlpha,
+		Name: "Alpha " + name, SourceID: "act_1"})
+	must(err)
+	tn.Custom, err = s.Store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindCustom,
+		Name: "Checkout " + name})
+	must(err)
+	tn.Container, err = s.Store.CreateContainer(ctx, platform.ContainerInput{ProjectID: tn.Project.ID, Domain: name + ".example"})
+	must(err)
+	return tn
+}
+
+// Key makes an API key of workspaceID with scopes and returns its token.
+func (s *Server) Key(t testing.TB, workspaceID string, scopes ...string) string {
+	t.Helper()
+	k, err := s.Store.CreateAPIKey(context.Background(), workspaceID, "apitest", scopes, nil)
+	if err != nil {
+		t.Fatalf("apitest: key: %v", err)
+	}
+	return k.Token
+}
