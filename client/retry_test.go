@@ -92,6 +92,7 @@ func TestRetryReusesTheIdempotencyKey(t *testing.T) {
 			res.EventID, lost.EventID, clk.Waits())
 	}
 	var stored uint64
+	w.srv.Drain(t)
 	if err := w.srv.ClickHouse.QueryRow(ctx, "SELECT count() FROM events WHERE project_id = ?", w.tn.Project.ID).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}

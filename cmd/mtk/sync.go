@@ -24,11 +24,6 @@ func newSyncer(st stores, clk clock.Clock) *adsync.Syncer {
 	}
 }
 
-// newObjects wires PUT objects over the open stores.
-func newObjects(st stores, clk clock.Clock) *adsync.Objects {
-	return &adsync.Objects{Store: adsync.NewStore(st.pg), Connectors: networks.Factory{}.Connector, Clock: clk}
-}
-
 // runSync: mtk sync now [--connection ID | --all]; mtk sync backfill --connection ID --days N.
 func runSync(ctx context.Context, args []string, out io.Writer) error {
 	what, rest, err := subcommand(args, "now", "backfill")

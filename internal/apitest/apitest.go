@@ -16,17 +16,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/api"
-	"mtk/engine"
-	"mtk/ingest/attribution"
-	"mtk/ingest/events"
-	"mtk/ingest/orders"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/testenv"
+	"mtk/internal/wire"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 // jwtSecret signs the test servers' login tokens.
@@ -75,7 +70,7 @@ func Start(t testing.TB, opts Options) *Server {
 		cfg.RateLimits = "off"
 	}
 	store := platform.NewStore(pg.Pool, opts.Clock)
-	app, closeApp := Wire(cfg, store, ch.Conn, opts.Clock, opts.Logger)
+	app, closeApp := wire.App(cfg, store, ch.Conn, opts.Clock, opts.Logger, nil)
 	stop := Serve(app, ln)
 	t.Cleanup(func() {
 		if err := stop(); err != nil {
@@ -85,20 +80,6 @@ func Start(t testing.TB, opts Options) *Server {
 	})
 	return &Server{URL: url, Config: cfg, Store: store, Postgres: pg.Pool,
 		ClickHouse: ch.Conn, Clock: opts.Clock}
-}
-
-// Wire builds the API over the stores as `mtk serve` does. closeApp stores the events still
-// queued; call it once the server has stopped.
-func Wire(cfg config.Config, store *platform.Store, ch driver.Conn, clk clock.Clock, log *slog.Logger) (app *fiber.App, closeApp func()) {
-	pg := store.Pool()
-	resolver := attribution.New(ch, store, clk, 0)
-	evs := events.New(events.Config{}, pg, ch, store, resolver, clk, log)
-	app = api.New(api.Deps{
-		Config: cfg, Platform: store, ClickHouse: ch, Events: evs, Orders: orders.New(pg, store, resolver, clk),
-		Engine: engine.New(ch, engine.Options{Clock: clk}), Clock: clk, Logger: log,
-		Objects: &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk},
-	})
-	return app, evs.Close
 }
 
 // Serve serves app on ln in the background. stop ends it, waiting up to 5 s for the requests in
@@ -160,4 +141,15 @@ func (s *Server) Key(t testing.TB, workspaceID string, scopes ...string) string 
 		t.Fatalf("apitest: key: %v", err)
 	}
 	return k.Token
+}
+
+// Drain moves the event and fact outboxes into ClickHouse, as the workers of `mtk serve` do.
+func (s *Server) Drain(t testing.TB) {
+	t.Helper()
+	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(s.Postgres, s.ClickHouse, s.Clock, nil),
+		outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, nil)} {
+		if _, err := d.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
