@@ -23,7 +23,7 @@ func newApp(cfg config.Config, st stores, clk clock.Clock, log *slog.Logger) (ap
 	evs := events.New(events.Config{}, st.pg, st.ch, store, resolver, clk, log)
 	app = api.New(api.Deps{
 		Config: cfg, Platform: store, ClickHouse: st.ch, Events: evs, Orders: orders.New(st.pg, store, resolver, clk),
-		Engine: engine.New(st.ch, engine.Options{Clock: clk}), Clock: clk, Logger: log,
+		Engine: engine.New(st.ch, engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != ""}), Clock: clk, Logger: log,
 		Objects: newObjects(st, clk),
 	})
 	return app, evs.Close
