@@ -55,7 +55,7 @@ func ValidClusterName(name string) bool { return clusterNameRe.MatchString(name)
 // COLUMN; any other is an error, so that a new kind gets its cluster form before it ships.
 func (c Cluster) Render(stmt string) ([]string, error) {
 	if !ValidClusterName(c.Name) || !databaseRe.MatchString(c.Database) {
-		return nil, fmt.Errorf("schema: cluster %q, database %q: use letters, digits and _", c.Name, c.Database)
+		return nil, fmt.Errorf("schema: cluster %q (letters, digits, _, . and -), database %q (letters, digits and _)", c.Name, c.Database)
 	}
 	stmt = strings.TrimSpace(stmt)
 	if m := createTableRe.FindStringSubmatch(stmt); m != nil {
