@@ -3,15 +3,15 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test services services-stop browser build vet fmt-check bench clean
+.PHONY: run test services cluster services-stop browser build vet fmt-check bench clean
 
 ## run: start the local stores, migrate, seed the demo and serve on http://127.0.0.1:8080
 run: services build
 	@scripts/run.sh
 
-## test: start the local stores (and install chromium for the dashboard's browser test), then go
-## vet and the whole test suite against them
-test: services browser
+## test: start the local stores and the two-shard test cluster (and install chromium for the
+## dashboard's browser test), then go vet and the whole test suite against them
+test: services cluster browser
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 
@@ -23,9 +23,15 @@ services:
 browser:
 	@scripts/services.sh chromium
 
-## services-stop: stop them
+## cluster: install (when missing) and start the two-shard ClickHouse test cluster (with its
+## ZooKeeper) under .data/cluster/
+cluster:
+	@scripts/cluster.sh start
+
+## services-stop: stop them and the test cluster
 services-stop:
 	@scripts/services.sh stop
+	@scripts/cluster.sh stop
 
 ## bench: start the local stores, then the query benchmark over 10 M generated rows and the
 ## ingest benchmark (events and orders over HTTP at 64 clients); see benchmarks/README.md. The

@@ -25,7 +25,9 @@ func convertedSum(m string, target string, args *[]any) string {
 	return "sum(toDecimal128(s_" + m + ", 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS " + m
 }
 
-// fxJoin is the rates subquery: one rate per (day, currency) into target, latest version.
+// fxJoin is the rates subquery: one rate per (day, currency) into target, latest version. It
+// joins the first aggregation's rows, never the fact table's: on a cluster the rates are
+// sharded like any table and read whole where the statement started (schema/cluster.go).
 func fxJoin(target, firstDay, afterDay string, args *[]any) string {
 	*args = append(*args, target, firstDay, afterDay)
 	return "ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate " +

@@ -29,7 +29,18 @@ type Options struct {
 	// Observe, when set, hears about every Query call: the table that answered, whether it was
 	// a fallback, the duration, and the kind of a failure (metrics).
 	Observe func(Observation)
+	// Cluster says the fact and entity tables are Distributed tables over a ClickHouse
+	// cluster's shards, sharded by project (schema.Cluster). Statements then run with
+	// distributed_product_mode = 'local': a name filter's subquery on entities, which runs on
+	// every shard inside the facts' read, reads that shard's own entities, those of the
+	// projects it holds (ClickHouse refuses it otherwise). The entity names and the exchange
+	// rates that answers join are read whole where the statement started.
+	Cluster bool
 }
+
+// clusterSettings end every statement of a Service on a cluster. A string setting cannot
+// travel through the driver to ClickHouse 18.16, so it is a SETTINGS clause.
+const clusterSettings = " SETTINGS distributed_product_mode = 'local'"
 
 func (o Options) withDefaults() Options {
 	if o.Clock == nil {
@@ -84,6 +95,14 @@ func (s *Service) limited(ctx context.Context, table string) context.Context {
 	return clickhouse.Context(ctx, clickhouse.WithSettings(s.Settings(table)))
 }
 
+// sql is a statement's text as the service sends it.
+func (s *Service) sql(st Statement) string {
+	if s.opts.Cluster {
+		return st.SQL + clusterSettings
+	}
+	return st.SQL
+}
+
 // Query validates in against scope and answers it. Errors are *apperr.Error for the client
 // (validation, limits, store unavailable) or internal errors.
 func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Result, error) {
@@ -116,7 +135,7 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 	}
 	for i, a := range attempts {
 		var n uint64
-		if err := s.conn.QueryRow(s.limited(ctx, a.Table), a.Probe.SQL, a.Probe.Args...).Scan(&n); err != nil {
+		if err := s.conn.QueryRow(s.limited(ctx, a.Table), s.sql(*a.Probe), a.Probe.Args...).Scan(&n); err != nil {
 			return nil, a, mapError(err)
 		}
 		if n == 0 {
@@ -135,7 +154,7 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 // that flags them can).
 func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
 	p := a.plan
-	rows, err := s.conn.Query(s.limited(ctx, a.Table), a.Query.SQL, a.Query.Args...)
+	rows, err := s.conn.Query(s.limited(ctx, a.Table), s.sql(a.Query), a.Query.Args...)
 	if err != nil {
 		return nil, false, mapError(err)
 	}

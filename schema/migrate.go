@@ -4,7 +4,9 @@ package schema
 
 import (
 	"context"
+	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -13,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -144,17 +147,81 @@ func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) ([]string, error) 
 	return done, nil
 }
 
+// migrationsTable records the applied ClickHouse migrations.
+const migrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version UInt32, name String, applied_at DateTime DEFAULT now()
+) ENGINE = MergeTree ORDER BY version`
+
 // MigrateClickHouse applies the ClickHouse migrations not yet recorded, statement by statement
 // (ClickHouse has no multi-statement exec and no transactional DDL, so every statement is
 // written to be safe to run again: IF NOT EXISTS), and returns the names it applied.
 func MigrateClickHouse(ctx context.Context, conn driver.Conn) ([]string, error) {
+	return migrateClickHouse(ctx, conn, nil)
+}
+
+// MigrateClickHouseCluster applies the ClickHouse migrations not yet recorded to the
+// connection's database on every server of the named cluster, rendered by Cluster.Render (ON
+// CLUSTER, which needs the servers' ZooKeeper), and returns the names it applied. The
+// bookkeeping table is itself distributed, so any server of the cluster reads it whole.
+func MigrateClickHouseCluster(ctx context.Context, conn driver.Conn, name string) ([]string, error) {
+	c, err := DescribeCluster(ctx, conn, name)
+	if err != nil {
+		return nil, err
+	}
+	return MigrateClickHouseFor(ctx, conn, c)
+}
+
+// MigrateClickHouseFor is MigrateClickHouseCluster for a cluster already described.
+func MigrateClickHouseFor(ctx context.Context, conn driver.Conn, c Cluster) ([]string, error) {
+	return migrateClickHouse(ctx, conn, &c)
+}
+
+// DescribeCluster reads the named cluster from the server's system.clusters: its local tables
+// are replicated when any shard has more than one replica.
+func DescribeCluster(ctx context.Context, conn driver.Conn, name string) (Cluster, error) {
+	c := Cluster{Name: name}
+	if !ValidClusterName(name) {
+		return c, fmt.Errorf("clickhouse cluster %q: use letters, digits, _, . and -", name)
+	}
+	var hosts uint64
+	var maxReplica uint32
+	if err := conn.QueryRow(ctx, "SELECT count(), max(replica_num), currentDatabase() FROM system.clusters WHERE cluster = ?",
+		name).Scan(&hosts, &maxReplica, &c.Database); err != nil {
+		return c, fmt.Errorf("clickhouse cluster %s: %w", name, err)
+	}
+	if hosts == 0 {
+		return c, fmt.Errorf("clickhouse cluster %q is not in the server's system.clusters (remote_servers of its configuration)", name)
+	}
+	c.Replicated = maxReplica > 1
+	return c, nil
+}
+
+func migrateClickHouse(ctx context.Context, conn driver.Conn, cluster *Cluster) ([]string, error) {
 	migs, err := Load("clickhouse")
 	if err != nil {
 		return nil, err
 	}
-	if err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version UInt32, name String, applied_at DateTime DEFAULT now()
-	) ENGINE = MergeTree ORDER BY version`); err != nil {
+	if err := checkLayout(ctx, conn, cluster != nil); err != nil {
+		return nil, err
+	}
+	exec := func(stmt string) error { return conn.Exec(ctx, stmt) }
+	if cluster != nil {
+		// An insert through a Distributed table returns once every shard stored its rows.
+		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"insert_distributed_sync": 1}))
+		exec = func(stmt string) error {
+			rendered, err := cluster.Render(stmt)
+			if err != nil {
+				return err
+			}
+			for _, r := range rendered {
+				if err := conn.Exec(ctx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	if err := exec(migrationsTable); err != nil {
 		return nil, err
 	}
 	applied := map[uint32]bool{}
@@ -180,7 +247,7 @@ func MigrateClickHouse(ctx context.Context, conn driver.Conn) ([]string, error) 
 			continue
 		}
 		for i, stmt := range Statements(m.SQL) {
-			if err := conn.Exec(ctx, stmt); err != nil {
+			if err := exec(stmt); err != nil {
 				return done, fmt.Errorf("clickhouse migration %s, statement %d: %w", m.Name, i+1, err)
 			}
 		}
@@ -190,6 +257,28 @@ func MigrateClickHouse(ctx context.Context, conn driver.Conn) ([]string, error) 
 		done = append(done, m.Name)
 	}
 	return done, nil
+}
+
+// checkLayout refuses a database laid out for the other mode: a database migrated for one
+// server has a plain schema_migrations table, one migrated for a cluster a Distributed one.
+func checkLayout(ctx context.Context, conn driver.Conn, clustered bool) error {
+	var engine, database string
+	err := conn.QueryRow(ctx, "SELECT engine, database FROM system.tables WHERE database = currentDatabase() AND name = 'schema_migrations'").
+		Scan(&engine, &database)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case clustered && engine != "Distributed":
+		return fmt.Errorf("clickhouse database %s was migrated for one server, not a cluster: migrate a new database with "+
+			"--cluster and copy the data (README.md, Scaling out)", database)
+	case !clustered && engine == "Distributed":
+		return fmt.Errorf("clickhouse database %s was migrated for a cluster: set MTK_CLICKHOUSE_CLUSTER (or mtk migrate --cluster)", database)
+	}
+	return nil
 }
 
 func recordClickHouse(ctx context.Context, conn driver.Conn, m Migration) error {

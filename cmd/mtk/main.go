@@ -20,7 +20,7 @@ const usage = `mtk: ad metrics, tracking and platform API
 
 Usage:
   mtk serve                     run the HTTP API and the sync scheduler (migrates first)
-  mtk migrate                   apply PostgreSQL and ClickHouse migrations
+  mtk migrate [--cluster NAME]  apply PostgreSQL and ClickHouse migrations (ClickHouse ON CLUSTER NAME)
   mtk seed demo [--json]        create the demo workspace, project, connections, containers and keys
   mtk workspace create --name N [--tier default|growth|enterprise] [--json]
   mtk user create --email E --password P [--name N] [--workspace W] [--role owner|admin|member] [--json]
@@ -38,8 +38,8 @@ Usage:
   mtk outbox retry <id>         make a dead or pending conversion due now
   mtk outbox stats [--json]     counts of the conversion and fact outboxes
 
-Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_POSTGRES_URL,
-MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_METRICS, MTK_DATA); see README.md.
+Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_CLICKHOUSE_CLUSTER,
+MTK_POSTGRES_URL, MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_METRICS, MTK_DATA); see README.md.
 `
 
 // command runs one subcommand with its arguments, writing results to out.

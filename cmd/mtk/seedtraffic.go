@@ -61,8 +61,8 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 		go func() {
 			defer wg.Done()
 			for day := range days {
-				s := trafficSender{app: app, trackingKey: demo.Keys[1].Token, webhook: "/v2/tracking/generic?k=" + webhookKey,
-					utms: utms, r: rand.New(rand.NewSource(int64(day)))}
+				s := trafficSender{app: app, domain: "demo-store.example", trackingKey: demo.Keys[1].Token,
+					webhook: "/v2/tracking/generic?k=" + webhookKey, utms: utms, r: rand.New(rand.NewSource(int64(day)))}
 				errs <- s.sendDay(day, now)
 			}
 		}()
@@ -116,7 +116,9 @@ func demoUTMs(ctx context.Context, store *adsync.Store, demo demoOutput) ([]map[
 }
 
 type trafficSender struct {
-	app                  *fiber.App
+	app *fiber.App
+	// domain is the container's: page views are public calls that name it.
+	domain               string
 	trackingKey, webhook string
 	utms                 []map[string]string
 	r                    *rand.Rand
@@ -159,8 +161,8 @@ func (s trafficSender) sendDay(day int, now time.Time) error {
 		if s.r.Intn(10) < 8 {
 			utm = s.utms[s.r.Intn(len(s.utms))]
 		}
-		page := map[string]any{"url": "https://demo-store.example/product?" + query(utm), "referrer": "https://alpha.example/"}
-		if err := s.post("/v3/tracking/events", map[string]any{"domain": "demo-store.example", "source": "website",
+		page := map[string]any{"url": "https://" + s.domain + "/product?" + query(utm), "referrer": "https://alpha.example/"}
+		if err := s.post("/v3/tracking/events", map[string]any{"domain": s.domain, "source": "website",
 			"event_id": fmt.Sprintf("demo-pv-%d", visitor), "timestamp": at.Unix(), "page": page,
 			"config": map[string]any{"name": "page_view"}}, ""); err != nil {
 			return err

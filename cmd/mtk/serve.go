@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,7 +49,7 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer stopMetrics()
 		logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits,
-			"metrics", cfg.Metrics)
+			"metrics", cfg.Metrics, "clickhouse_cluster", cfg.ClickHouseCluster)
 		served := make(chan error, 1)
 		go func() { served <- app.Listener(ln) }()
 		select {
@@ -65,10 +66,20 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 }
 
 func runMigrate(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) > 0 {
-		return usageError{"takes no arguments"}
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	cluster := fs.String("cluster", "", "the ClickHouse cluster to create the tables on (default $MTK_CLICKHOUSE_CLUSTER)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	cfg, err := loadConfig()
+	if len(rest) > 0 {
+		return usageError{"takes no arguments but --cluster"}
+	}
+	cfg := config.FromEnv()
+	if *cluster != "" {
+		cfg.ClickHouseCluster = *cluster
+	}
+	cfg, err = completeConfig(cfg)
 	if err != nil {
 		return err
 	}
@@ -77,6 +88,10 @@ func runMigrate(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	st.Close()
+	if cfg.ClickHouseCluster != "" {
+		fmt.Fprintf(out, "migrations applied (ClickHouse cluster %s)\n", cfg.ClickHouseCluster)
+		return nil
+	}
 	fmt.Fprintln(out, "migrations applied")
 	return nil
 }

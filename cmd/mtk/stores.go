@@ -29,22 +29,25 @@ func (s stores) Close() {
 
 // loadConfig reads and validates the configuration, creating the development JWT secret when
 // none is set.
-func loadConfig() (config.Config, error) {
-	cfg := config.FromEnv()
+func loadConfig() (config.Config, error) { return completeConfig(config.FromEnv()) }
+
+// completeConfig validates cfg, creating the development JWT secret when none is set.
+func completeConfig(cfg config.Config) (config.Config, error) {
 	if err := cfg.EnsureJWTSecret(); err != nil {
 		return cfg, err
 	}
 	return cfg, cfg.Validate()
 }
 
-// openStores connects to both stores and applies pending migrations.
+// openStores connects to both stores and applies pending migrations (to every server of the
+// ClickHouse cluster when the configuration names one).
 func openStores(ctx context.Context, cfg config.Config) (stores, error) {
 	var s stores
 	var err error
 	if s.pg, err = db.OpenPostgres(ctx, cfg.PostgresURL); err != nil {
 		return s, err
 	}
-	if s.ch, err = db.OpenClickHouse(ctx, cfg.ClickHouseURL); err != nil {
+	if s.ch, err = db.OpenClickHouseCluster(ctx, cfg.ClickHouseURL, cfg.ClickHouseCluster); err != nil {
 		s.Close()
 		return s, err
 	}
@@ -52,7 +55,13 @@ func openStores(ctx context.Context, cfg config.Config) (stores, error) {
 		s.Close()
 		return s, fmt.Errorf("migrate postgres: %w", err)
 	}
-	if _, err := schema.MigrateClickHouse(ctx, s.ch); err != nil {
+	migrateCH := schema.MigrateClickHouse
+	if cfg.ClickHouseCluster != "" {
+		migrateCH = func(ctx context.Context, conn driver.Conn) ([]string, error) {
+			return schema.MigrateClickHouseCluster(ctx, conn, cfg.ClickHouseCluster)
+		}
+	}
+	if _, err := migrateCH(ctx, s.ch); err != nil {
 		s.Close()
 		return s, fmt.Errorf("migrate clickhouse: %w", err)
 	}

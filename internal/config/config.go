@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"mtk/schema"
 )
 
 // Defaults match scripts/services.sh (make services).
@@ -28,6 +30,9 @@ type Config struct {
 	Listen string
 	// ClickHouseURL is a clickhouse:// DSN for the native protocol (MTK_CLICKHOUSE_URL).
 	ClickHouseURL string
+	// ClickHouseCluster names the ClickHouse cluster (in the servers' remote_servers) that the
+	// database is spread over, empty for one server (MTK_CLICKHOUSE_CLUSTER).
+	ClickHouseCluster string
 	// PostgresURL is a postgres:// connection string (MTK_POSTGRES_URL).
 	PostgresURL string
 	// JWTSecret signs login tokens (MTK_JWT_SECRET). In development it is generated once and
@@ -65,15 +70,16 @@ func (c Config) MetricsListen() string {
 // FromEnv reads the configuration from the environment, filling defaults. It does not validate.
 func FromEnv() Config {
 	c := Config{
-		Listen:        env("MTK_LISTEN", DefaultListen),
-		ClickHouseURL: env("MTK_CLICKHOUSE_URL", DefaultClickHouseURL),
-		PostgresURL:   env("MTK_POSTGRES_URL", DefaultPostgresURL),
-		JWTSecret:     os.Getenv("MTK_JWT_SECRET"),
-		BaseURL:       os.Getenv("MTK_BASE_URL"),
-		RateLimits:    strings.ToLower(env("MTK_RATE_LIMITS", "on")),
-		DataDir:       env("MTK_DATA", DefaultDataDir),
-		AdsimURL:      strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
-		Metrics:       env("MTK_METRICS", "on"),
+		Listen:            env("MTK_LISTEN", DefaultListen),
+		ClickHouseURL:     env("MTK_CLICKHOUSE_URL", DefaultClickHouseURL),
+		ClickHouseCluster: env("MTK_CLICKHOUSE_CLUSTER", ""),
+		PostgresURL:       env("MTK_POSTGRES_URL", DefaultPostgresURL),
+		JWTSecret:         os.Getenv("MTK_JWT_SECRET"),
+		BaseURL:           os.Getenv("MTK_BASE_URL"),
+		RateLimits:        strings.ToLower(env("MTK_RATE_LIMITS", "on")),
+		DataDir:           env("MTK_DATA", DefaultDataDir),
+		AdsimURL:          strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
+		Metrics:           env("MTK_METRICS", "on"),
 	}
 	if m := strings.ToLower(c.Metrics); m == "on" || m == "off" {
 		c.Metrics = m
@@ -100,6 +106,9 @@ func (c Config) Validate() error {
 	}
 	if err := checkURL(c.ClickHouseURL, "clickhouse"); err != nil {
 		problems = append(problems, "MTK_CLICKHOUSE_URL: "+err.Error())
+	}
+	if c.ClickHouseCluster != "" && !schema.ValidClusterName(c.ClickHouseCluster) {
+		problems = append(problems, fmt.Sprintf("MTK_CLICKHOUSE_CLUSTER %q: use letters, digits, _, . and -", c.ClickHouseCluster))
 	}
 	if err := checkURL(c.PostgresURL, "postgres", "postgresql"); err != nil {
 		problems = append(problems, "MTK_POSTGRES_URL: "+err.Error())

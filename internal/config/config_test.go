@@ -88,3 +88,16 @@ func TestJWTSecretGeneratedOnceAndKept(t *testing.T) {
 		t.Fatal("MTK_JWT_SECRET is overridden")
 	}
 }
+
+func TestClickHouseCluster(t *testing.T) {
+	t.Setenv("MTK_CLICKHOUSE_CLUSTER", " analytics-eu ")
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	c := FromEnv()
+	if err := c.Validate(); err != nil || c.ClickHouseCluster != "analytics-eu" {
+		t.Fatalf("cluster %q, %v", c.ClickHouseCluster, err)
+	}
+	c.ClickHouseCluster = "a b`"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "MTK_CLICKHOUSE_CLUSTER") {
+		t.Fatalf("bad cluster name: %v", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/schema"
 )
 
 // OpenPostgres connects a pool and checks that the server answers.
@@ -55,6 +57,14 @@ func ClickHouseOptions(dsn string) (*clickhouse.Options, error) {
 
 // OpenClickHouse connects to the DSN's database, creating the database first when missing.
 func OpenClickHouse(ctx context.Context, dsn string) (driver.Conn, error) {
+	return OpenClickHouseCluster(ctx, dsn, "")
+}
+
+// OpenClickHouseCluster connects to the DSN's database on a server of the named cluster
+// (OpenClickHouse when cluster is ""), creating the database on every server of the cluster
+// first when missing. Its inserts into Distributed tables return once every shard has stored
+// its rows (insert_distributed_sync), so that stored still means stored before an answer.
+func OpenClickHouseCluster(ctx context.Context, dsn, cluster string) (driver.Conn, error) {
 	opts, err := ClickHouseOptions(dsn)
 	if err != nil {
 		return nil, err
@@ -67,8 +77,14 @@ func OpenClickHouse(ctx context.Context, dsn string) (driver.Conn, error) {
 	if !validName(name) {
 		return nil, fmt.Errorf("clickhouse url: database name %q: use letters, digits and _", name)
 	}
+	if cluster != "" {
+		if !schema.ValidClusterName(cluster) {
+			return nil, fmt.Errorf("clickhouse cluster %q: use letters, digits, _, . and -", cluster)
+		}
+		opts.Settings = clickhouse.Settings{"insert_distributed_sync": 1}
+	}
 	if name != "default" {
-		if err := createClickHouseDatabase(ctx, *opts, name); err != nil {
+		if err := createClickHouseDatabase(ctx, *opts, name, cluster); err != nil {
 			return nil, err
 		}
 	}
@@ -85,7 +101,7 @@ func OpenClickHouse(ctx context.Context, dsn string) (driver.Conn, error) {
 	return conn, nil
 }
 
-func createClickHouseDatabase(ctx context.Context, opts clickhouse.Options, name string) error {
+func createClickHouseDatabase(ctx context.Context, opts clickhouse.Options, name, cluster string) error {
 	opts.Auth.Database = "default"
 	opts.MaxOpenConns, opts.MaxIdleConns = 1, 1
 	conn, err := clickhouse.Open(&opts)
@@ -93,10 +109,15 @@ func createClickHouseDatabase(ctx context.Context, opts clickhouse.Options, name
 		return fmt.Errorf("clickhouse: %w", err)
 	}
 	defer conn.Close()
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	// ON CLUSTER waits for every server; ClickHouse gives up after 180 s by itself.
+	timeout, stmt := 10*time.Second, "CREATE DATABASE IF NOT EXISTS `"+name+"`"
+	if cluster != "" {
+		timeout, stmt = 3*time.Minute, stmt+" ON CLUSTER `"+cluster+"`"
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	// The name comes from configuration and was checked by validName.
-	if err := conn.Exec(cctx, "CREATE DATABASE IF NOT EXISTS `"+name+"`"); err != nil {
+	// The names come from configuration and were checked by validName and ValidClusterName.
+	if err := conn.Exec(cctx, stmt); err != nil {
 		return fmt.Errorf("clickhouse at %v: create database %s (is `make services` running?): %w", opts.Addr, name, err)
 	}
 	return nil

@@ -1,7 +1,8 @@
 // Package testenv gives each integration test its own PostgreSQL and ClickHouse database, migrated
 // and dropped when the test ends. The servers are the real ones that `make services` starts (or
 // those MTK_POSTGRES_URL and MTK_CLICKHOUSE_URL name). A server that does not answer fails the
-// test: it never skips.
+// test: it never skips. ClickHouseCluster does the same on the two-shard test cluster that
+// scripts/cluster.sh starts.
 package testenv
 
 import (

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/gofiber/fiber/v2"
+
+	"mtk/engine/enginetest"
+	"mtk/ingest/outbox"
+	"mtk/internal/adsim"
+	"mtk/internal/auth"
+	"mtk/internal/clock"
+	"mtk/internal/testenv"
+	"mtk/platform"
+	adsync "mtk/sync"
+	"mtk/sync/networks"
+)
+
+// scaleWorld is mtk over one ClickHouse layout: one server, or the two-shard test cluster.
+type scaleWorld struct {
+	name    string
+	st      stores
+	app     *fiber.App
+	cluster testenv.Cluster // the shards, for the cluster world
+	tenants []scaleTenant
+}
+
+// scaleTenant is one simulated ad account's workspace and project.
+type scaleTenant struct {
+	project platform.Project
+	key     string // data:read and tracking:write
+}
+
+// trafficDays is how many days of events and orders each project gets.
+const trafficDays = 3
+
+// newScaleWorld migrates fresh databases (the cluster's with `mtk migrate --cluster`), then
+// feeds them through mtk: a full sync of each simulated account into its own project, a few
+// days of events and orders through the HTTP routes, the fact outbox drained, exchange rates.
+func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, clk *clock.Fake) *scaleWorld {
+	t.Helper()
+	ctx := context.Background()
+	w := &scaleWorld{name: "one server"}
+	pg := testenv.Postgres(t)
+	t.Setenv("MTK_POSTGRES_URL", pg.URL)
+	t.Setenv("MTK_DATA", t.TempDir())
+	t.Setenv("MTK_JWT_SECRET", "")
+	t.Setenv("MTK_BASE_URL", "")
+	t.Setenv("MTK_RATE_LIMITS", "off")
+	t.Setenv("MTK_CLICKHOUSE_CLUSTER", "")
+	if cluster == "" {
+		t.Setenv("MTK_CLICKHOUSE_URL", testenv.ClickHouse(t).URL)
+	} else {
+		w.name = "cluster " + cluster
+		w.cluster = testenv.ClickHouseClusterDatabase(t)
+		t.Setenv("MTK_CLICKHOUSE_URL", w.cluster.URL)
+		start := time.Now()
+		if out, errOut, code := cli(t, "migrate", "--cluster", cluster); code != 0 || !strings.Contains(out, cluster) {
+			t.Fatalf("mtk migrate --cluster: exit %d: %s%s", code, out, errOut)
+		}
+		t.Logf("%s: mtk migrate --cluster took %v", w.name, time.Since(start).Round(time.Millisecond))
+		t.Setenv("MTK_CLICKHOUSE_CLUSTER", cluster)
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.st, err = openStores(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.st.Close)
+	app, closeApp := newApp(cfg, w.st, clk, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	t.Cleanup(closeApp)
+	w.app = app
+	store := platform.NewStore(w.st.pg, clk)
+	syncer := newSyncer(w.st, clk)
+	for i, a := range sim.Accounts() {
+		w.tenants = append(w.tenants, w.addTenant(t, store, syncer, i, a, simURL, clk.Now()))
+	}
+	ds, err := enginetest.Generate(enginetest.Config{Seed: 1, Projects: []enginetest.ProjectSpec{{ID: "rates",
+		TimeZone: "UTC", Currency: "USD", Start: clk.Now().AddDate(0, 0, -45), Days: 47}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := enginetest.InsertRates(ctx, w.st.ch, ds.Rates); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(w.st.pg, w.st.ch, clk, nil), outbox.NewDrainer(w.st.pg, w.st.ch, clk, nil)} {
+		for {
+			n, err := d.RunOnce(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+	return w
+}
+
+// addTenant makes account a's workspace, project (in its currency and zone), connections,
+// container and key, syncs the account and sends the project's traffic. In the cluster, the
+// project is made again until it lands on shard i%2, so that both shards hold projects.
+func (w *scaleWorld) addTenant(t *testing.T, store *platform.Store, syncer *adsync.Syncer, i int, a adsim.AccountInfo, simURL string, now time.Time) scaleTenant {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := store.CreateWorkspace(ctx, fmt.Sprintf("tenant %d", i), platform.TierGrowth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p platform.Project
+	for try := 0; ; try++ {
+		if p, err = store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: a.Name,
+			Currency: a.Currency, Timezone: a.TimeZone}); err != nil {
+			t.Fatal(err)
+		}
+		if w.cluster.Conn == nil || w.shardOf(t, p.ID) == i%2 {
+			break
+		}
+		if try == 50 {
+			t.Fatalf("no project id of 50 hashes to shard %d", i%2+1)
+		}
+	}
+	conn, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: string(a.Network), Name: a.Name,
+		SourceID: a.ID, APIBaseURL: networks.APIRoot(string(a.Network), simURL), AccessToken: a.AccessToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: platform.KindCustom, Name: "Checkout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	domain := fmt.Sprintf("shop%d.example", i)
+	if _, err := store.CreateContainer(ctx, platform.ContainerInput{ProjectID: p.ID, Domain: domain}); err != nil {
+		t.Fatal(err)
+	}
+	key, err := store.CreateAPIKey(ctx, ws.ID, "scale", []string{auth.ScopeDataRead, auth.ScopeTrackingWrite}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := syncer.Run(ctx, conn, adsync.Options{}); err != nil {
+		t.Fatalf("%s: sync %s: %v", w.name, a.Network, err)
+	}
+	utms, err := demoUTMs(ctx, adsync.NewStore(w.st.pg), demoOutput{Connections: []platform.Connection{conn}})
+	if err != nil || len(utms) == 0 {
+		t.Fatalf("%s: %d UTMs, %v", w.name, len(utms), err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, trafficDays)
+	for day := range trafficDays {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := trafficSender{app: w.app, domain: domain, trackingKey: key.Token, webhook: "/v2/tracking/generic?k=" + custom.WebhookKey,
+				utms: utms, r: rand.New(rand.NewSource(int64(i*100 + day)))}
+			errs <- s.sendDay(day, now)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+	}
+	return scaleTenant{project: p, key: key.Token}
+}
+
+// shardOf is the shard index (0 or 1) that the Distributed tables send a project's rows to.
+func (w *scaleWorld) shardOf(t *testing.T, projectID string) int {
+	t.Helper()
+	var n uint64
+	if err := w.cluster.Conn.QueryRow(context.Background(), "SELECT toUInt64(cityHash64(?) % 2)", projectID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
+}
+
+// query posts a query body (with the tenant's project) and returns the answer's body.
+func (w *scaleWorld) query(t *testing.T, tn scaleTenant, body string) string {
+	t.Helper()
+	body = strings.Replace(body, "{", `{"project_id":"`+tn.project.ID+`",`, 1)
+	req := httptest.NewRequest("POST", "/v3/query", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tn.key)
+	resp, err := w.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s: %s answered %d: %s", w.name, body, resp.StatusCode, out)
+	}
+	return string(out)
+}
+
+// count runs a count query.
+func count(t *testing.T, conn driver.Conn, sql string) uint64 {
+	t.Helper()
+	var n uint64
+	if err := conn.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// scaleQueries cover the engine's shapes: totals, levels with names, every table (raw at 15
+// minutes, hourly, daily), currency conversion, name filters (subqueries on entities on each
+// shard), metric filters, ordering and paging.
+var scaleQueries = []string{
+	`{"fields":["spend","impressions","clicks","reach","tx_revenue","tx_count","page_views","leads","initiate_checkout","roas","cpa","profit"]}`,
+	`{"fields":["spend","clicks","ctr","cpc","tx_revenue","leads"],"metadata":{"level":"campaign"},"order":{"spend":"desc"}}`,
+	`{"fields":["spend","impressions","tx_count_total","page_views"],"time":{"start":"2026-03-03","end":"2026-03-10","granularity":"day"},"metadata":{"level":"ad"}}`,
+	`{"fields":["spend","clicks","page_views","leads"],"time":{"start":"2026-03-08","end":"2026-03-10","granularity":"hour"}}`,
+	`{"fields":["page_views","leads","tx_count","spend"],"time":{"start":"2026-03-10T00:00:00","end":"2026-03-10T15:00:00","granularity":"15min"}}`,
+	`{"fields":["spend","tx_revenue","roas","profit","aov"],"metadata":{"level":"adset","convert_to_currency":"USD"}}`,
+	`{"fields":["spend","tx_revenue"],"time":{"start":"2026-02-16","end":"2026-03-10","granularity":"week"},"metadata":{"convert_to_currency":"EUR"}}`,
+	`{"fields":["spend","clicks","leads"],"metadata":{"level":"campaign"},"filters":[{"member":"campaign_name","operator":"contains","values":["a"]},{"member":"ad_name","operator":"notContains","values":["1"]}]}`,
+	`{"fields":["spend","ctr","tx_revenue"],"metadata":{"level":"ad"},"filters":[{"member":"spend","operator":"gt","values":["1"]}],"order":{"ctr":"asc"},"limit":3,"offset":1}`,
+	`{"fields":["spend","tx_revenue","cpl"],"time":{"start":"2025-12-01","end":"2026-03-10","granularity":"month"}}`,
+}
+
+// TestClusterAnswersLikeOneServer feeds the same simulated accounts, events and orders through
+// mtk into one ClickHouse server and into the two-shard test cluster (migrated with `mtk
+// migrate --cluster`), checks that both shards hold rows and that the cluster holds exactly the
+// rows of the one server, and that every query answers the same, byte for byte. It logs the
+// figures: rows per shard and query times.
+func TestClusterAnswersLikeOneServer(t *testing.T) {
+	now := time.Date(2026, 3, 10, 15, 4, 0, 0, time.UTC)
+	clk := clock.NewFake(now)
+	sim, err := adsim.New(adsim.Config{Seed: 11, Clock: clk, Days: 31, AccountsPerNetwork: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(srv.Close)
+	start := time.Now()
+	one := newScaleWorld(t, "", sim, srv.URL, clk)
+	t.Logf("one server: fed in %v", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	two := newScaleWorld(t, testenv.ClusterName, sim, srv.URL, clk)
+	t.Logf("%s: fed in %v", two.name, time.Since(start).Round(time.Millisecond))
+
+	for _, table := range []string{"facts_raw", "facts_hourly_in", "facts_daily_in", "events", "fx_rates"} {
+		var perShard []uint64
+		var sum uint64
+		for _, sh := range two.cluster.Shards {
+			n := count(t, sh, "SELECT count() FROM "+table+"_local")
+			perShard, sum = append(perShard, n), sum+n
+		}
+		want := count(t, one.st.ch, "SELECT count() FROM "+table)
+		t.Logf("%-16s one server %6d rows; cluster %6d = shard 1 %6d + shard 2 %6d", table, want, sum, perShard[0], perShard[1])
+		if sum != want || (table != "fx_rates" && (perShard[0] == 0 || perShard[1] == 0)) {
+			t.Errorf("%s: shards hold %v, one server %d", table, perShard, want)
+		}
+	}
+
+	var oneTime, twoTime time.Duration
+	for i := range one.tenants {
+		for _, q := range scaleQueries {
+			t0 := time.Now()
+			want := one.query(t, one.tenants[i], q)
+			t1 := time.Now()
+			got := two.query(t, two.tenants[i], q)
+			oneTime, twoTime = oneTime+t1.Sub(t0), twoTime+time.Since(t1)
+			if got != want {
+				t.Errorf("tenant %d %s\ncluster:    %s\none server: %s", i, q, got, want)
+			}
+		}
+		var totals struct {
+			Data []map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(one.query(t, one.tenants[i], scaleQueries[0])), &totals); err != nil || len(totals.Data) != 1 {
+			t.Fatalf("totals %+v, %v", totals, err)
+		}
+		if row := totals.Data[0]; row["spend"] == 0.0 || row["page_views"] == 0.0 || row["tx_revenue"] == 0.0 {
+			t.Errorf("tenant %d has no spend, page views or revenue: %v", i, row)
+		}
+	}
+	n := len(one.tenants) * len(scaleQueries)
+	t.Logf("%d queries through the API: one server %v (%v each), cluster %v (%v each)", n,
+		oneTime.Round(time.Millisecond), (oneTime / time.Duration(n)).Round(time.Microsecond),
+		twoTime.Round(time.Millisecond), (twoTime / time.Duration(n)).Round(time.Microsecond))
+}

@@ -1,0 +1,58 @@
+package engine_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"mtk/engine"
+	"mtk/internal/testenv"
+)
+
+// TestBatchLandsOnceOnCluster: on the two-shard test cluster, a batch whose facts span
+// projects of both shards is completed as after a failure: MissingBatchFacts, reading through
+// the Distributed tables, names exactly the rows that no shard holds yet, and once they are
+// written the rollups of both shards hold every fact once.
+func TestBatchLandsOnceOnCluster(t *testing.T) {
+	ctx := context.Background()
+	cl := testenv.ClickHouseCluster(t)
+	day := time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC)
+	var facts []engine.Fact
+	for i, p := range []string{"prj_a", "prj_b", "prj_c", "prj_d", "prj_e", "prj_f"} {
+		for h := range 3 {
+			facts = append(facts, engine.Fact{ProjectID: p, Time: day.Add(time.Duration(h) * time.Hour), Source: "alpha_ads",
+				ConnectionID: "con_" + p, AdID: "ad1", Currency: "USD", Spend: int64(1_000_000 * (i + 1)), Clicks: int64(h + 1)})
+		}
+	}
+	for _, l := range []engine.Landing{engine.LandingRaw, engine.LandingHourly, engine.LandingDaily} {
+		if err := engine.InsertBatch(ctx, cl.Conn, l, time.UTC, "b1", facts[:len(facts)/2]); err != nil {
+			t.Fatal(err)
+		}
+		missing, err := engine.MissingBatchFacts(ctx, cl.Conn, l, time.UTC, "b1", facts)
+		if err != nil || !reflect.DeepEqual(missing, facts[len(facts)/2:]) {
+			t.Fatalf("%s: missing %d facts, want %d: %v", l, len(missing), len(facts)-len(facts)/2, err)
+		}
+		if err := engine.InsertBatch(ctx, cl.Conn, l, time.UTC, "b1", missing); err != nil {
+			t.Fatal(err)
+		}
+		if missing, err := engine.MissingBatchFacts(ctx, cl.Conn, l, time.UTC, "b1", facts); err != nil || len(missing) != 0 {
+			t.Fatalf("%s: still missing %v, %v", l, missing, err)
+		}
+	}
+	var total int64
+	for i, sh := range cl.Shards {
+		var spend, clicks int64
+		if err := sh.QueryRow(ctx, "SELECT toInt64(sum(spend)), toInt64(sum(clicks)) FROM facts_daily_local").Scan(&spend, &clicks); err != nil {
+			t.Fatal(err)
+		}
+		if spend == 0 {
+			t.Fatalf("shard %d holds no facts", i+1)
+		}
+		total += spend
+	}
+	// Raw and hourly facts reach facts_daily, daily ones too: three times each fact.
+	if want := int64(3 * 3 * (1 + 2 + 3 + 4 + 5 + 6) * 1_000_000); total != want {
+		t.Fatalf("daily rollups hold %d spend, want %d", total, want)
+	}
+}
