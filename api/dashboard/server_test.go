@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mtk/api"
+	"mtk/client"
 	"mtk/engine"
 	"mtk/engine/enginetest"
 	"mtk/ingest/attribution"
@@ -176,18 +177,28 @@ type answer struct {
 	} `json:"error"`
 }
 
-// query sends a body the page built (its JSON text) straight to POST /v3/query.
+// query sends a body the page built (its JSON text) straight to POST /v3/query, through the Go
+// client (mtk/client) without retries.
 func (f *fixture) query(body string) answer {
 	f.t.Helper()
-	status, out := f.post("/v3/query", f.key, json.RawMessage(body))
+	c := client.New(f.url, client.WithAPIKey(f.key), client.WithMaxRetries(0))
+	out, err := c.RawRequest(context.Background(), "POST", "/v3/query", []byte(body))
 	var a answer
+	if err != nil {
+		e, ok := client.AsError(err)
+		if !ok {
+			f.t.Fatalf("query %s: %v", body, err)
+		}
+		a.Error = &struct {
+			Message string   `json:"message"`
+			Details []string `json:"details"`
+		}{e.Message, e.Details}
+		return a
+	}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
 	if err := dec.Decode(&a); err != nil {
-		f.t.Fatalf("query %s: %d %s", body, status, out)
-	}
-	if (status == 200) != (a.Error == nil) {
-		f.t.Fatalf("query %s: %d %s", body, status, out)
+		f.t.Fatalf("query %s: %s", body, out)
 	}
 	return a
 }
