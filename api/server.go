@@ -11,6 +11,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/api/openapi"
 	"mtk/api/ratelimit"
 	"mtk/engine"
 	"mtk/ingest/events"
@@ -70,6 +71,7 @@ func New(d Deps) *fiber.App {
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)
+	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 
 	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()}))
 	v3.Post("/auth/login", s.login)
