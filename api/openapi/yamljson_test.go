@@ -113,6 +113,6 @@ func writeScalar(w *bytes.Buffer, n *yaml.Node) error {
 func writeString(w *bytes.Buffer, s string) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.Encode(s) //nolint:errcheck // a string always encodes
+	enc.Encode(s)           //nolint:errcheck // a string always encodes
 	w.Truncate(w.Len() - 1) // Encode's newline
 }
