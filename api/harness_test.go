@@ -104,22 +104,27 @@ func (r response) List(t *testing.T) []map[string]any {
 	return l
 }
 
-// do sends a request; headers are name, value pairs.
+// do sends a request; headers are name, value pairs. Every request and answer is checked against
+// the OpenAPI document (checkSpec).
 func (e *env) do(method, path string, body any, headers ...string) response {
 	e.t.Helper()
-	var rd io.Reader
+	var raw []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = bytes.NewBufferString(b)
+		raw = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		raw = b
 	default:
 		buf, err := json.Marshal(b)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		rd = bytes.NewReader(buf)
+		raw = buf
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(raw)
 	}
 	req := httptest.NewRequest(method, path, rd)
 	if rd != nil {
@@ -134,7 +139,9 @@ func (e *env) do(method, path string, body any, headers ...string) response {
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
-	return response{Status: resp.StatusCode, Header: resp.Header, Body: out}
+	r := response{Status: resp.StatusCode, Header: resp.Header, Body: out}
+	e.checkSpec(method, path, rd != nil, raw, headers, r)
+	return r
 }
 
 // bearer is the Authorization header pair for token.

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"mtk/api/dashboard"
+	"mtk/api/openapi"
 	"mtk/api/ratelimit"
 	"mtk/engine"
 	"mtk/ingest/events"
@@ -82,6 +83,8 @@ func New(d Deps) *fiber.App {
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)
 	dashboard.Register(app)
+	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
+	app.Get("/docs", openapi.ServeDocs)
 
 	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()}))
 	v3.Post("/auth/login", s.login)

@@ -1,0 +1,50 @@
+package openapi
+
+import (
+	"slices"
+	"testing"
+
+	"mtk/engine"
+	"mtk/platform"
+)
+
+// TestEnumsAreTheCode checks the document's enumerations against the registries they come from,
+// so that a new metric, dimension, operator or trigger type is documented too.
+func TestEnumsAreTheCode(t *testing.T) {
+	fields, err := engine.Fields("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var metrics, dimensions []string
+	for _, m := range fields.Metrics {
+		metrics = append(metrics, m.Name)
+	}
+	for _, d := range fields.Dimensions {
+		dimensions = append(dimensions, d.Name)
+	}
+	schemas := load(t).Components.Schemas
+	for name, want := range map[string][]string{
+		"MetricName":    metrics,
+		"DimensionName": dimensions,
+		"Source":        engine.Sources,
+		"Level":         engine.Levels,
+		"Granularity":   engine.Granularities,
+		"Operator":      engine.Operators,
+		"TriggerType":   platform.TriggerTypes,
+		"StandardEvent": platform.StandardEvents,
+	} {
+		ref, ok := schemas[name]
+		if !ok {
+			t.Errorf("no schema %s", name)
+			continue
+		}
+		var got []string
+		for _, v := range ref.Value.Enum {
+			s, _ := v.(string)
+			got = append(got, s)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s enumerates %v; the code has %v", name, got, want)
+		}
+	}
+}
