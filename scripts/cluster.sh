@@ -13,6 +13,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/clickhouse-xml.sh
+. "$root/scripts/clickhouse-xml.sh"
 data=${MTK_DATA:-$root/.data}/cluster
 cluster=mtk_test
 zk_port=12181
@@ -119,61 +121,16 @@ remote_servers() {
 }
 
 ch_config() {
-	local s=$1 dir=$data/shard$1
-	mkdir -p "$dir/data" "$dir/tmp" "$dir/user_files" "$dir/format_schemas" "$dir/log"
-	cat >"$dir/users.xml" <<XML
-<?xml version="1.0"?>
-<yandex>
-    <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-    <users>
-        <default>
-            <password></password>
-            <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-            <profile>default</profile>
-            <quota>default</quota>
-        </default>
-    </users>
-    <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
-        <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
-    </interval></default></quotas>
-</yandex>
-XML
-	cat >"$dir/config.xml" <<XML
-<?xml version="1.0"?>
-<yandex>
-    <logger>
-        <level>warning</level>
-        <log>$dir/log/server.log</log>
-        <errorlog>$dir/log/server.err.log</errorlog>
-        <size>100M</size>
-        <count>2</count>
-    </logger>
+	local s=$1
+	ch_write_config "$data/shard$1" 2000000000 268435456 <<XML
     <http_port>$((18200 + s))</http_port>
     <tcp_port>$(native_port "$s")</tcp_port>
     <interserver_http_port>$((18300 + s))</interserver_http_port>
     <interserver_http_host>127.0.0.1</interserver_http_host>
-    <listen_host>127.0.0.1</listen_host>
-    <max_connections>1024</max_connections>
-    <keep_alive_timeout>10</keep_alive_timeout>
-    <max_concurrent_queries>200</max_concurrent_queries>
-    <uncompressed_cache_size>268435456</uncompressed_cache_size>
-    <mark_cache_size>268435456</mark_cache_size>
-    <path>$dir/data/</path>
-    <tmp_path>$dir/tmp/</tmp_path>
-    <user_files_path>$dir/user_files/</user_files_path>
-    <format_schema_path>$dir/format_schemas/</format_schema_path>
-    <users_config>$dir/users.xml</users_config>
-    <default_profile>default</default_profile>
-    <default_database>default</default_database>
-    <timezone>UTC</timezone>
-    <mlock_executable>false</mlock_executable>
-    <max_session_timeout>3600</max_session_timeout>
-    <default_session_timeout>60</default_session_timeout>
 $(remote_servers)
     <zookeeper><node><host>127.0.0.1</host><port>$zk_port</port></node></zookeeper>
     <distributed_ddl><path>/clickhouse/$cluster/task_queue/ddl</path></distributed_ddl>
     <macros><cluster>$cluster</cluster><shard>$s</shard><replica>replica1</replica></macros>
-</yandex>
 XML
 }
 
