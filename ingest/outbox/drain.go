@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,8 +30,9 @@ type Drainer struct {
 
 // drainTable is what a Drainer needs of one outbox table.
 type drainTable struct {
-	name string // the PostgreSQL table
-	lock int64  // the advisory lock that lets one Drainer of the table run at a time
+	name   string // the PostgreSQL table
+	target string // the ClickHouse table its rows go to (facts_raw or events)
+	lock   int64  // the advisory lock that lets one Drainer of the table run at a time
 	// load reads at most limit pending rows in id order.
 	load func(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error)
 	// keep: applied rows stay, marked with applied_at, until purged; otherwise they are deleted.
@@ -39,12 +41,19 @@ type drainTable struct {
 
 // drainRows is one batch of loaded rows.
 type drainRows interface {
-	// ids are the rows' outbox ids, in order.
-	ids() []int64
-	// present returns which of the rows an earlier run attempted ClickHouse already holds.
-	present(ctx context.Context, ch driver.Conn) (map[uint64]bool, error)
+	// keys are what the Drainer needs of each row, in order.
+	keys() []rowKey
 	// insert writes the rows that are not in skip.
 	insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error
+}
+
+// rowKey is an outbox row's id, whether an earlier run attempted it, and where ClickHouse would
+// hold it (its project and time).
+type rowKey struct {
+	id        int64
+	attempted bool
+	project   string
+	ts        time.Time
 }
 
 func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger, t drainTable) *Drainer {
@@ -84,15 +93,23 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("outbox: load %s: %w", d.table.name, err)
 	}
-	ids := rows.ids()
-	if len(ids) == 0 {
+	keys := rows.keys()
+	if len(keys) == 0 {
 		return 0, nil
+	}
+	ids := make([]int64, len(keys))
+	var attempted suspects
+	for i, k := range keys {
+		ids[i] = k.id
+		if k.attempted {
+			attempted.add(uint64(k.id), k.project, k.ts)
+		}
 	}
 	if _, err := conn.Exec(ctx, "UPDATE "+d.table.name+" SET attempted_at = $2 WHERE id = ANY($1) AND attempted_at IS NULL",
 		ids, d.clock.Now()); err != nil {
 		return 0, err
 	}
-	present, err := rows.present(ctx, d.ch)
+	present, err := attempted.lookup(ctx, d.ch, d.table.target)
 	if err != nil {
 		return 0, err
 	}

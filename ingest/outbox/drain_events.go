@@ -16,7 +16,7 @@ import (
 // events table and deletes them.
 func NewEventDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "event_outbox", lock: 7_346_102, load: loadEvents,
+		name: "event_outbox", target: "events", lock: 7_346_102, load: loadEvents,
 	})
 }
 
@@ -46,22 +46,12 @@ func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, 
 	return eventRows(got), err
 }
 
-func (rs eventRows) ids() []int64 {
-	ids := make([]int64, len(rs))
+func (rs eventRows) keys() []rowKey {
+	keys := make([]rowKey, len(rs))
 	for i, p := range rs {
-		ids[i] = p.id
+		keys[i] = rowKey{id: p.id, attempted: p.attempted, project: p.row.ProjectID, ts: p.row.Time}
 	}
-	return ids
-}
-
-func (rs eventRows) present(ctx context.Context, ch driver.Conn) (map[uint64]bool, error) {
-	var s suspects
-	for _, p := range rs {
-		if p.attempted {
-			s.add(uint64(p.id), p.row.ProjectID, p.row.Time)
-		}
-	}
-	return s.lookup(ctx, ch, "events")
+	return keys
 }
 
 // insert writes the rows the events table does not hold yet, in one INSERT.

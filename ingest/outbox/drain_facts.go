@@ -18,7 +18,7 @@ import (
 // and keeps them, marked applied, until Purge.
 func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "fact_outbox", lock: 7_346_101, load: loadFacts, keep: true,
+		name: "fact_outbox", target: "facts_raw", lock: 7_346_101, load: loadFacts, keep: true,
 	})
 }
 
@@ -50,22 +50,12 @@ func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, e
 	return factRows(got), err
 }
 
-func (rs factRows) ids() []int64 {
-	ids := make([]int64, len(rs))
+func (rs factRows) keys() []rowKey {
+	keys := make([]rowKey, len(rs))
 	for i, p := range rs {
-		ids[i] = p.id
+		keys[i] = rowKey{id: p.id, attempted: p.attempted, project: p.fact.ProjectID, ts: p.fact.Time}
 	}
-	return ids
-}
-
-func (rs factRows) present(ctx context.Context, ch driver.Conn) (map[uint64]bool, error) {
-	var s suspects
-	for _, p := range rs {
-		if p.attempted {
-			s.add(p.fact.OutboxID, p.fact.ProjectID, p.fact.Time)
-		}
-	}
-	return s.lookup(ctx, ch, "facts_raw")
+	return keys
 }
 
 // insert writes the rows facts_raw does not hold yet, per project time zone.
