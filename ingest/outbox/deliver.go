@@ -62,26 +62,40 @@ type queued struct {
 	now               bool   // retry at once (another event of its request was the bad one)
 }
 
-// RunOnce sends the due conversions and returns how many were sent.
+// RunOnce sends every due conversion, a batch at a time, and returns how many were sent.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	sent, dead := 0, 0
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+	total := 0
+	for {
+		sent, due, err := d.batch(ctx)
+		total += sent
+		if err != nil || due < deliverBatch {
+			return total, err
+		}
+	}
+}
+
+// batch sends the oldest due conversions, at most deliverBatch, and returns how many were sent
+// and how many were due.
+func (d *Deliverer) batch(ctx context.Context) (sent, due int, err error) {
+	dead := 0
+	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		now := d.clock.Now()
 		rows, err := tx.Query(ctx, `SELECT id, project_id, pixel_id, event_time, payload, attempts FROM conversion_outbox
 			WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, deliverBatch)
 		if err != nil {
 			return err
 		}
-		due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*queued, error) {
+		queue, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*queued, error) {
 			q := &queued{}
 			return q, r.Scan(&q.id, &q.project, &q.pixel, &q.eventTime, &q.payload, &q.attempts)
 		})
-		if err != nil || len(due) == 0 {
+		if err != nil || len(queue) == 0 {
 			return err
 		}
+		due = len(queue)
 		groups := map[[2]string][]*queued{}
 		var order [][2]string
-		for _, q := range due {
+		for _, q := range queue {
 			k := [2]string{q.project, q.pixel}
 			if _, ok := groups[k]; !ok {
 				order = append(order, k)
@@ -92,7 +106,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 			d.sendGroup(ctx, tx, k[0], k[1], groups[k], now)
 		}
 		w := &pgx.Batch{}
-		for _, q := range due {
+		for _, q := range queue {
 			switch d.record(w, q, now) {
 			case StatusSent:
 				sent++
@@ -105,7 +119,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 	if err == nil && d.Observe != nil && sent+dead > 0 {
 		d.Observe(sent, dead)
 	}
-	return sent, err
+	return sent, due, err
 }
 
 // record queues q's outcome and returns the status it gets: StatusSent, StatusDead, or

@@ -13,18 +13,18 @@ const Interval = time.Second
 // waits for ClickHouse, beyond the insert, when the server is idle.
 const EventsInterval = 200 * time.Millisecond
 
-// Run calls step every interval until ctx ends, at once again when a step did work, and logs
-// failures: the long-running loop of a worker inside `mtk serve`.
+// Run calls step every interval until ctx ends and logs failures: the long-running loop of a
+// worker inside `mtk serve`. A step does all the work waiting (the Drainers' and the Deliverer's
+// RunOnce loop over full batches), so Run never calls it again at once: between two steps, rows
+// gather into one larger ClickHouse insert instead of many small parts that the server must then
+// merge.
 func Run(ctx context.Context, interval time.Duration, log *slog.Logger, name string, step func(context.Context) (int, error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		n, err := step(ctx)
+		_, err := step(ctx)
 		if err != nil && ctx.Err() == nil {
 			log.Error("outbox worker failed", "worker", name, "error", err.Error())
-		}
-		if n > 0 && err == nil {
-			continue
 		}
 		select {
 		case <-ctx.Done():
