@@ -24,6 +24,13 @@ type Attempt struct {
 	// attempt also says whether its rows hold facts (column has_facts), which makes the probe
 	// needless in the usual case.
 	Query Statement
+	// OneCurrency, for a first page with money, is Query without the exchange-rate join: it sums
+	// money as stored, and its fx_missing lists the currencies other than the answer's that carry
+	// money. Rows with such money pass the metric filters and come first, so that the page shows
+	// one if there is any. When no row lists one (every fact of the range is in the answer's
+	// currency, the usual case) its answer is Query's, exactly, for less work on the server;
+	// otherwise Query answers.
+	OneCurrency *Statement
 	// Warnings hold when this attempt answers.
 	Warnings []string
 
@@ -66,6 +73,12 @@ func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (
 		q.gran = coarsen(p.gran, t)
 		q.flagFacts = t == p.table && t != tableDaily
 		a := Attempt{Table: t.name(), Query: q.statement(), plan: &q}
+		if q.measures.anyMoney() && q.offset == 0 {
+			one := q
+			one.oneCurrency = true
+			st := one.statement()
+			a.OneCurrency = &st
+		}
 		if t != p.table {
 			a.Warnings = []string{fallbackWarning(p.table, t, p.gran, q.gran, p.start, p.end, p.loc)}
 		}
@@ -126,9 +139,17 @@ func (p *plan) statement() Statement {
 		for i, f := range p.metricFilters {
 			conds[i] = metricFilter(metricsByName[f.Member], f, &args)
 		}
-		b.WriteString(" WHERE " + strings.Join(conds, " AND "))
+		where := strings.Join(conds, " AND ")
+		if p.oneCurrency {
+			where = "(" + where + ") OR notEmpty(fx_missing)"
+		}
+		b.WriteString(" WHERE " + where)
 	}
-	if o := p.orderBy(); o != "" {
+	o := p.orderBy()
+	if p.oneCurrency && len(p.keys()) > 0 {
+		o = strings.TrimSuffix("notEmpty(fx_missing) DESC, "+o, ", ")
+	}
+	if o != "" {
 		b.WriteString(" ORDER BY " + o)
 	}
 	b.WriteString(" LIMIT ? OFFSET ?")
@@ -161,14 +182,21 @@ func (p *plan) rollup(args *[]any) string {
 	money := p.measures.anyMoney()
 	var moneyNames []string
 	for _, m := range p.measures.members() {
-		if money && m.money {
+		switch {
+		case money && m.money && p.oneCurrency:
+			sel = append(sel, unconvertedSum(m.name))
+			moneyNames = append(moneyNames, m.name)
+		case money && m.money:
 			sel = append(sel, convertedSum(m.name, p.currency, args))
 			moneyNames = append(moneyNames, m.name)
-		} else {
+		default:
 			sel = append(sel, "sum(s_"+m.name+") AS "+m.name)
 		}
 	}
-	if money {
+	switch {
+	case money && p.oneCurrency:
+		sel = append(sel, foreignMoney(p.currency, moneyNames, args))
+	case money:
 		sel = append(sel, fxMissing(p.currency, moneyNames, args))
 	}
 	if p.flagFacts {
@@ -176,7 +204,7 @@ func (p *plan) rollup(args *[]any) string {
 		sel = append(sel, "toUInt8(count() > 0) AS has_facts")
 	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ")"
-	if money {
+	if money && !p.oneCurrency {
 		first, after := dayRange(p.start, p.end, p.loc)
 		sql += " " + fxJoin(p.currency, first.Format("2006-01-02"), after.Format("2006-01-02"), args)
 	}
@@ -198,7 +226,11 @@ func (p *plan) firstAggregation(args *[]any) string {
 		sel = append(sel, "source", p.level+"_id")
 		group = append(group, "source", p.level+"_id")
 	}
-	if p.measures.anyMoney() {
+	switch {
+	case p.measures.anyMoney() && p.oneCurrency:
+		sel = append(sel, "currency")
+		group = append(group, "currency")
+	case p.measures.anyMoney():
 		sel = append(sel, "day", "currency")
 		group = append(group, "day", "currency")
 	}

@@ -111,6 +111,9 @@ func render(c *engine.Compiled) string {
 			fmt.Fprintf(&b, "-- probe\n%s\n%s", a.Probe.SQL, formatArgs(a.Probe.Args))
 		}
 		fmt.Fprintf(&b, "-- query\n%s\n%s", a.Query.SQL, formatArgs(a.Query.Args))
+		if a.OneCurrency != nil {
+			fmt.Fprintf(&b, "-- one currency\n%s\n%s", a.OneCurrency.SQL, formatArgs(a.OneCurrency.Args))
+		}
 	}
 	return b.String()
 }

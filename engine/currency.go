@@ -25,6 +25,28 @@ func convertedSum(m string, target string, args *[]any) string {
 	return "sum(toDecimal128(s_" + m + ", 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS " + m
 }
 
+// unconvertedSum is convertedSum for a statement that assumes one currency (Attempt.OneCurrency):
+// the same type (Decimal128 of scale 8), so that both statements' answers read and print alike.
+func unconvertedSum(m string) string {
+	return "sum(toDecimal128(s_" + m + ", 0) * toDecimal64(1, 8)) AS " + m
+}
+
+// foreignMoney is fxMissing for a statement that assumes one currency: the currencies of the
+// row's money other than target, which void the assumption.
+func foreignMoney(target string, money []string, args *[]any) string {
+	*args = append(*args, target)
+	return "groupUniqArrayIf(toString(currency), currency != ? AND " + anyNonzero(money) + ") AS fx_missing"
+}
+
+// anyNonzero is true for a first-aggregation row where one of the money measures is not 0.
+func anyNonzero(money []string) string {
+	nonzero := make([]string, len(money))
+	for i, m := range money {
+		nonzero[i] = "s_" + m + " != 0"
+	}
+	return "(" + strings.Join(nonzero, " OR ") + ")"
+}
+
 // fxJoin is the rates subquery: one rate per (day, currency) into target, latest version. It
 // joins the first aggregation's rows, never the fact table's: on a cluster the rates are
 // sharded like any table and read whole where the statement started (schema/cluster.go).
@@ -38,10 +60,5 @@ func fxJoin(target, firstDay, afterDay string, args *[]any) string {
 // their day.
 func fxMissing(target string, money []string, args *[]any) string {
 	*args = append(*args, target)
-	nonzero := make([]string, len(money))
-	for i, m := range money {
-		nonzero[i] = "s_" + m + " != 0"
-	}
-	return "groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (" +
-		strings.Join(nonzero, " OR ") + ")) AS fx_missing"
+	return "groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND " + anyNonzero(money) + ") AS fx_missing"
 }

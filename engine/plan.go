@@ -43,6 +43,8 @@ type plan struct {
 	limit, offset int
 	// flagFacts adds has_facts to the answer's rows (see Attempt.Query).
 	flagFacts bool
+	// oneCurrency sums money without converting it (see Attempt.OneCurrency).
+	oneCurrency bool
 }
 
 // newPlan validates in against scope and resolves it. The warnings hold whatever table answers.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -65,7 +66,15 @@ func (o Options) withDefaults() Options {
 type Service struct {
 	conn driver.Conn
 	opts Options
+	// converting remembers, per project, until when its money queries skip Attempt.OneCurrency
+	// (a recent one found facts in another currency): a hint that saves a statement, never a
+	// source of answers.
+	converting sync.Map // project id → time.Time
 }
+
+// convertingFor is how long a project whose facts mix currencies goes straight to the
+// converting statement before the one-currency statement is tried again.
+const convertingFor = 10 * time.Minute
 
 // New returns a Service reading through conn.
 func New(conn driver.Conn, opts Options) *Service {
@@ -151,12 +160,31 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 }
 
 // run answers from one attempt, and reports whether its rows showed facts (only a statement
-// that flags them can).
+// that flags them can). It sends the one-currency statement first when there is one and the
+// project is not known to mix currencies, and the converting statement when that one finds
+// money in another currency.
 func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
+	project := a.plan.projectID
+	if a.OneCurrency != nil {
+		if until, ok := s.converting.Load(project); !ok || s.opts.Clock.Now().After(until.(time.Time)) {
+			res, facts, foreign, err := s.runStatement(ctx, a, *a.OneCurrency)
+			if err != nil || !foreign {
+				return res, facts, err
+			}
+			s.converting.Store(project, s.opts.Clock.Now().Add(convertingFor))
+		}
+	}
+	res, facts, _, err := s.runStatement(ctx, a, a.Query)
+	return res, facts, err
+}
+
+// runStatement reads one of a's statements: the answer, whether its rows showed facts, and
+// whether they listed currencies in fx_missing.
+func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*Result, bool, bool, error) {
 	p := a.plan
-	rows, err := s.conn.Query(s.limited(ctx, a.Table), s.sql(a.Query), a.Query.Args...)
+	rows, err := s.conn.Query(s.limited(ctx, a.Table), s.sql(st), st.Args...)
 	if err != nil {
-		return nil, false, mapError(err)
+		return nil, false, false, mapError(err)
 	}
 	defer rows.Close()
 	res := &Result{Data: []Row{}, Warnings: []string{}}
@@ -165,7 +193,7 @@ func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
 	facts := false
 	for rows.Next() {
 		if err := rows.Scan(sc.dests...); err != nil {
-			return nil, false, mapError(err)
+			return nil, false, false, mapError(err)
 		}
 		for _, c := range sc.fxMissing {
 			missing[c] = true
@@ -178,8 +206,8 @@ func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
 		res.Data = append(res.Data, p.row(sc))
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, mapError(err)
+		return nil, false, false, mapError(err)
 	}
 	res.Warnings = fxWarnings(missing, p.currency)
-	return res, facts, nil
+	return res, facts, len(missing) > 0, nil
 }

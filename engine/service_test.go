@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +266,46 @@ func TestSettingsPerTable(t *testing.T) {
 	}
 	if _, ok := raw["max_threads"]; ok || daily["max_threads"] != 1 || svc.Settings("facts_hourly")["max_threads"] != 1 {
 		t.Fatalf("threads: raw %v, daily %v", raw, daily)
+	}
+}
+
+// TestOneCurrencyStatementNeverHidesForeignMoney pins Attempt.OneCurrency on a project whose
+// facts mix currencies: a first page (cut by limit, ordered by money, filtered on money) is the
+// head of the whole converted answer, so no row in another currency was missed by the statement
+// that sums money as stored, whatever its order or filter would have made of it.
+func TestOneCurrencyStatementNeverHidesForeignMoney(t *testing.T) {
+	_, ds, ch := seeded(t, smallConfig)
+	scope := scopeOf(ds.Projects[0])
+	fresh := func() *engine.Service { return engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)}) }
+	base := `"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-08","end":"2024-03-11"},"metadata":{"level":"campaign"}`
+	for _, extra := range []string{
+		`"order":{"spend":"desc"}`,
+		`"order":{"spend":"asc"}`,
+		`"order":{"clicks":"desc"}`,
+		`"order":{"spend":"desc"},"filters":[{"member":"spend","operator":"gt","values":["50"]}]`,
+		`"order":{"spend":"asc"},"filters":[{"member":"spend","operator":"lt","values":["500"]}]`,
+		// Summed as stored, the two BRL campaigns (about 74 and 80 USD) would be over 370.
+		`"order":{"spend":"asc"},"filters":[{"member":"spend","operator":"lt","values":["370"]}]`,
+	} {
+		all := query(t, fresh(), scope, `{`+base+`,`+extra+`,"limit":1000}`)
+		if len(all.Data) < 3 {
+			t.Fatalf("%s: %d rows; the test needs several campaigns", extra, len(all.Data))
+		}
+		for _, limit := range []int{1, 2} {
+			page := query(t, fresh(), scope, `{`+base+`,`+extra+`,"limit":`+fmt.Sprint(limit)+`}`)
+			if got, want := asJSON(page.Data), asJSON(all.Data[:limit]); got != want {
+				t.Errorf("%s limit %d:\n got %s\nwant %s", extra, limit, got, want)
+			}
+			if !page.HasMore {
+				t.Errorf("%s limit %d: has_more is false", extra, limit)
+			}
+		}
+	}
+	sources := map[string]bool{}
+	for _, r := range query(t, fresh(), scope, `{`+base+`,"limit":1000}`).Data {
+		sources[asJSON(r.Values[2])] = true
+	}
+	if len(sources) < 2 {
+		t.Fatalf("sources %v: the project must have accounts in two currencies", sources)
 	}
 }

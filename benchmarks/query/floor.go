@@ -32,11 +32,31 @@ func compileMix(conn driver.Conn, svc *engine.Service, scope engine.Scope, mix [
 			return nil, fmt.Errorf("%s: %w", q.Name, err)
 		}
 		a := c.Attempts[0]
-		p.stmts = append(p.stmts, a.Query)
+		st := a.Query
+		if a.OneCurrency != nil {
+			// The service sends this first, and it answers unless it finds other currencies.
+			one, err := oneCurrencyAnswers(conn, svc.Settings(a.Table), *a.OneCurrency)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", q.Name, err)
+			}
+			if one {
+				st = *a.OneCurrency
+			}
+		}
+		p.stmts = append(p.stmts, st)
 		p.tables = append(p.tables, a.Table)
 		p.settings = append(p.settings, svc.Settings(a.Table))
 	}
 	return p, nil
+}
+
+// oneCurrencyAnswers reports whether an Attempt.OneCurrency statement answers: whether none of
+// its rows lists a currency in fx_missing.
+func oneCurrencyAnswers(conn driver.Conn, settings clickhouse.Settings, st engine.Statement) (bool, error) {
+	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(settings))
+	var n uint64
+	err := conn.QueryRow(ctx, "SELECT count() FROM ("+st.SQL+") WHERE notEmpty(fx_missing)", st.Args...).Scan(&n)
+	return n == 0, err
 }
 
 // send runs statement i and reads every row of its answer.

@@ -21,6 +21,16 @@ SELECT bucket, spend, leads, fx_missing, has_facts FROM (SELECT DISTINCT toDateT
 -- $10 string 2024-03-12
 -- $11 int 10001
 -- $12 int 0
+-- one currency
+SELECT bucket, spend, leads, fx_missing, has_facts FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0)) AS fx_missing, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_raw WHERE project_id = ? AND ts >= ? AND ts < ? GROUP BY bucket, currency) GROUP BY bucket) USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 int64 1709980200
+-- $2 int64 576
+-- $3 string USD
+-- $4 string prj_1
+-- $5 time.Time 2024-03-09 10:30:00 +0000 UTC
+-- $6 time.Time 2024-03-11 10:30:00 +0000 UTC
+-- $7 int 10001
+-- $8 int 0
 
 -- attempt on facts_hourly, warnings ["no raw data for this range; answered from the hourly table, with the range widened to whole hours"]
 -- probe
@@ -42,6 +52,16 @@ SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT toDateTime(hour, '
 -- $10 string 2024-03-12
 -- $11 int 10001
 -- $12 int 0
+-- one currency
+SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0)) AS fx_missing FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket, currency) GROUP BY bucket) USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 int64 1709980200
+-- $2 int64 576
+-- $3 string USD
+-- $4 string prj_1
+-- $5 time.Time 2024-03-09 10:00:00 +0000 UTC
+-- $6 time.Time 2024-03-11 11:00:00 +0000 UTC
+-- $7 int 10001
+-- $8 int 0
 
 -- attempt on facts_daily, warnings ["no raw data for this range; answered from the daily table at day granularity, with the range widened to whole days"]
 -- probe
@@ -63,3 +83,13 @@ SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT day AS bucket FROM
 -- $10 string 2024-03-12
 -- $11 int 10001
 -- $12 int 0
+-- one currency
+SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0)) AS fx_missing FROM (SELECT day AS bucket, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, currency) GROUP BY bucket) USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 string 2024-03-09
+-- $2 int 3
+-- $3 string USD
+-- $4 string prj_1
+-- $5 string 2024-03-09
+-- $6 string 2024-03-12
+-- $7 int 10001
+-- $8 int 0

@@ -15,3 +15,11 @@ SELECT spend, clicks, tx_revenue, fx_missing FROM (SELECT sum(toDecimal128(s_spe
 -- $9 string 2024-03-08
 -- $10 int 10001
 -- $11 int 0
+-- one currency
+SELECT spend, clicks, tx_revenue, fx_missing FROM (SELECT sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * toDecimal64(1, 8)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing FROM (SELECT currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY currency)) LIMIT ? OFFSET ?
+-- $1 string BRL
+-- $2 string prj_1
+-- $3 string 2024-03-01
+-- $4 string 2024-03-08
+-- $5 int 10001
+-- $6 int 0
