@@ -68,7 +68,7 @@ func countMetric(name, category string, sources ...string) *Metric {
 func moneyMetric(name, category string) *Metric {
 	return &Metric{Name: name, Category: category, Unit: UnitMoney, Sources: Sources,
 		needs: []string{name}, sql: moneySQL(name),
-		value: func(s sums) any { return Money{s[name].Shift(-6).Round(2)} }}
+		value: func(s sums) any { return Money{cents(s[name], 1, -6, one)} }}
 }
 
 // ratio is num / den (times scale), a fraction, null when den is 0.
@@ -91,16 +91,8 @@ func moneyPer(name, category, formula, num, den string, per int64) *Metric {
 			if s[den].IsZero() {
 				return nil
 			}
-			return Money{s[num].Mul(decimal.NewFromInt(per)).Shift(-6).DivRound(s[den], 2)}
+			return Money{cents(s[num], per, -6, s[den])}
 		}}
-}
-
-func fraction(num, den decimal.Decimal) any {
-	if den.IsZero() {
-		return nil
-	}
-	f := num.Div(den).InexactFloat64()
-	return &f
 }
 
 func sourcesOr(s []string) []string {
@@ -151,7 +143,7 @@ var metricList = []*Metric{
 		needs: []string{"tx_revenue", "spend", "tx_product_costs"},
 		sql:   moneySQL("(tx_revenue - spend - tx_product_costs)"),
 		value: func(s sums) any {
-			return Money{s["tx_revenue"].Sub(s["spend"]).Sub(s["tx_product_costs"]).Shift(-6).Round(2)}
+			return Money{cents(s["tx_revenue"].Sub(s["spend"]).Sub(s["tx_product_costs"]), 1, -6, one)}
 		},
 	},
 	moneyPer("aov", CategoryFinancial, "tx_revenue / tx_count", "tx_revenue", "tx_count", 1),
