@@ -7,9 +7,9 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Answers hold hundreds of rows of several derived metrics each, and decimal division through
+// Answers hold hundreds of rows of several derived metrics each, and decimal arithmetic through
 // math/big cost about a millisecond per such answer (the query benchmark's CPU profile). The
-// functions here compute the same results on machine words when the operands fit, and fall back
+// functions here compute the same results on 128-bit words when the operands fit, and fall back
 // to decimal otherwise; arith_test.go compares both ways.
 
 // one is the divisor of a plain rounding.
@@ -24,62 +24,107 @@ func cents(num decimal.Decimal, mul int64, shift int32, den decimal.Decimal) dec
 	return num.Mul(decimal.NewFromInt(mul)).Shift(shift).DivRound(den, 2)
 }
 
-// centsFast is cents in 128-bit words; ok is false when an operand or the divisor does not fit.
-func centsFast(num decimal.Decimal, mul int64, shift int32, den decimal.Decimal) (int64, bool) {
-	if num.NumDigits() > 18 || den.NumDigits() > 18 || mul <= 0 {
-		return 0, false
+// u128 is an unsigned 128-bit number.
+type u128 struct{ hi, lo uint64 }
+
+// wordsOf is d's coefficient as a sign and a u128; ok is false when it needs more bits.
+func wordsOf(d decimal.Decimal) (neg bool, v u128, ok bool) {
+	c := d.Coefficient()
+	if c.BitLen() > 128 {
+		return false, u128{}, false
 	}
-	n, d := num.CoefficientInt64(), den.CoefficientInt64()
-	if d == 0 {
-		return 0, false
+	neg = c.Sign() < 0
+	c.Abs(c)
+	w := c.Bits()
+	switch {
+	case bits.UintSize != 64:
+		return false, u128{}, false
+	case len(w) == 1:
+		v.lo = uint64(w[0])
+	case len(w) == 2:
+		v.lo, v.hi = uint64(w[0]), uint64(w[1])
 	}
-	neg := (n < 0) != (d < 0)
-	ud := abs64(d)
-	// value × 100 = n × mul × 10^s / d.
-	hi, lo := bits.Mul64(abs64(n), uint64(mul))
-	s := int(num.Exponent()) + int(shift) + 2 - int(den.Exponent())
-	for ; s > 0; s-- {
-		var ok bool
-		if hi, lo, ok = times10(hi, lo); !ok {
-			return 0, false
-		}
-	}
-	for ; s < 0; s++ {
-		h, l := bits.Mul64(ud, 10)
-		if h != 0 {
-			return 0, false
-		}
-		ud = l
-	}
-	if hi >= ud {
-		return 0, false
-	}
-	q, r := bits.Div64(hi, lo, ud)
-	if r >= ud-r { // 2r ≥ ud: a half or more rounds away from zero
-		q++
-	}
-	if q > math.MaxInt64 {
-		return 0, false
-	}
-	if neg {
-		return -int64(q), true
-	}
-	return int64(q), true
+	return neg, v, true
 }
 
-// times10 multiplies a 128-bit number by 10; ok is false on overflow.
-func times10(hi, lo uint64) (uint64, uint64, bool) {
-	carry, lo := bits.Mul64(lo, 10)
-	over, hi := bits.Mul64(hi, 10)
+// mul64 is v × m; ok is false on overflow.
+func (v u128) mul64(m uint64) (u128, bool) {
+	carry, lo := bits.Mul64(v.lo, m)
+	over, hi := bits.Mul64(v.hi, m)
 	hi, c := bits.Add64(hi, carry, 0)
-	return hi, lo, over == 0 && c == 0
+	return u128{hi, lo}, over == 0 && c == 0
 }
 
-func abs64(v int64) uint64 {
-	if v < 0 {
-		return uint64(-v)
+// divmod64 is v / d and v mod d (long division by a word).
+func (v u128) divmod64(d uint64) (u128, uint64) {
+	qhi, r := v.hi/d, v.hi%d
+	qlo, r := bits.Div64(r, v.lo, d)
+	return u128{qhi, qlo}, r
+}
+
+// pow10s are the powers of ten that fit a uint64.
+var pow10s = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
 	}
-	return uint64(v)
+	return p
+}()
+
+// centsFast is cents on words; ok is false when an operand or an intermediate does not fit.
+func centsFast(num decimal.Decimal, mul int64, shift int32, den decimal.Decimal) (int64, bool) {
+	if mul <= 0 {
+		return 0, false
+	}
+	nneg, n, ok1 := wordsOf(num)
+	dneg, dv, ok2 := wordsOf(den)
+	if !ok1 || !ok2 || dv.hi != 0 || dv.lo == 0 {
+		return 0, false
+	}
+	n, ok := n.mul64(uint64(mul))
+	if !ok {
+		return 0, false
+	}
+	// value × 100 = n × 10^s / d, and for s < 0, n / (d × p) with p = 10^-s, divided in two
+	// steps: q1, r1 = n / d; q, r2 = q1 / p. The remainder of n / (d × p) is r2 × d + r1.
+	d := dv.lo
+	s := int(num.Exponent()) + int(shift) + 2 - int(den.Exponent())
+	if s >= len(pow10s) || -s >= len(pow10s) {
+		return 0, false
+	}
+	p := uint64(1)
+	if s > 0 {
+		if n, ok = n.mul64(pow10s[s]); !ok {
+			return 0, false
+		}
+	} else {
+		p = pow10s[-s]
+	}
+	q1, r1 := n.divmod64(d)
+	q, r2 := q1.divmod64(p)
+	// Round half away from zero: 2 × (r2 × d + r1) ≥ p × d.
+	rem, ok := u128{0, r2}.mul64(d)
+	if !ok {
+		return 0, false
+	}
+	var c uint64
+	rem.lo, c = bits.Add64(rem.lo, r1, 0)
+	rem.hi += c
+	twice, ok := rem.mul64(2)
+	whole, ok2 := u128{0, p}.mul64(d)
+	if !ok || !ok2 || q.hi != 0 {
+		return 0, false
+	}
+	if twice.hi > whole.hi || twice.hi == whole.hi && twice.lo >= whole.lo {
+		q.lo++
+	}
+	if q.lo > math.MaxInt64 {
+		return 0, false
+	}
+	if nneg != dneg {
+		return -int64(q.lo), true
+	}
+	return int64(q.lo), true
 }
 
 // fraction is num / den as a float64, nil when den is 0: a ratio (ctr, roas), which JSON
@@ -93,11 +138,17 @@ func fraction(num, den decimal.Decimal) any {
 	return &f
 }
 
-// toFloat is d as the nearest float64 when its coefficient fits a word, and through decimal's
-// exact conversion otherwise.
+// toFloat is d as a float64 (within an ulp or two when its coefficient fits 128 bits, through
+// decimal's exact conversion otherwise).
 func toFloat(d decimal.Decimal) float64 {
-	if e := d.Exponent(); d.NumDigits() <= 18 && e <= 0 && e >= -22 {
-		return float64(d.CoefficientInt64()) / math.Pow10(int(-e))
+	e := d.Exponent()
+	neg, v, ok := wordsOf(d)
+	if !ok || e > 0 || e < -22 {
+		return d.InexactFloat64()
 	}
-	return d.InexactFloat64()
+	f := (float64(v.hi)*(1<<64) + float64(v.lo)) / math.Pow10(int(-e))
+	if neg {
+		return -f
+	}
+	return f
 }
