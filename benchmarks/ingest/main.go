@@ -112,21 +112,47 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	evs.report("events", stored)
 
 	fmt.Printf("orders: %d clients for %s\n", clients, ordersDuration)
+	// newest is, per transaction, the value of its newest state answered 2xx (the states of one
+	// transaction come from one client, in order): what PostgreSQL must hold at the end.
+	var mu sync.Mutex
+	newest := map[string]int64{}
 	ords := load(clients, ordersDuration, func(worker, i int) func() error {
 		now := time.Now().UTC().Truncate(time.Second)
 		tx := &client.Transaction{ID: fmt.Sprintf("o-%d-%d", worker, i/2), Status: []string{"pending", "approved", "approved", "refunded"}[i%4],
 			Value: int64(1000 + i), CreatedAt: now, UpdatedAt: now.Add(time.Duration(i) * time.Second),
 			Customer: &client.Customer{Email: fmt.Sprintf("p%d-%d@bench.example", worker, i%500)},
 			UTM:      &client.UTM{Campaign: "Bench|900", Content: "Ad|902"}}
-		return func() error { return c.OrderWebhook(ctx, s.webhook, tx) }
+		return func() error {
+			err := c.OrderWebhook(ctx, s.webhook, tx)
+			if err == nil {
+				mu.Lock()
+				newest[tx.ID] = max(newest[tx.ID], tx.Value)
+				mu.Unlock()
+			}
+			return err
+		}
 	})
-	var storedOrders int64
-	if err := s.pg.QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&storedOrders); err != nil {
+	rows, err := s.pg.Query(ctx, "SELECT transaction_id, value FROM orders")
+	if err != nil {
 		return err
 	}
-	// Each client sends every transaction twice (two states), so stored transactions are half
-	// the answers, rounded up per client.
-	ords.report("orders (calls; each transaction gets 2)", uint64(storedOrders*2))
+	storedTx, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
+		ID    string
+		Value int64
+	}])
+	if err != nil {
+		return err
+	}
+	ords.report("orders (calls, two states per transaction; stored: transactions)", uint64(len(storedTx)))
+	fmt.Printf("  %d transactions answered, %d stored, each in its newest answered state\n", len(newest), len(storedTx))
+	if len(storedTx) != len(newest) {
+		return fmt.Errorf("%d transactions answered 2xx but %d stored", len(newest), len(storedTx))
+	}
+	for _, o := range storedTx {
+		if want, ok := newest[o.ID]; !ok || o.Value != want {
+			return fmt.Errorf("transaction %s stored with value %d, newest answered %d", o.ID, o.Value, want)
+		}
+	}
 	start = time.Now()
 	applied, err := outbox.NewDrainer(s.pg, s.ch, clock.Real{}, slog.Default()).RunOnce(ctx)
 	if err != nil {
