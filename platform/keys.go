@@ -106,7 +106,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, 
 
 // RevokeAPIKey revokes a key; revoking twice keeps the first time.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
-	defer s.keys.forget(id)
+	defer s.keys.forget(func(k cachedKey) bool { return k.principal.KeyID == id })
 	return queryOne(ctx, s, scanKey, apperr.NotFound("API key not found."),
 		"UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
 }
@@ -158,6 +158,6 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 			return nil, err
 		}
 	}
-	s.keys.put(cacheKey, cachedKey{principal: *p, expires: expires, fetched: now})
+	s.keys.put(cacheKey, cachedKey{principal: *p, expires: expires}, now)
 	return p, nil
 }

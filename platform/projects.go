@@ -95,8 +95,21 @@ type ProjectScope struct {
 }
 
 // ProjectScope returns one project by id, whatever its workspace (callers check access), with
-// its connections' ids.
+// its connections' ids. A scope read less than KeyCacheTTL ago is not read again; a connection
+// created through this Store shows at once.
 func (s *Store) ProjectScope(ctx context.Context, id string) (ProjectScope, error) {
+	now := s.clock.Now()
+	if p, ok := s.scopes.get(id, now); ok {
+		return p, nil
+	}
+	p, err := s.readProjectScope(ctx, id)
+	if err == nil {
+		s.scopes.put(id, p, now)
+	}
+	return p, err
+}
+
+func (s *Store) readProjectScope(ctx context.Context, id string) (ProjectScope, error) {
 	return queryOne(ctx, s, func(row pgx.CollectableRow) (ProjectScope, error) {
 		var p ProjectScope
 		err := row.Scan(&p.ID, &p.Name, &p.Description, &p.Logo, &p.WorkspaceID, &p.Currency, &p.Timezone, &p.CreatedAt,

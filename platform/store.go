@@ -18,14 +18,15 @@ import (
 
 // Store reads and writes platform entities.
 type Store struct {
-	pool  *pgxpool.Pool
-	clock clock.Clock
-	keys  *keyCache
+	pool   *pgxpool.Pool
+	clock  clock.Clock
+	keys   *ttlCache[cachedKey]
+	scopes *ttlCache[ProjectScope]
 }
 
 // NewStore returns a Store over pool. clk is the time source (clock.Real{} in production).
 func NewStore(pool *pgxpool.Pool, clk clock.Clock) *Store {
-	return &Store{pool: pool, clock: clk, keys: &keyCache{}}
+	return &Store{pool: pool, clock: clk, keys: &ttlCache[cachedKey]{}, scopes: &ttlCache[ProjectScope]{}}
 }
 
 // Pool returns the underlying pool, for components that share it.

@@ -70,3 +70,44 @@ func TestVerifiedKeysAreCachedBriefly(t *testing.T) {
 		t.Fatalf("revoked through the same store: %q", c)
 	}
 }
+
+// A project's query scope is read again after KeyCacheTTL: a connection created by another
+// process (another Store on the same database) shows once that passes; one created through the
+// same Store, at once.
+func TestProjectScopesAreCachedBriefly(t *testing.T) {
+	s, clk, p := newTestStore(t)
+	ctx := context.Background()
+	other := NewStore(s.Pool(), clk)
+	ids := func() []string {
+		t.Helper()
+		sc, err := s.ProjectScope(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.ConnectionIDs
+	}
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("a new project's connections: %v", got)
+	}
+	c1, err := other.CreateConnection(ctx, ConnectionInput{ProjectID: p.ID, Kind: KindCustom, Name: "Checkout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("within the TTL of another process's change: %v", got)
+	}
+	clk.Advance(KeyCacheTTL)
+	if got := ids(); len(got) != 1 || got[0] != c1.ID {
+		t.Fatalf("after the TTL: %v, want [%s]", got, c1.ID)
+	}
+	c2, err := s.CreateConnection(ctx, ConnectionInput{ProjectID: p.ID, Kind: KindCustom, Name: "Store"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); len(got) != 2 || got[1] != c2.ID {
+		t.Fatalf("after a connection created through the same Store: %v", got)
+	}
+	if _, err := s.ProjectScope(ctx, "prj_missing"); err == nil {
+		t.Fatal("a missing project was found")
+	}
+}
