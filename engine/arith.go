@@ -29,6 +29,10 @@ type u128 struct{ hi, lo uint64 }
 
 // wordsOf is d's coefficient as a sign and a u128; ok is false when it needs more bits.
 func wordsOf(d decimal.Decimal) (neg bool, v u128, ok bool) {
+	if d.NumDigits() <= 18 { // the usual case, read without copying the coefficient
+		c := d.CoefficientInt64()
+		return c < 0, u128{0, abs64(c)}, true
+	}
 	c := d.Coefficient()
 	if c.BitLen() > 128 {
 		return false, u128{}, false
@@ -45,6 +49,13 @@ func wordsOf(d decimal.Decimal) (neg bool, v u128, ok bool) {
 		v.lo, v.hi = uint64(w[0]), uint64(w[1])
 	}
 	return neg, v, true
+}
+
+func abs64(v int64) uint64 {
+	if v < 0 {
+		return uint64(-v)
+	}
+	return uint64(v)
 }
 
 // mul64 is v × m; ok is false on overflow.
