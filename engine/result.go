@@ -141,6 +141,11 @@ type scanner struct {
 	members   []measure
 	sums      sums
 	keys      []string
+	// lastBucket and lastDate are the previous row's bucket and its text: rows come bucket by
+	// bucket.
+	lastBucket time.Time
+	lastDate   any
+	boxes      map[string]any
 }
 
 func (p *plan) scanner() *scanner {
@@ -179,14 +184,18 @@ func (p *plan) scanner() *scanner {
 func (p *plan) row(s *scanner) Row {
 	r := Row{Keys: s.keys, Values: make([]any, 0, len(s.keys))}
 	if p.gran != nil {
-		if p.gran.dayBased {
-			r.Values = append(r.Values, s.bucket.Format("2006-01-02"))
-		} else {
-			r.Values = append(r.Values, s.bucket.In(p.loc).Format(time.RFC3339))
+		if !s.bucket.Equal(s.lastBucket) || s.lastDate == nil {
+			if p.gran.dayBased {
+				s.lastDate = s.bucket.Format("2006-01-02")
+			} else {
+				s.lastDate = s.bucket.In(p.loc).Format(time.RFC3339)
+			}
+			s.lastBucket = s.bucket
 		}
+		r.Values = append(r.Values, s.lastDate)
 	}
 	if p.level != "" {
-		r.Values = append(r.Values, nullIfEmpty(s.id), nullIfEmpty(s.name), s.source)
+		r.Values = append(r.Values, s.boxed(s.id, true), s.boxed(s.name, true), s.boxed(s.source, false))
 	}
 	for i, m := range s.members {
 		if m.money {
@@ -206,11 +215,21 @@ func (p *plan) row(s *scanner) Row {
 	return r
 }
 
-func nullIfEmpty(s string) any {
-	if s == "" {
+// boxed is v as a row value (nil for "" when emptyIsNull), boxed once per answer: rows repeat
+// their entities' ids, names and sources, one row per time bucket.
+func (s *scanner) boxed(v string, emptyIsNull bool) any {
+	if v == "" && emptyIsNull {
 		return nil
 	}
-	return s
+	if b, ok := s.boxes[v]; ok {
+		return b
+	}
+	if s.boxes == nil {
+		s.boxes = map[string]any{}
+	}
+	var b any = v
+	s.boxes[v] = b
+	return b
 }
 
 // fxWarnings words the currencies that lacked a rate on some day.
