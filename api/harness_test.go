@@ -140,7 +140,7 @@ func (e *env) do(method, path string, body any, headers ...string) response {
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
 	r := response{Status: resp.StatusCode, Header: resp.Header, Body: out}
-	e.checkSpec(method, path, rd != nil, raw, headers, r)
+	e.checkSpec(method, path, req.Header, raw, r)
 	return r
 }
 

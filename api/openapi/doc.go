@@ -10,6 +10,7 @@
 // once at start-up with the document itself: it loads nothing from elsewhere.
 //
 // The api package's tests check every response they receive against the document, and that the
-// server and the document have the same routes; this package's tests check that the JSON is the
+// server and the document have the same routes; the test server of internal/apitest checks every
+// request it handles (both with package conform); this package's tests check that the JSON is the
 // YAML, that the document is valid (examples included) and that its enumerations are the code's.
 package openapi

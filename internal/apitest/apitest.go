@@ -1,7 +1,8 @@
 // Package apitest serves mtk's real HTTP API on a loopback port, wired as `mtk serve` wires it,
 // for code that talks to it over the network: the Go client's tests, end-to-end tests,
-// benchmarks. Start gives a test its own databases (internal/testenv) and a server on them;
-// Wire and Serve are its two halves, for callers with stores of their own.
+// benchmarks. Start gives a test its own databases (internal/testenv) and a server on them,
+// wired by internal/wire, that checks every request and answer against the OpenAPI document
+// (api/openapi/conform); Serve serves an app of the caller's own.
 package apitest
 
 import (
@@ -49,7 +50,9 @@ type Server struct {
 	Clock      clock.Clock
 }
 
-// Start serves the API on t's own PostgreSQL and ClickHouse databases until t ends.
+// Start serves the API on t's own PostgreSQL and ClickHouse databases until t ends. Every request
+// it handles and every answer is checked against the OpenAPI document (api/openapi/conform):
+// what the document does not describe fails t when t ends.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 	pg, ch := testenv.Postgres(t), testenv.ClickHouse(t)
@@ -71,12 +74,17 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	store := platform.NewStore(pg.Pool, opts.Clock)
 	app, closeApp := wire.App(cfg, store, ch.Conn, opts.Clock, opts.Logger, nil)
+	d, err := watchDrift(app)
+	if err != nil {
+		t.Fatal(err)
+	}
 	stop := Serve(app, ln)
 	t.Cleanup(func() {
 		if err := stop(); err != nil {
 			t.Errorf("apitest: shutdown: %v", err)
 		}
 		closeApp()
+		d.report(t)
 	})
 	return &Server{URL: url, Config: cfg, Store: store, Postgres: pg.Pool,
 		ClickHouse: ch.Conn, Clock: opts.Clock}
