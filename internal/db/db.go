@@ -23,14 +23,6 @@ func OpenPostgres(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if cfg.MaxConns < 16 {
 		cfg.MaxConns = 16
 	}
-	// pgx prepares and caches every statement. After five runs PostgreSQL may keep a generic plan,
-	// costed once with the table sizes of that moment: a plan made while leads or an outbox was
-	// nearly empty (a new installation, a benchmark) seq-scans it for every later batch until the
-	// next autoanalyze. Custom plans are made with the current sizes each time, for a planning cost
-	// of tens of microseconds. A URL may still set another mode.
-	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
