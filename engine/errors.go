@@ -29,6 +29,7 @@ var (
 	errOutOfMemory = apperr.Unavailable("The metrics store is out of memory for this query. Try again later or narrow it.", 30)
 	errTooMuchData = apperr.Invalid("The query would read too much data.", "time: narrow the range or add filters")
 	errStoreDown   = apperr.Unavailable("The metrics store is unavailable.", 5)
+	errBusy        = apperr.Unavailable("The metrics store is busy with other queries; retry shortly.", 1)
 )
 
 // mapError turns a ClickHouse or connection error into the error a client sees: a query over

@@ -34,6 +34,8 @@ const (
 	ErrorMemory = "memory"
 	// ErrorUnavailable: ClickHouse could not be reached (503).
 	ErrorUnavailable = "unavailable"
+	// ErrorBusy: the statement waited MaxExecutionTime for a slot (503).
+	ErrorBusy = "busy"
 	// ErrorCanceled: the caller went away.
 	ErrorCanceled = "canceled"
 	// ErrorInternal: anything else (500).
@@ -68,6 +70,8 @@ func errorKind(err error) string {
 		return ErrorMemory
 	case errors.Is(err, errStoreDown):
 		return ErrorUnavailable
+	case errors.Is(err, errBusy):
+		return ErrorBusy
 	case errors.Is(err, context.Canceled):
 		return ErrorCanceled
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	// Observe, when set, hears about every Query call: the table that answered, whether it was
 	// a fallback, the duration, and the kind of a failure (metrics).
 	Observe func(Observation)
+	// MaxConcurrent is how many statements the Service runs on ClickHouse at once; more wait
+	// their turn, for at most MaxExecutionTime (then 503). Default: the server's cores plus one,
+	// read from it once (slots.go).
+	MaxConcurrent int
 	// Cluster says the fact and entity tables are Distributed tables over a ClickHouse
 	// cluster's shards, sharded by project (schema.Cluster). Statements then run with
 	// distributed_product_mode = 'local': a name filter's subquery on entities, which runs on
@@ -70,6 +74,8 @@ type Service struct {
 	// (a recent one found facts in another currency): a hint that saves a statement, never a
 	// source of answers.
 	converting sync.Map // project id → time.Time
+	slotsOnce  sync.Once
+	slots      chan struct{}
 }
 
 // convertingFor is how long a project whose facts mix currencies goes straight to the
@@ -143,9 +149,9 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 		return res, first, err
 	}
 	for i, a := range attempts {
-		var n uint64
-		if err := s.conn.QueryRow(s.limited(ctx, a.Table), s.sql(*a.Probe), a.Probe.Args...).Scan(&n); err != nil {
-			return nil, a, mapError(err)
+		n, err := s.probe(ctx, a)
+		if err != nil {
+			return nil, a, err
 		}
 		if n == 0 {
 			continue
@@ -157,6 +163,20 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 		break
 	}
 	return res, first, nil
+}
+
+// probe counts a's rows for the project in the range (at most 1).
+func (s *Service) probe(ctx context.Context, a Attempt) (uint64, error) {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	var n uint64
+	if err := s.conn.QueryRow(s.limited(ctx, a.Table), s.sql(*a.Probe), a.Probe.Args...).Scan(&n); err != nil {
+		return 0, mapError(err)
+	}
+	return n, nil
 }
 
 // run answers from one attempt, and reports whether its rows showed facts (only a statement
@@ -181,6 +201,11 @@ func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
 // runStatement reads one of a's statements: the answer, whether its rows showed facts, and
 // whether they listed currencies in fx_missing.
 func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*Result, bool, bool, error) {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, false, false, err
+	}
+	defer release()
 	p := a.plan
 	rows, err := s.conn.Query(s.limited(ctx, a.Table), s.sql(st), st.Args...)
 	if err != nil {

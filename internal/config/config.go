@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"mtk/schema"
@@ -50,6 +51,18 @@ type Config struct {
 	// Metrics is where GET /metrics is served (MTK_METRICS): "on" on Listen, "off" nowhere (and
 	// nothing is measured), or a host:port of its own.
 	Metrics string
+	// QueryConcurrency is how many query statements this server runs on ClickHouse at once
+	// (MTK_QUERY_CONCURRENCY): "auto" (the ClickHouse server's cores plus one) or a number.
+	QueryConcurrency string
+}
+
+// QuerySlots is QueryConcurrency as a number, 0 for "auto" (engine.Options.MaxConcurrent).
+func (c Config) QuerySlots() int {
+	n, err := strconv.Atoi(c.QueryConcurrency)
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // RateLimitsOn reports whether requests are rate limited.
@@ -80,6 +93,7 @@ func FromEnv() Config {
 		DataDir:           env("MTK_DATA", DefaultDataDir),
 		AdsimURL:          strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
 		Metrics:           env("MTK_METRICS", "on"),
+		QueryConcurrency:  strings.ToLower(env("MTK_QUERY_CONCURRENCY", "auto")),
 	}
 	if m := strings.ToLower(c.Metrics); m == "on" || m == "off" {
 		c.Metrics = m
@@ -118,6 +132,9 @@ func (c Config) Validate() error {
 	}
 	if len(c.JWTSecret) < 32 {
 		problems = append(problems, "MTK_JWT_SECRET: must be at least 32 characters")
+	}
+	if c.QueryConcurrency != "" && c.QueryConcurrency != "auto" && (c.QuerySlots() == 0 || c.QuerySlots() > 1000) {
+		problems = append(problems, fmt.Sprintf("MTK_QUERY_CONCURRENCY %q: want auto or a number from 1 to 1000", c.QueryConcurrency))
 	}
 	if c.RateLimits != "on" && c.RateLimits != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))

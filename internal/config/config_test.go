@@ -8,7 +8,7 @@ import (
 )
 
 func TestDefaultsAreValid(t *testing.T) {
-	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS"} {
+	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
@@ -17,7 +17,7 @@ func TestDefaultsAreValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || !c.RateLimitsOn() ||
-		!c.MetricsOn() || c.MetricsListen() != "" {
+		!c.MetricsOn() || c.MetricsListen() != "" || c.QueryConcurrency != "auto" || c.QuerySlots() != 0 {
 		t.Fatalf("defaults %+v", c)
 	}
 }
@@ -25,15 +25,31 @@ func TestDefaultsAreValid(t *testing.T) {
 func TestValidateNamesEveryBadValue(t *testing.T) {
 	c := Config{
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
-		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes",
+		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QueryConcurrency: "lots",
 	}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS"} {
+	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
+		}
+	}
+}
+
+func TestQueryConcurrency(t *testing.T) {
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	for env, want := range map[string]int{"auto": 0, "AUTO": 0, "3": 3, "1000": 1000} {
+		t.Setenv("MTK_QUERY_CONCURRENCY", env)
+		if c := FromEnv(); c.QuerySlots() != want || c.Validate() != nil {
+			t.Errorf("MTK_QUERY_CONCURRENCY=%s: %d slots, validate %v", env, c.QuerySlots(), c.Validate())
+		}
+	}
+	for _, env := range []string{"0", "-2", "1001", "many"} {
+		t.Setenv("MTK_QUERY_CONCURRENCY", env)
+		if FromEnv().Validate() == nil {
+			t.Errorf("MTK_QUERY_CONCURRENCY=%s accepted", env)
 		}
 	}
 }

@@ -26,7 +26,8 @@ import (
 func App(cfg config.Config, store *platform.Store, ch driver.Conn, clk clock.Clock, log *slog.Logger, m *metrics.Metrics) (app *fiber.App, close func()) {
 	pg := store.Pool()
 	resolver := attribution.New(ch, store, clk, 0)
-	evCfg, engOpts := events.Config{}, engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != ""}
+	evCfg, engOpts := events.Config{}, engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "",
+		MaxConcurrent: cfg.QuerySlots()}
 	if m != nil {
 		evCfg.Batch.Observe, evCfg.QueueFull, engOpts.Observe = m.EventFlush, m.EventRefused, m.Query
 	}

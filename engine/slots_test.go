@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"mtk/internal/apperr"
+	"mtk/internal/testenv"
+)
+
+func TestCoresOf(t *testing.T) {
+	for v, want := range map[string]int{"2": 2, "16": 16, "'auto(8)'": 8, "auto(12)": 12, "auto": defaultSlots - 1, "": defaultSlots - 1, "0": defaultSlots - 1} {
+		if got := coresOf(v); got != want {
+			t.Errorf("coresOf(%q) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+// Without MaxConcurrent, a Service takes the server's cores plus one slots.
+func TestSlotsFollowTheServersCores(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	var v string
+	if err := ch.Conn.QueryRow(ctx, "SELECT value FROM system.settings WHERE name = 'max_threads'").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ch.Conn, Options{})
+	if got, want := cap(s.slotsFor(ctx)), coresOf(v)+1; got != want {
+		t.Fatalf("%d slots for max_threads %q, want %d", got, v, want)
+	}
+	if got := cap(New(ch.Conn, Options{MaxConcurrent: 7}).slotsFor(ctx)); got != 7 {
+		t.Fatalf("MaxConcurrent 7: %d slots", got)
+	}
+}
+
+// A statement waits while every slot is taken, runs when one frees, and gives up after
+// MaxExecutionTime with a 503 (kind busy) or when its caller goes away.
+func TestStatementsWaitForASlot(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	s := New(ch.Conn, Options{MaxConcurrent: 1, MaxExecutionTime: 300 * time.Millisecond})
+	scope := Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "UTC", Tier: TierDefault}
+	in := QueryInput{ProjectID: "prj_1", Fields: []string{"clicks"}, Time: &TimeSpec{Start: "2024-03-01", End: "2024-03-07"}}
+	ctx := context.Background()
+
+	release, err := s.acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := s.Query(ctx, scope, in); done <- err }()
+	select {
+	case err := <-done:
+		t.Fatalf("the query ran while the only slot was taken: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatalf("after the slot freed: %v", err)
+	}
+
+	release, err = s.acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	_, err = s.Query(ctx, scope, in)
+	if e, ok := apperr.As(err); !ok || e.Status != 503 || errorKind(err) != ErrorBusy {
+		t.Fatalf("waiting past MaxExecutionTime: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if _, err := s.Query(cctx, scope, in); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a caller gone while waiting: %v", err)
+	}
+}
