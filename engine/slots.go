@@ -19,7 +19,7 @@ import (
 // defaultSlots is MaxConcurrent when ClickHouse does not say how many cores it has.
 const defaultSlots = 4
 
-// slots sizes the Service's slots once, from Options.MaxConcurrent or, when that is 0, from the
+// slotsFor sizes the Service's slots once, from Options.MaxConcurrent or, when that is 0, from the
 // server's cores (its default max_threads) plus one, so that a core never waits for the network.
 func (s *Service) slotsFor(ctx context.Context) chan struct{} {
 	s.slotsOnce.Do(func() {

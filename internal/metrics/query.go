@@ -13,7 +13,7 @@ var queryTables = []string{"raw", "hourly", "daily"}
 
 var queryErrorKinds = []string{
 	engine.ErrorInvalid, engine.ErrorTooMuchData, engine.ErrorTimeout, engine.ErrorMemory,
-	engine.ErrorUnavailable, engine.ErrorCanceled, engine.ErrorInternal,
+	engine.ErrorUnavailable, engine.ErrorBusy, engine.ErrorCanceled, engine.ErrorInternal,
 }
 
 type queryMetrics struct {
