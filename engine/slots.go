@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
@@ -47,22 +48,16 @@ func serverCores(ctx context.Context, conn driver.Conn) int {
 // coresOf reads the number in a max_threads value: "2" on 18.16, "'auto(2)'" on current servers;
 // defaultSlots-1 when there is none.
 func coresOf(v string) int {
-	start := strings.IndexFunc(v, isDigit)
-	if start < 0 {
+	numbers := strings.FieldsFunc(v, func(r rune) bool { return !unicode.IsDigit(r) })
+	if len(numbers) == 0 {
 		return defaultSlots - 1
 	}
-	end := start
-	for end < len(v) && isDigit(rune(v[end])) {
-		end++
-	}
-	n, err := strconv.Atoi(v[start:end])
+	n, err := strconv.Atoi(numbers[0])
 	if err != nil || n <= 0 {
 		return defaultSlots - 1
 	}
 	return n
 }
-
-func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 // acquire waits for a slot, at most MaxExecutionTime (then errBusy) or until ctx ends, and
 // returns its release.
