@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"mtk/api/idempotency"
-	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/internal/metrics"
@@ -22,7 +21,6 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Met
 	if m != nil {
 		scheduler.Syncer.Observe = m.SyncRun
 	}
-	drainer := outbox.NewDrainer(st.pg, st.ch, clk, log)
 	return []jobs.Job{
 		{
 			Name: "idempotency-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
@@ -50,14 +48,6 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Met
 			// minutes) has passed since its last run; see sync.Scheduler.
 			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second,
 			Run: scheduler.RunDue,
-		},
-		{
-			// Applied fact outbox rows are kept a week for inspection, then deleted.
-			Name: "fact-outbox-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
-			Run: func(ctx context.Context) error {
-				_, err := drainer.Purge(ctx, 7*24*time.Hour)
-				return err
-			},
 		},
 	}
 }

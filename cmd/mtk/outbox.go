@@ -60,9 +60,9 @@ func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return err
 			}
-			human := fmt.Sprintf("conversions: %d pending, %d sent, %d dead\nfacts: %d pending, %d applied",
+			human := fmt.Sprintf("conversions: %d pending, %d sent, %d dead\nfacts: %d pending\nevents: %d pending",
 				st.Conversions[outbox.StatusPending], st.Conversions[outbox.StatusSent], st.Conversions[outbox.StatusDead],
-				st.Facts.Pending, st.Facts.Applied)
+				st.Facts.Pending, st.Events.Pending)
 			return emit(out, *asJSON, st, human)
 		}
 	})

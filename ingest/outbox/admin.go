@@ -54,9 +54,11 @@ func Retry(ctx context.Context, pool *pgxpool.Pool, id int64, now time.Time) err
 type Stats struct {
 	Conversions map[string]int64 `json:"conversions"` // by status
 	Facts       struct {
-		Pending int64 `json:"pending"`
-		Applied int64 `json:"applied"`
+		Pending int64 `json:"pending"` // rows not yet in ClickHouse (applied rows are deleted)
 	} `json:"facts"`
+	Events struct {
+		Pending int64 `json:"pending"` // rows not yet in ClickHouse (applied rows are deleted)
+	} `json:"events"`
 }
 
 // Count returns the outboxes' counts.
@@ -76,8 +78,8 @@ func Count(ctx context.Context, pool *pgxpool.Pool) (Stats, error) {
 		s.Conversions[st] = n
 	}
 	rows.Close()
-	err = pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE applied_at IS NULL), count(*) FILTER (WHERE applied_at IS NOT NULL)
-		FROM fact_outbox`).Scan(&s.Facts.Pending, &s.Facts.Applied)
+	err = pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM fact_outbox), (SELECT count(*) FROM event_outbox)").
+		Scan(&s.Facts.Pending, &s.Events.Pending)
 	return s, err
 }
 
@@ -89,14 +91,14 @@ type Backlog struct {
 	Oldest time.Time
 }
 
-// Backlogs reads both outboxes' backlogs in one statement that only visits pending rows (through
-// the partial indexes fact_outbox_pending and conversion_outbox_due), cheap enough for every
-// metrics scrape.
+// Backlogs reads both outboxes' backlogs in one statement that only visits pending rows (the
+// fact outbox holds nothing else, and its oldest row is its first by id; conversions through the
+// partial index conversion_outbox_due), cheap enough for every metrics scrape.
 func Backlogs(ctx context.Context, pool *pgxpool.Pool) (facts, conversions Backlog, err error) {
 	var factsOldest, convOldest *time.Time
 	err = pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM fact_outbox WHERE applied_at IS NULL),
-		(SELECT min(created_at) FROM fact_outbox WHERE applied_at IS NULL),
+		(SELECT count(*) FROM fact_outbox),
+		(SELECT created_at FROM fact_outbox ORDER BY id LIMIT 1),
 		(SELECT count(*) FROM conversion_outbox WHERE status = 'pending'),
 		(SELECT min(created_at) FROM conversion_outbox WHERE status = 'pending')`).
 		Scan(&facts.Pending, &factsOldest, &conversions.Pending, &convOldest)

@@ -5,21 +5,26 @@
 //
 // A batch of tracking events is stored, and acknowledged, once its transaction commits rows
 // here (QueueEvents). NewEventDrainer moves them to the events table exactly as the fact
-// drainer below moves facts (each event carries its outbox id in events.outbox_id), and deletes
-// them once inserted.
+// drainer below moves facts (each event carries its outbox id in events.outbox_id).
 //
 // # Facts (fact_outbox → ClickHouse facts_raw)
 //
 // An attributed event's business fact is queued with the event; an order's change as signed
-// fact rows: its previous contribution negated and its new one. The Drainer moves them to facts_raw in id order, each fact carrying its outbox row id
-// (facts_raw.outbox_id). Before it first sends a row it commits attempted_at on it; after the
-// insert it commits applied_at. A row found with attempted_at but without applied_at may have
-// reached ClickHouse before a crash (between the insert and the mark), so the Drainer first
-// looks up which of those ids facts_raw already holds and inserts only the others. A retried
-// batch therefore never counts twice, and a crash at any point loses nothing: rows stay pending
-// until marked. One Drainer runs at a time across processes (a PostgreSQL advisory lock); the
-// lookup relies on ClickHouse answering a read with what an acknowledged insert wrote (one
-// server, or sequential consistency on a cluster).
+// fact rows: its previous contribution negated and its new one. The Drainer moves them to
+// facts_raw in id order, each fact carrying its outbox row id (facts_raw.outbox_id).
+//
+// # Exactly once
+//
+// Before a Drainer sends a batch it commits an attempt (a row of outbox_attempts listing the
+// batch's ids); after the insert it deletes the rows and their attempt in one transaction. An
+// outbox row listed by an attempt may have reached ClickHouse before a crash (between the
+// insert and the delete), so the Drainer first looks up which of those ids the target table
+// already holds and inserts only the others. A retried batch therefore never counts twice, and
+// a crash at any point loses nothing: rows stay until deleted. One attempt row per batch costs
+// PostgreSQL far less than marking every row before and after its insert, which rewrote each
+// outbox row twice. One Drainer of a table runs at a time across processes (a PostgreSQL
+// advisory lock); the lookup relies on ClickHouse answering a read with what an acknowledged
+// insert wrote (one server, or sequential consistency on a cluster).
 //
 // # Conversions (conversion_outbox → the first network's conversions API)
 //

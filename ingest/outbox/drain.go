@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/clock"
@@ -23,6 +24,8 @@ type Drainer struct {
 	clock clock.Clock
 	log   *slog.Logger
 	table drainTable
+	// size is how many rows one batch takes: DrainBatch, smaller in tests.
+	size int
 	// crash, in tests, is called between the steps of a batch ("insert": before the ClickHouse
 	// insert, "mark": between it and the mark); an error stops the batch there, as a crash would.
 	crash func(step string) error
@@ -33,10 +36,8 @@ type drainTable struct {
 	name   string // the PostgreSQL table
 	target string // the ClickHouse table its rows go to (facts_raw or events)
 	lock   int64  // the advisory lock that lets one Drainer of the table run at a time
-	// load reads at most limit pending rows in id order.
+	// load reads at most limit rows in id order.
 	load func(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error)
-	// keep: applied rows stay, marked with applied_at, until purged; otherwise they are deleted.
-	keep bool
 }
 
 // drainRows is one batch of loaded rows.
@@ -47,20 +48,19 @@ type drainRows interface {
 	insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error
 }
 
-// rowKey is an outbox row's id, whether an earlier run attempted it, and where ClickHouse would
-// hold it (its project and time).
+// rowKey is an outbox row's id and where ClickHouse would hold it (its project and time).
 type rowKey struct {
-	id        int64
-	attempted bool
-	project   string
-	ts        time.Time
+	id      int64
+	project string
+	ts      time.Time
 }
 
 func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger, t drainTable) *Drainer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Drainer{pool: pool, ch: ch, clock: clk, log: log, table: t, crash: func(string) error { return nil }}
+	return &Drainer{pool: pool, ch: ch, clock: clk, log: log, table: t, size: DrainBatch,
+		crash: func(string) error { return nil }}
 }
 
 // RunOnce drains every pending row and returns how many it applied. It returns at once when
@@ -80,16 +80,17 @@ func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
 	for {
 		n, err := d.batch(ctx, conn)
 		total += n
-		if err != nil || n < DrainBatch {
+		if err != nil || n < d.size {
 			return total, err
 		}
 	}
 }
 
-// batch applies the oldest pending rows, at most DrainBatch: it commits attempted_at on them,
-// inserts those ClickHouse does not hold yet, and marks them done.
+// batch applies the oldest rows, at most d.size: it commits an attempt listing them (see
+// the package comment), inserts those ClickHouse does not hold yet, then deletes the rows with
+// their attempt in one transaction.
 func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
-	rows, err := d.table.load(ctx, conn, DrainBatch)
+	rows, err := d.table.load(ctx, conn, d.size)
 	if err != nil {
 		return 0, fmt.Errorf("outbox: load %s: %w", d.table.name, err)
 	}
@@ -97,17 +98,22 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 	if len(keys) == 0 {
 		return 0, nil
 	}
+	prior, err := d.priorAttempts(ctx, conn)
+	if err != nil {
+		return 0, err
+	}
 	ids := make([]int64, len(keys))
 	var attempted suspects
 	for i, k := range keys {
 		ids[i] = k.id
-		if k.attempted {
+		if prior[k.id] {
 			attempted.add(uint64(k.id), k.project, k.ts)
 		}
 	}
-	if _, err := conn.Exec(ctx, "UPDATE "+d.table.name+" SET attempted_at = $2 WHERE id = ANY($1) AND attempted_at IS NULL",
-		ids, d.clock.Now()); err != nil {
-		return 0, err
+	var attempt int64
+	if err := conn.QueryRow(ctx, "INSERT INTO outbox_attempts (outbox, ids, created_at) VALUES ($1, $2, $3) RETURNING id",
+		d.table.name, ids, d.clock.Now()).Scan(&attempt); err != nil {
+		return 0, fmt.Errorf("outbox: record attempt: %w", err)
 	}
 	present, err := attempted.lookup(ctx, d.ch, d.table.target)
 	if err != nil {
@@ -122,15 +128,47 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 	if err := d.crash("mark"); err != nil {
 		return 0, err
 	}
-	mark, args := "DELETE FROM "+d.table.name+" WHERE id = ANY($1)", []any{ids}
-	if d.table.keep {
-		mark, args = "UPDATE "+d.table.name+" SET applied_at = $2 WHERE id = ANY($1)", append(args, d.clock.Now())
-	}
-	if _, err := conn.Exec(ctx, mark, args...); err != nil {
+	if err := d.settle(ctx, conn, ids, attempt); err != nil {
 		return 0, err
 	}
 	if len(present) > 0 {
 		d.log.Info("outbox: rows found already inserted by an interrupted run", "table", d.table.name, "rows", len(present))
 	}
 	return len(ids), nil
+}
+
+// priorAttempts are the ids listed by attempts of interrupted runs: rows that may already be in
+// ClickHouse. There are none unless a run stopped between its attempt and its settle.
+func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[int64]bool, error) {
+	rows, err := conn.Query(ctx, "SELECT unnest(ids) FROM outbox_attempts WHERE outbox = $1", d.table.name)
+	if err != nil {
+		return nil, fmt.Errorf("outbox: read attempts: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("outbox: read attempts: %w", err)
+	}
+	prior := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		prior[id] = true
+	}
+	return prior, nil
+}
+
+// settle deletes the inserted rows and their attempt, and every earlier attempt none of whose
+// rows is left, in one transaction: a crash before it commits leaves the rows listed as
+// suspects.
+func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64) error {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("DELETE FROM "+d.table.name+" WHERE id = ANY($1)", ids)
+	b.Queue("DELETE FROM outbox_attempts WHERE id = $1", attempt)
+	b.Queue(`DELETE FROM outbox_attempts a WHERE a.outbox = $1
+		AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		// A connection left inside the transaction is closed by the pool on release.
+		return fmt.Errorf("outbox: settle %s: %w", d.table.name, err)
+	}
+	return nil
 }

@@ -21,15 +21,14 @@ func NewEventDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *s
 }
 
 type pendingEvent struct {
-	id        int64
-	attempted bool
-	row       EventRow
+	id  int64
+	row EventRow
 }
 
 type eventRows []pendingEvent
 
 func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error) {
-	rows, err := conn.Query(ctx, `SELECT id, attempted_at IS NOT NULL, `+eventTextColumns+`, ts, received_at,
+	rows, err := conn.Query(ctx, `SELECT id, `+eventTextColumns+`, ts, received_at,
 		new_lead, value, body FROM event_outbox ORDER BY id LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
@@ -37,7 +36,7 @@ func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, 
 	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingEvent, error) {
 		var p pendingEvent
 		e := &p.row
-		err := r.Scan(&p.id, &p.attempted, &e.ProjectID, &e.ContainerID, &e.EventID, &e.Name, &e.AlphaName, &e.Source,
+		err := r.Scan(&p.id, &e.ProjectID, &e.ContainerID, &e.EventID, &e.Name, &e.AlphaName, &e.Source,
 			&e.LeadID, &e.UTMSource, &e.UTMMedium, &e.UTMCampaign, &e.UTMContent, &e.UTMTerm, &e.CampaignID, &e.AdsetID,
 			&e.AdID, &e.PageURL, &e.Referrer, &e.Currency, &e.ClientIP, &e.UserAgent, &e.Time, &e.ReceivedAt,
 			&e.NewLead, &e.Value, &e.Body)
@@ -49,7 +48,7 @@ func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, 
 func (rs eventRows) keys() []rowKey {
 	keys := make([]rowKey, len(rs))
 	for i, p := range rs {
-		keys[i] = rowKey{id: p.id, attempted: p.attempted, project: p.row.ProjectID, ts: p.row.Time}
+		keys[i] = rowKey{id: p.id, project: p.row.ProjectID, ts: p.row.Time}
 	}
 	return keys
 }

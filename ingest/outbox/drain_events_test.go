@@ -85,8 +85,7 @@ func TestEventDrainerCrashes(t *testing.T) {
 	if rows, value, _ := stored(); rows != 15 || value != 10500 {
 		t.Fatalf("at the end: %d rows, value %d", rows, value)
 	}
-	var waiting int
-	if err := pg.Pool.QueryRow(ctx, "SELECT count(*) FROM event_outbox").Scan(&waiting); err != nil || waiting != 0 {
-		t.Fatalf("%d events still wait (%v)", waiting, err)
+	if left := outboxLeft(t, pg.Pool); left != (outboxCounts{}) {
+		t.Fatalf("left in PostgreSQL: %+v", left)
 	}
 }

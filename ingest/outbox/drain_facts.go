@@ -15,33 +15,32 @@ import (
 )
 
 // NewDrainer returns the Drainer of the fact outbox: it moves fact_outbox rows into facts_raw
-// and keeps them, marked applied, until Purge.
+// and deletes them.
 func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "fact_outbox", target: "facts_raw", lock: 7_346_101, load: loadFacts, keep: true,
+		name: "fact_outbox", target: "facts_raw", lock: 7_346_101, load: loadFacts,
 	})
 }
 
 type pendingFact struct {
-	id        int64
-	timezone  string
-	attempted bool
-	fact      engine.Fact
+	id       int64
+	timezone string
+	fact     engine.Fact
 }
 
 type factRows []pendingFact
 
 func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error) {
-	rows, err := conn.Query(ctx, `SELECT id, timezone, attempted_at IS NOT NULL, project_id, ts, source, connection_id,
+	rows, err := conn.Query(ctx, `SELECT id, timezone, project_id, ts, source, connection_id,
 		account_id, campaign_id, adset_id, ad_id, currency, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total, tx_count_pending,
-		tx_count_refunded, tx_product_costs FROM fact_outbox WHERE applied_at IS NULL ORDER BY id LIMIT $1`, limit)
+		tx_count_refunded, tx_product_costs FROM fact_outbox ORDER BY id LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
 	}
 	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingFact, error) {
 		var p pendingFact
 		f := &p.fact
-		err := r.Scan(&p.id, &p.timezone, &p.attempted, &f.ProjectID, &f.Time, &f.Source, &f.ConnectionID,
+		err := r.Scan(&p.id, &p.timezone, &f.ProjectID, &f.Time, &f.Source, &f.ConnectionID,
 			&f.AccountID, &f.CampaignID, &f.AdsetID, &f.AdID, &f.Currency, &f.PageViews, &f.Leads, &f.InitiateCheckout, &f.TxRevenue, &f.TxCount, &f.TxCountTotal,
 			&f.TxCountPending, &f.TxCountRefunded, &f.TxProductCosts)
 		f.OutboxID = uint64(p.id)
@@ -53,7 +52,7 @@ func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, e
 func (rs factRows) keys() []rowKey {
 	keys := make([]rowKey, len(rs))
 	for i, p := range rs {
-		keys[i] = rowKey{id: p.id, attempted: p.attempted, project: p.fact.ProjectID, ts: p.fact.Time}
+		keys[i] = rowKey{id: p.id, project: p.fact.ProjectID, ts: p.fact.Time}
 	}
 	return keys
 }
@@ -81,10 +80,4 @@ func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]b
 		}
 	}
 	return nil
-}
-
-// Purge deletes applied fact rows older than age, and returns how many.
-func (d *Drainer) Purge(ctx context.Context, age time.Duration) (int64, error) {
-	tag, err := d.pool.Exec(ctx, "DELETE FROM fact_outbox WHERE applied_at < $1", d.clock.Now().Add(-age))
-	return tag.RowsAffected(), err
 }

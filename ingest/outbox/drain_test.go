@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
@@ -96,6 +97,85 @@ func TestDrainerCrashes(t *testing.T) {
 	if rev, cnt, rows := sums(); rev != 9_000_000 || cnt != 7 || rows != 21 {
 		t.Fatalf("at the end: revenue %d count %d rows %d", rev, cnt, rows)
 	}
+	if left := outboxLeft(t, pg.Pool); left != (outboxCounts{}) {
+		t.Fatalf("left in PostgreSQL: %+v", left)
+	}
+}
+
+// A row committed late, with a smaller id than rows an interrupted run already sent, comes
+// first in the next batch, so that batch holds only part of the interrupted attempt: the rest
+// stay suspects until applied, and nothing is inserted twice.
+func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
+	fact := func(revenue int64) FactRow {
+		return FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
+			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", TxRevenue: revenue, TxCount: 1, TxCountTotal: 1}
+	}
+	queue := func(tx pgx.Tx, rows ...FactRow) {
+		t.Helper()
+		w := &pgx.Batch{}
+		QueueFacts(w, rows, clk.Now())
+		if err := tx.SendBatch(ctx, w).Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late, err := pg.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Rollback(ctx) //nolint:errcheck
+	queue(late, fact(1)) // takes the smaller id, commits last
+	if err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error { queue(tx, fact(10), fact(100)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	d := NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	d.size = 2
+	crash := errors.New("killed")
+	d.crash = func(step string) error {
+		if step == "mark" {
+			return crash
+		}
+		return nil
+	}
+	if _, err := d.RunOnce(ctx); !errors.Is(err, crash) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	if err := late.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d.crash = func(string) error { return nil }
+	// Batches: the late row and the first sent one, then the second sent one.
+	if n, err := d.RunOnce(ctx); err != nil || n != 3 {
+		t.Fatalf("rerun: %d %v", n, err)
+	}
+	var revenue int64
+	var rows uint64
+	if err := ch.Conn.QueryRow(ctx, "SELECT toInt64(sum(tx_revenue)), count() FROM facts_raw WHERE project_id = 'prj_2'").
+		Scan(&revenue, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if revenue != 111 || rows != 3 {
+		t.Fatalf("facts_raw: revenue %d in %d rows, want 111 in 3", revenue, rows)
+	}
+	if left := outboxLeft(t, pg.Pool); left != (outboxCounts{}) {
+		t.Fatalf("left in PostgreSQL: %+v", left)
+	}
+}
+
+type outboxCounts struct{ facts, events, attempts int64 }
+
+// outboxLeft counts what the drained outboxes still hold.
+func outboxLeft(t *testing.T, pool *pgxpool.Pool) outboxCounts {
+	t.Helper()
+	var c outboxCounts
+	if err := pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM fact_outbox),
+		(SELECT count(*) FROM event_outbox), (SELECT count(*) FROM outbox_attempts)`).Scan(&c.facts, &c.events, &c.attempts); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestBackoff(t *testing.T) {
