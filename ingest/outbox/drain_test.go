@@ -127,8 +127,13 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer late.Rollback(ctx) //nolint:errcheck
-	queue(late, fact(1)) // takes the smaller id, commits last
-	if err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error { queue(tx, fact(10), fact(100)); return nil }); err != nil {
+	// The late row takes the smallest id and commits last.
+	queue(late, fact(1))
+	err = pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
+		queue(tx, fact(10), fact(100))
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	d := NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
