@@ -44,6 +44,52 @@ func TestEveryItemAnsweredInOrder(t *testing.T) {
 	}
 }
 
+// A batch begun while the flusher is busy is handed over as soon as the flusher is free, without
+// waiting out Linger (an hour here).
+func TestBusyFlusherSkipsLinger(t *testing.T) {
+	started, release := make(chan []int, 4), make(chan struct{})
+	first := true
+	b := New(Config{MaxBatch: 2, Linger: time.Hour, MaxWait: time.Hour, Flushers: 1},
+		func(_ context.Context, items []int) ([]int, error) {
+			started <- items
+			if first { // one flusher: flushes never overlap
+				first = false
+				<-release
+			}
+			return items, nil
+		})
+	defer b.Close()
+	for _, v := range []int{1, 2} { // a full batch goes at once and holds the flusher
+		go b.Submit(v) //nolint:errcheck
+	}
+	if got := <-started; len(got) != 2 {
+		t.Fatalf("first batch %v", got)
+	}
+	// Set before the next item reaches the collector, which reads it after receiving the item.
+	began := make(chan bool, 1)
+	b.began = func(offered bool) { began <- offered }
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Submit(3)
+		done <- err
+	}()
+	if !<-began {
+		t.Fatal("a batch begun while the flusher was busy waits for Linger")
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the batch was not handed over when the flusher became free")
+	}
+	if got := <-started; len(got) != 1 || got[0] != 3 {
+		t.Fatalf("second batch %v", got)
+	}
+}
+
 func TestFlushErrorFailsTheBatch(t *testing.T) {
 	boom := errors.New("store down")
 	b := New(Config{}, func(context.Context, []string) ([]string, error) { return nil, boom })
