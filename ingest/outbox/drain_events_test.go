@@ -47,19 +47,10 @@ func TestEventDrainerCrashes(t *testing.T) {
 		return
 	}
 	d := NewEventDrainer(pg.Pool, ch.Conn, clk, nil)
-	killed := errors.New("killed")
-	killAt := func(at string) func(string) error {
-		return func(step string) error {
-			if step == at {
-				return killed
-			}
-			return nil
-		}
-	}
 
 	queue(0, 10)
 	d.crash = killAt("mark")
-	if _, err := d.RunOnce(ctx); !errors.Is(err, killed) {
+	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("first run: %v", err)
 	}
 	d.crash = killAt("")
@@ -72,7 +63,7 @@ func TestEventDrainerCrashes(t *testing.T) {
 
 	queue(10, 5)
 	d.crash = killAt("insert")
-	if _, err := d.RunOnce(ctx); !errors.Is(err, killed) {
+	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("third run: %v", err)
 	}
 	d.crash = killAt("")

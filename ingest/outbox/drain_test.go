@@ -52,23 +52,16 @@ func TestDrainerCrashes(t *testing.T) {
 		return
 	}
 	d := NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	crash := errors.New("killed")
-
 	queue(10, 1_000_000) // 15 rows: 5 orders count
-	d.crash = func(step string) error {
-		if step == "mark" {
-			return crash
-		}
-		return nil
-	}
-	if _, err := d.RunOnce(ctx); !errors.Is(err, crash) {
+	d.crash = killAt("mark")
+	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("first run: %v", err)
 	}
 	if _, _, rows := sums(); rows != 15 {
 		t.Fatalf("the killed run inserted %d rows, want 15", rows)
 	}
 	// Restarted: the rows are still pending, found in ClickHouse, and only marked.
-	d.crash = func(string) error { return nil }
+	d.crash = killAt("")
 	if n, err := d.RunOnce(ctx); err != nil || n != 15 {
 		t.Fatalf("second run: %d %v", n, err)
 	}
@@ -78,16 +71,11 @@ func TestDrainerCrashes(t *testing.T) {
 
 	// Killed before its insert, with new rows and a partly inserted batch: nothing is lost.
 	queue(4, 2_000_000) // 6 rows: 2 orders count
-	d.crash = func(step string) error {
-		if step == "insert" {
-			return crash
-		}
-		return nil
-	}
-	if _, err := d.RunOnce(ctx); !errors.Is(err, crash) {
+	d.crash = killAt("insert")
+	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("third run: %v", err)
 	}
-	d.crash = func(string) error { return nil }
+	d.crash = killAt("")
 	if n, err := d.RunOnce(ctx); err != nil || n != 6 {
 		t.Fatalf("fourth run: %d %v", n, err)
 	}
@@ -138,20 +126,14 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 	}
 	d := NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	d.size = 2
-	crash := errors.New("killed")
-	d.crash = func(step string) error {
-		if step == "mark" {
-			return crash
-		}
-		return nil
-	}
-	if _, err := d.RunOnce(ctx); !errors.Is(err, crash) {
+	d.crash = killAt("mark")
+	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	if err := late.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	d.crash = func(string) error { return nil }
+	d.crash = killAt("")
 	// Batches: the late row and the first sent one, then the second sent one.
 	if n, err := d.RunOnce(ctx); err != nil || n != 3 {
 		t.Fatalf("rerun: %d %v", n, err)
@@ -167,6 +149,19 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 	}
 	if left := outboxLeft(t, pg.Pool); left != (outboxCounts{}) {
 		t.Fatalf("left in PostgreSQL: %+v", left)
+	}
+}
+
+// errKilled is what a Drainer's crash hook set by killAt returns.
+var errKilled = errors.New("killed")
+
+// killAt is a Drainer crash hook that stops a run at step ("insert" or "mark"; "" never).
+func killAt(at string) func(string) error {
+	return func(step string) error {
+		if step == at {
+			return errKilled
+		}
+		return nil
 	}
 }
 
