@@ -27,7 +27,7 @@ type Drainer struct {
 	// size is how many rows one batch takes: DrainBatch, smaller in tests.
 	size int
 	// crash, in tests, is called between the steps of a batch ("insert": before the ClickHouse
-	// insert, "mark": between it and the mark); an error stops the batch there, as a crash would.
+	// insert, "mark": between it and settle); an error stops the batch there, as a crash would.
 	crash func(step string) error
 }
 
@@ -128,7 +128,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 	if err := d.crash("mark"); err != nil {
 		return 0, err
 	}
-	if err := d.settle(ctx, conn, ids, attempt); err != nil {
+	if err := d.settle(ctx, conn, ids, attempt, len(prior) > 0); err != nil {
 		return 0, err
 	}
 	if len(present) > 0 {
@@ -155,16 +155,18 @@ func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[in
 	return prior, nil
 }
 
-// settle deletes the inserted rows and their attempt, and every earlier attempt none of whose
-// rows is left, in one transaction: a crash before it commits leaves the rows listed as
-// suspects.
-func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64) error {
+// settle deletes the inserted rows and their attempt, and (when there were prior attempts)
+// every earlier attempt none of whose rows is left, in one transaction: a crash before it
+// commits leaves the rows listed as suspects.
+func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64, prior bool) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue("DELETE FROM "+d.table.name+" WHERE id = ANY($1)", ids)
 	b.Queue("DELETE FROM outbox_attempts WHERE id = $1", attempt)
-	b.Queue(`DELETE FROM outbox_attempts a WHERE a.outbox = $1
-		AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)
+	if prior {
+		b.Queue(`DELETE FROM outbox_attempts a WHERE a.outbox = $1
+			AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)
+	}
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		// A connection left inside the transaction is closed by the pool on release.
