@@ -38,13 +38,8 @@ func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 // store writes a batch in one transaction of two round trips: BEGIN with every project's lead
 // lock and read, then the writes of the leads, events, facts and conversions with COMMIT. It
 // returns each event's lead. On failure nothing is stored: a connection left inside the
-// transaction is closed by the pool on release, which rolls it back.
-//
-// The transaction plans every statement with the tables' current sizes (plan_cache_mode): after
-// five runs PostgreSQL may keep a generic plan of a prepared statement, costed once, and one made
-// while leads were nearly empty (a new installation, the ingest benchmark) seq-scans them for
-// every later batch until the next autoanalyze: 2,000 events/s instead of 6,000 in the benchmark.
-// Planning costs tens of microseconds a statement; the rest of the pool keeps generic plans.
+// transaction is closed by the pool on release, which rolls it back. The transaction's
+// statements run on generic plans that look leads up by index (leads.GenericPlans).
 func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]leads.Result, error) {
 	byProject := map[string][]int{}
 	for i, ev := range evs {
@@ -69,7 +64,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 	defer conn.Release()
 	load := &pgx.Batch{}
 	load.Queue("BEGIN")
-	load.Queue("SET LOCAL plan_cache_mode = force_custom_plan")
+	load.Queue(leads.GenericPlans)
 	for _, p := range plans {
 		p.QueueLoad(load)
 	}

@@ -11,11 +11,13 @@ import (
 	"mtk/internal/ids"
 )
 
-// row is what a Plan knows of a lead row: its root and, for roots, their own identifiers.
+// row is what a Plan knows of a lead row: its root and, for roots, their own identifiers and
+// (for roots the load read) their stored profile.
 type row struct {
 	root    string
 	created time.Time // the root's
 	own     keys      // the root's own identifiers
+	stored  *profile  // the root's profile as stored; nil for rows the batch makes
 }
 
 // state is one project's leads as a Plan sees them while it works through a batch.
@@ -86,12 +88,17 @@ func (p *Plan) QueueLoad(b *pgx.Batch) {
 		}
 	}
 	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "mtk.leads:"+p.project)
-	b.Queue(`SELECT l.id, r.id, r.created_at, coalesce(l.email, ''), coalesce(l.phone, ''),
-		coalesce(l.document, ''), coalesce(r.email, ''), coalesce(r.phone, ''), coalesce(r.document, '')
-		FROM leads l JOIN leads r ON r.id = coalesce(l.merged_into, l.id)
-		WHERE l.project_id = $1 AND (l.email = ANY($2) OR l.phone = ANY($3) OR l.document = ANY($4))`,
-		p.project, emails, phones, documents)
+	b.Queue(loadSQL, p.project, emails, phones, documents)
 }
+
+// loadSQL reads the rows that hold any of the identifiers, each with its root: the root's own
+// identifiers and profile.
+const loadSQL = `SELECT l.id, r.id, r.created_at, coalesce(l.email, ''), coalesce(l.phone, ''),
+		coalesce(l.document, ''), coalesce(r.email, ''), coalesce(r.phone, ''), coalesce(r.document, ''),
+		r.name, r.first_name, r.last_name, r.external_id, r.city, r.state, r.zip, r.country,
+		r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term
+	FROM leads l JOIN leads r ON r.id = coalesce(l.merged_into, l.id)
+	WHERE l.project_id = $1 AND (l.email = ANY($2) OR l.phone = ANY($3) OR l.document = ANY($4))`
 
 // ReadLoad reads the answers of what QueueLoad queued, from br.
 func (p *Plan) ReadLoad(br pgx.BatchResults) error {
@@ -111,12 +118,16 @@ func (p *Plan) ReadLoad(br pgx.BatchResults) error {
 		var id, root string
 		var created time.Time
 		var k, rk keys
-		if err := rows.Scan(&id, &root, &created, &k.email, &k.phone, &k.document, &rk.email, &rk.phone, &rk.document); err != nil {
+		var pr profile
+		if err := rows.Scan(&id, &root, &created, &k.email, &k.phone, &k.document, &rk.email, &rk.phone, &rk.document,
+			&pr.name, &pr.firstName, &pr.lastName, &pr.externalID, &pr.city, &pr.state, &pr.zip, &pr.country,
+			&pr.utm.Source, &pr.utm.Medium, &pr.utm.Campaign, &pr.utm.Content, &pr.utm.Term); err != nil {
 			return fmt.Errorf("leads: load: %w", err)
 		}
+		pr.hasUTM = !pr.utm.IsZero()
 		p.st.rows[id] = &row{root: root}
 		if _, ok := p.st.rows[root]; !ok || root == id {
-			p.st.rows[root] = &row{root: root, created: created, own: rk}
+			p.st.rows[root] = &row{root: root, created: created, own: rk, stored: &pr}
 		}
 		for _, name := range keyNames(k) {
 			p.st.byKey[name] = id
@@ -144,6 +155,7 @@ func (p *Plan) Resolve(b *pgx.Batch, now time.Time) []Result {
 			results[i].LeadID = p.st.rows[results[i].LeadID].root
 		}
 	}
+	w.dropUnchanged(p.st)
 	w.queue(b, p.project, now)
 	return results
 }

@@ -31,7 +31,7 @@ func setup(t *testing.T) (*pgxpool.Pool, string) {
 	return pg.Pool, p.ID
 }
 
-// apply runs a Plan of ups in a transaction of its own.
+// apply runs a Plan of ups in a transaction of its own, as the events flush does.
 func apply(t *testing.T, pool *pgxpool.Pool, project string, ups ...Upsert) []Result {
 	t.Helper()
 	var out []Result
@@ -39,9 +39,14 @@ func apply(t *testing.T, pool *pgxpool.Pool, project string, ups ...Upsert) []Re
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		p := NewPlan(project, ups)
 		b := &pgx.Batch{}
+		b.Queue(GenericPlans)
 		p.QueueLoad(b)
 		br := tx.SendBatch(ctx, b)
-		if err := p.ReadLoad(br); err != nil {
+		_, err := br.Exec()
+		if err == nil {
+			err = p.ReadLoad(br)
+		}
+		if err != nil {
 			br.Close()
 			return err
 		}
@@ -128,6 +133,49 @@ func TestRules(t *testing.T) {
 	rs := apply(t, pool, project, Upsert{Identity: Identity{Document: "123.456.789-00"}}, Upsert{Identity: Identity{Document: "12345678900", Email: "d@x.com"}})
 	if !rs[0].New || rs[1].New || rs[0].LeadID != rs[1].LeadID {
 		t.Fatalf("batch: %+v", rs)
+	}
+}
+
+// An event that repeats what its lead holds leaves the row as it is (the same row version); one
+// that changes a profile member or brings a new identifier rewrites it.
+func TestUnchangedLeadIsNotRewritten(t *testing.T) {
+	pool, project := setup(t)
+	id := Identity{Email: "a@x.com", Name: "Ana", City: "Recife"}
+	u := utm.Params{Source: "alpha", Campaign: "C|1"}
+	lead := apply(t, pool, project, Upsert{Identity: id, UTM: u})[0].LeadID
+	version := func() (xmin string, updated time.Time) {
+		t.Helper()
+		if err := pool.QueryRow(context.Background(), "SELECT xmin::text, updated_at FROM leads WHERE id = $1", lead).Scan(&xmin, &updated); err != nil {
+			t.Fatal(err)
+		}
+		return xmin, updated
+	}
+	x0, u0 := version()
+	// The same identity in another notation, members it already has, no UTM, the same UTM: nothing new.
+	apply(t, pool, project, Upsert{Identity: Identity{Email: " A@X.com", City: "Recife"}}, Upsert{Identity: id, UTM: u},
+		Upsert{Identity: Identity{Email: "a@x.com"}})
+	if x, up := version(); x != x0 || !up.Equal(u0) {
+		t.Fatalf("an unchanged lead was rewritten: xmin %s → %s, updated_at %s → %s", x0, x, u0, up)
+	}
+	for _, change := range []Upsert{
+		{Identity: Identity{Email: "a@x.com", City: "Olinda"}},
+		{Identity: Identity{Email: "a@x.com"}, UTM: utm.Params{Source: "alpha", Campaign: "C|2"}},
+		{Identity: Identity{Email: "a@x.com", Phone: "5511988887777"}},
+	} {
+		x, _ := version()
+		if got := apply(t, pool, project, change)[0].LeadID; got != lead {
+			t.Fatalf("%+v answered lead %s, want %s", change, got, lead)
+		}
+		if after, _ := version(); after == x {
+			t.Fatalf("%+v changed the lead but did not rewrite it", change)
+		}
+	}
+	l, ok, err := Find(context.Background(), pool, project, "", Identity{Phone: "+55 11 98888-7777"})
+	if err != nil || !ok || l.ID != lead || l.UTM.Campaign != "C|2" {
+		t.Fatalf("after the changes: %+v %v %v", l, ok, err)
+	}
+	if n := count(t, pool, "id = '"+lead+"' AND city = 'Olinda' AND name = 'Ana'"); n != 1 {
+		t.Fatal("the changed profile was not stored member by member")
 	}
 }
 

@@ -99,6 +99,20 @@ func (w *writes) merge(loser, survivor string) {
 	w.merges = append(w.merges, [2]string{loser, survivor})
 }
 
+// dropUnchanged drops the updates that would change nothing: no identifier taken, and a profile
+// that folds into the row's stored one without changing it. Most events of a known lead repeat
+// what it holds, and such a row is not rewritten (its updated_at stays: the last change).
+func (w *writes) dropUnchanged(st *state) {
+	kept := w.updates[:0]
+	for _, c := range w.updates {
+		r := st.rows[c.id]
+		if c.keys != (keys{}) || r == nil || r.stored == nil || r.stored.then(c.profile) != *r.stored {
+			kept = append(kept, c)
+		}
+	}
+	w.updates = kept
+}
+
 // queue queues the statements on b.
 func (w *writes) queue(b *pgx.Batch, projectID string, now time.Time) {
 	if len(w.inserts) > 0 {
@@ -115,8 +129,7 @@ func (w *writes) queue(b *pgx.Batch, projectID string, now time.Time) {
 			append([]any{projectID, now}, cols...)...)
 	}
 	for _, m := range w.merges {
-		b.Queue(`UPDATE leads SET merged_into = $3, updated_at = $4 WHERE project_id = $1 AND (id = $2 OR merged_into = $2)`,
-			projectID, m[0], m[1], now)
+		b.Queue(mergeSQL, projectID, m[0], m[1], now)
 	}
 	var updates []*change
 	for _, c := range w.updates {
@@ -127,32 +140,37 @@ func (w *writes) queue(b *pgx.Batch, projectID string, now time.Time) {
 	if len(updates) == 0 {
 		return
 	}
-	cols := columnsOf(updates, false)
-	b.Queue(`UPDATE leads l SET
-		email = coalesce(NULLIF(u.e, ''), l.email),
-		phone = coalesce(NULLIF(u.p, ''), l.phone),
-		document = coalesce(NULLIF(u.d, ''), l.document),
-		name = CASE WHEN u.n <> '' THEN u.n ELSE l.name END,
-		first_name = CASE WHEN u.fn <> '' THEN u.fn ELSE l.first_name END,
-		last_name = CASE WHEN u.ln <> '' THEN u.ln ELSE l.last_name END,
-		external_id = CASE WHEN u.x <> '' THEN u.x ELSE l.external_id END,
-		city = CASE WHEN u.c <> '' THEN u.c ELSE l.city END,
-		state = CASE WHEN u.s <> '' THEN u.s ELSE l.state END,
-		zip = CASE WHEN u.z <> '' THEN u.z ELSE l.zip END,
-		country = CASE WHEN u.co <> '' THEN u.co ELSE l.country END,
-		utm_source = CASE WHEN u.hu THEN u.us ELSE l.utm_source END,
-		utm_medium = CASE WHEN u.hu THEN u.um ELSE l.utm_medium END,
-		utm_campaign = CASE WHEN u.hu THEN u.uc ELSE l.utm_campaign END,
-		utm_content = CASE WHEN u.hu THEN u.ut ELSE l.utm_content END,
-		utm_term = CASE WHEN u.hu THEN u.ue ELSE l.utm_term END,
-		updated_at = $2
-		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-			$10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-			$17::text[], $18::text[], $19::text[], $20::text[], $21::boolean[])
-			AS u (id, m, e, p, d, n, fn, ln, x, c, s, z, co, us, um, uc, ut, ue, hu)
-		WHERE l.project_id = $1 AND l.id = u.id`,
-		append([]any{projectID, now}, cols...)...)
+	b.Queue(updateSQL, append([]any{projectID, now}, columnsOf(updates, false)...)...)
 }
+
+// mergeSQL points a merged lead ($2), and every row merged into it, at the survivor ($3).
+const mergeSQL = `UPDATE leads SET merged_into = $3, updated_at = $4
+	WHERE project_id = $1 AND (id = $2 OR merged_into = $2)`
+
+// updateSQL writes the changes of existing rows, one per element of the arrays (see columnsOf).
+const updateSQL = `UPDATE leads l SET
+	email = coalesce(NULLIF(u.e, ''), l.email),
+	phone = coalesce(NULLIF(u.p, ''), l.phone),
+	document = coalesce(NULLIF(u.d, ''), l.document),
+	name = CASE WHEN u.n <> '' THEN u.n ELSE l.name END,
+	first_name = CASE WHEN u.fn <> '' THEN u.fn ELSE l.first_name END,
+	last_name = CASE WHEN u.ln <> '' THEN u.ln ELSE l.last_name END,
+	external_id = CASE WHEN u.x <> '' THEN u.x ELSE l.external_id END,
+	city = CASE WHEN u.c <> '' THEN u.c ELSE l.city END,
+	state = CASE WHEN u.s <> '' THEN u.s ELSE l.state END,
+	zip = CASE WHEN u.z <> '' THEN u.z ELSE l.zip END,
+	country = CASE WHEN u.co <> '' THEN u.co ELSE l.country END,
+	utm_source = CASE WHEN u.hu THEN u.us ELSE l.utm_source END,
+	utm_medium = CASE WHEN u.hu THEN u.um ELSE l.utm_medium END,
+	utm_campaign = CASE WHEN u.hu THEN u.uc ELSE l.utm_campaign END,
+	utm_content = CASE WHEN u.hu THEN u.ut ELSE l.utm_content END,
+	utm_term = CASE WHEN u.hu THEN u.ue ELSE l.utm_term END,
+	updated_at = $2
+	FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+		$10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+		$17::text[], $18::text[], $19::text[], $20::text[], $21::boolean[])
+		AS u (id, m, e, p, d, n, fn, ln, x, c, s, z, co, us, um, uc, ut, ue, hu)
+	WHERE l.project_id = $1 AND l.id = u.id`
 
 // columnsOf turns changes into the column arrays of the statements above: id, merged_into, the
 // three identifiers, the eight profile members and the five UTM members, then (for updates) a
