@@ -5,6 +5,8 @@
 // MTK_CLICKHOUSE_URL), with rate limits off, and at the end counts the rows stored against the
 // 2xx answers: a lost event or order fails the run.
 //
+// The clients are a lean load generator (see poster).
+//
 //	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-flushers n] [-cpuprofile file]
 package main
 
@@ -15,7 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"sync"
@@ -82,9 +84,8 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		return err
 	}
 	defer s.shutdown()
-	// mtk's Go client, with retries off: a retry would hide a failure.
-	c := client.New(s.base, client.WithAPIKey(s.key), client.WithMaxRetries(0), client.WithHTTPClient(
-		&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}))
+	// No retries: a retry would hide a failure.
+	tracker, webhooks := newPoster(s.base, s.key, clients), newPoster(s.base, "", clients)
 	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
 
 	fmt.Printf("events: %d clients for %s\n", clients, duration)
@@ -92,11 +93,11 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	if err != nil {
 		return err
 	}
-	evs := load(clients, duration, func(worker, i int) func() error {
+	evs := load(clients, duration, func(worker, i int) (func() error, error) {
 		ev := &client.Event{Config: client.EventConfig{Name: "Lead"}, EventID: fmt.Sprintf("b-%d-%d", worker, i),
 			Lead: &client.Lead{Email: fmt.Sprintf("p%d-%d@bench.example", worker, i%500), Phone: fmt.Sprintf("+55 11 9%04d-%04d", worker, i%500)},
 			Page: &client.Page{URL: "https://bench.example/p?" + utmQuery}, Cookies: map[string]string{"_fbp": "fb.1.1.1"}}
-		return func() error { _, err := c.TrackEvent(ctx, ev); return err }
+		return tracker.request("/v3/tracking/events", ev)
 	})
 	stop()
 	start := time.Now()
@@ -116,21 +117,23 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	// transaction come from one client, in order): what PostgreSQL must hold at the end.
 	var mu sync.Mutex
 	newest := map[string]int64{}
-	ords := load(clients, ordersDuration, func(worker, i int) func() error {
+	webhook := "/v2/tracking/generic?k=" + url.QueryEscape(s.webhook)
+	ords := load(clients, ordersDuration, func(worker, i int) (func() error, error) {
 		now := time.Now().UTC().Truncate(time.Second)
 		tx := &client.Transaction{ID: fmt.Sprintf("o-%d-%d", worker, i/2), Status: []string{"pending", "approved", "approved", "refunded"}[i%4],
 			Value: int64(1000 + i), CreatedAt: now, UpdatedAt: now.Add(time.Duration(i) * time.Second),
 			Customer: &client.Customer{Email: fmt.Sprintf("p%d-%d@bench.example", worker, i%500)},
 			UTM:      &client.UTM{Campaign: "Bench|900", Content: "Ad|902"}}
+		call, err := webhooks.request(webhook, map[string]any{"transaction": tx})
 		return func() error {
-			err := c.OrderWebhook(ctx, s.webhook, tx)
+			err := call()
 			if err == nil {
 				mu.Lock()
 				newest[tx.ID] = max(newest[tx.ID], tx.Value)
 				mu.Unlock()
 			}
 			return err
-		}
+		}, err
 	})
 	rows, err := s.pg.Query(ctx, "SELECT transaction_id, value FROM orders")
 	if err != nil {
@@ -209,8 +212,8 @@ func (r result) report(what string, stored uint64) {
 
 // load runs clients that send requests made by next until duration has passed; the call that
 // next returns is timed. An error answer counts as failed and is timed; a request that got no
-// answer counts as failed only.
-func load(clients int, duration time.Duration, next func(worker, i int) func() error) result {
+// answer, or that next could not make, counts as failed only.
+func load(clients int, duration time.Duration, next func(worker, i int) (func() error, error)) result {
 	var res result
 	var mu sync.Mutex
 	var ok, failed atomic.Int64
@@ -223,10 +226,14 @@ func load(clients int, duration time.Duration, next func(worker, i int) func() e
 			defer wg.Done()
 			var lat []time.Duration
 			for i := 0; time.Now().Before(deadline); i++ {
-				call := next(w, i)
+				call, err := next(w, i)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
 				t0 := time.Now()
-				err := call()
-				if _, answered := client.AsError(err); err != nil && !answered {
+				err = call()
+				if err != nil && !answered(err) {
 					failed.Add(1)
 					continue
 				}
