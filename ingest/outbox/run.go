@@ -9,9 +9,11 @@ import (
 // Interval is how often the fact drainer and the conversion deliverer look for work when idle.
 const Interval = time.Second
 
-// EventsInterval is how often the event drainer looks for events when idle: the most an event
-// waits for ClickHouse, beyond the insert, when the server is idle.
-const EventsInterval = 200 * time.Millisecond
+// EventsInterval is how often the event drainer looks for events: about the most an event waits
+// for ClickHouse beyond the insert. Every second, as for facts: at 10,000 events/s in the ingest
+// benchmark, inserts five times as large (and five times fewer parts for ClickHouse to merge)
+// than every 200 ms left the machine about 5% more events a second.
+const EventsInterval = time.Second
 
 // Run calls step every interval until ctx ends and logs failures: the long-running loop of a
 // worker inside `mtk serve`. A step does all the work waiting (the Drainers' and the Deliverer's
