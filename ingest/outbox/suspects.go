@@ -31,26 +31,38 @@ func (s *suspects) add(id uint64, project string, ts time.Time) {
 	}
 }
 
+// lookupIDs is how many suspects one lookup statement lists. The ids are bound into the
+// statement's text, which ClickHouse caps (max_query_size, 256 KiB by default): 5,000 ids of up
+// to 20 digits stay far below it, a whole DrainBatch might not.
+const lookupIDs = 5000
+
 // lookup returns which suspects table holds, by outbox_id, reading only their projects and time
 // range. table is facts_raw or events.
 func (s *suspects) lookup(ctx context.Context, ch driver.Conn, table string) (map[uint64]bool, error) {
 	present := map[uint64]bool{}
-	if len(s.ids) == 0 {
-		return present, nil
+	projects := slices.Sorted(maps.Keys(s.projects))
+	for ids := range slices.Chunk(s.ids, lookupIDs) {
+		if err := lookupChunk(ctx, ch, table, projects, s.from, s.to, ids, present); err != nil {
+			return nil, err
+		}
 	}
+	return present, nil
+}
+
+// lookupChunk adds to present the ids that table holds.
+func lookupChunk(ctx context.Context, ch driver.Conn, table string, projects []string, from, to time.Time, ids []uint64, present map[uint64]bool) error {
 	rows, err := ch.Query(ctx, `SELECT DISTINCT outbox_id FROM `+table+`
-		WHERE has(?, project_id) AND ts >= ? AND ts <= ? AND has(?, outbox_id)`,
-		slices.Sorted(maps.Keys(s.projects)), s.from, s.to, s.ids)
+		WHERE has(?, project_id) AND ts >= ? AND ts <= ? AND has(?, outbox_id)`, projects, from, to, ids)
 	if err != nil {
-		return nil, fmt.Errorf("outbox: look up %s: %w", table, err)
+		return fmt.Errorf("outbox: look up %s: %w", table, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id uint64
 		if err := rows.Scan(&id); err != nil {
-			return nil, err
+			return err
 		}
 		present[id] = true
 	}
-	return present, rows.Err()
+	return rows.Err()
 }
