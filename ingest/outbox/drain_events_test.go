@@ -8,10 +8,25 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
+
+// queueEvents commits rows to the event outbox, as a flush does.
+func queueEvents(t *testing.T, pool *pgxpool.Pool, rows []EventRow) {
+	t.Helper()
+	ctx := context.Background()
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		w := &pgx.Batch{}
+		QueueEvents(w, rows)
+		return tx.SendBatch(ctx, w).Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // The event drainer killed before its insert, or between the insert and the delete, and run
 // again stores every event exactly once, with its columns as queued.
@@ -29,14 +44,7 @@ func TestEventDrainerCrashes(t *testing.T) {
 				LeadID: "lead_1", NewLead: i == 0, UTMCampaign: "C|1", CampaignID: "1", Value: int64(i) * 100,
 				Currency: "BRL", Body: `{"x":1}`})
 		}
-		err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
-			w := &pgx.Batch{}
-			QueueEvents(w, rows)
-			return tx.SendBatch(ctx, w).Close()
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		queueEvents(t, pg.Pool, rows)
 	}
 	stored := func() (rows uint64, value int64, newLeads uint64) {
 		t.Helper()

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -25,13 +23,7 @@ func TestSuspectsLookupInChunks(t *testing.T) {
 			Time: clk.Now().Add(-time.Duration(i) * time.Minute), ReceivedAt: clk.Now(), Name: "Lead", Source: "website",
 			Currency: "BRL", Body: "{}"})
 	}
-	if err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
-		w := &pgx.Batch{}
-		QueueEvents(w, rows)
-		return tx.SendBatch(ctx, w).Close()
-	}); err != nil {
-		t.Fatal(err)
-	}
+	queueEvents(t, pg.Pool, rows)
 	if n, err := NewEventDrainer(pg.Pool, ch.Conn, clk, nil).RunOnce(ctx); err != nil || n != 3 {
 		t.Fatalf("drain: %d %v", n, err)
 	}
