@@ -10,9 +10,9 @@ import (
 const Interval = time.Second
 
 // EventsInterval is how often the event drainer looks for events: about the most an event waits
-// for ClickHouse beyond the insert. Every second, as for facts: at 10,000 events/s in the ingest
-// benchmark, inserts five times as large (and five times fewer parts for ClickHouse to merge)
-// than every 200 ms left the machine about 5% more events a second.
+// for ClickHouse beyond the insert. Every second, as for facts: inserts five times as large, and
+// five times fewer parts for ClickHouse to merge, than every 200 ms (in the ingest benchmark, 5%
+// more events a second in one A/B pair, within noise in the next).
 const EventsInterval = time.Second
 
 // Run calls step every interval until ctx ends and logs failures: the long-running loop of a
