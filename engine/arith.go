@@ -24,6 +24,14 @@ func cents(num decimal.Decimal, mul int64, shift int32, den decimal.Decimal) dec
 	return num.Mul(decimal.NewFromInt(mul)).Shift(shift).DivRound(den, 2)
 }
 
+// centsPer is cents with an integer den (a count), which must not be 0.
+func centsPer(num decimal.Decimal, mul int64, shift int32, den int64) decimal.Decimal {
+	if c, ok := centsWords(num, mul, shift, den < 0, abs64(den), 0); ok {
+		return decimal.New(c, -2)
+	}
+	return num.Mul(decimal.NewFromInt(mul)).Shift(shift).DivRound(decimal.NewFromInt(den), 2)
+}
+
 // u128 is an unsigned 128-bit number.
 type u128 struct{ hi, lo uint64 }
 
@@ -84,22 +92,28 @@ var pow10s = func() (p [20]uint64) {
 
 // centsFast is cents on words; ok is false when an operand or an intermediate does not fit.
 func centsFast(num decimal.Decimal, mul int64, shift int32, den decimal.Decimal) (int64, bool) {
-	if mul <= 0 {
+	dneg, dv, ok := wordsOf(den)
+	if !ok || dv.hi != 0 {
 		return 0, false
 	}
-	nneg, n, ok1 := wordsOf(num)
-	dneg, dv, ok2 := wordsOf(den)
-	if !ok1 || !ok2 || dv.hi != 0 || dv.lo == 0 {
+	return centsWords(num, mul, shift, dneg, dv.lo, den.Exponent())
+}
+
+// centsWords is centsFast with den given as its sign, its coefficient d and its exponent.
+func centsWords(num decimal.Decimal, mul int64, shift int32, dneg bool, d uint64, dexp int32) (int64, bool) {
+	if mul <= 0 || d == 0 {
 		return 0, false
 	}
-	n, ok := n.mul64(uint64(mul))
+	nneg, n, ok := wordsOf(num)
 	if !ok {
+		return 0, false
+	}
+	if n, ok = n.mul64(uint64(mul)); !ok {
 		return 0, false
 	}
 	// value × 100 = n × 10^s / d, and for s < 0, n / (d × p) with p = 10^-s, divided in two
 	// steps: q1, r1 = n / d; q, r2 = q1 / p. The remainder of n / (d × p) is r2 × d + r1.
-	d := dv.lo
-	s := int(num.Exponent()) + int(shift) + 2 - int(den.Exponent())
+	s := int(num.Exponent()) + int(shift) + 2 - int(dexp)
 	if s >= len(pow10s) || -s >= len(pow10s) {
 		return 0, false
 	}

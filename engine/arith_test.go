@@ -11,7 +11,8 @@ import (
 
 // TestCentsMatchesDecimal compares the word-sized path with decimal's DivRound on edge cases
 // (halves both ways, signs, operands and quotients too large for a word) and random operands
-// of the shapes answers have: sums of Decimal128(8) money, integer counts, per 1 and 1000.
+// of the shapes answers have: sums of Decimal128(8) money, integer counts, per 1 and 1000; and
+// centsPer, which takes the count as an integer, likewise.
 func TestCentsMatchesDecimal(t *testing.T) {
 	d := decimal.RequireFromString
 	cases := []struct {
@@ -36,6 +37,11 @@ func TestCentsMatchesDecimal(t *testing.T) {
 		if got := cents(c.num, c.mul, -6, c.den); !got.Equal(want) {
 			t.Errorf("cents(%s × %d / %s) = %s, want %s", c.num, c.mul, c.den, got, want)
 		}
+		if c.den.IsInteger() && c.den.NumDigits() <= 18 {
+			if got := centsPer(c.num, c.mul, -6, c.den.IntPart()); !got.Equal(want) {
+				t.Errorf("centsPer(%s × %d / %s) = %s, want %s", c.num, c.mul, c.den, got, want)
+			}
+		}
 		if _, ok := centsFast(c.num, c.mul, -6, c.den); ok != c.fast {
 			t.Errorf("cents(%s × %d / %s): word path %v, want %v", c.num, c.mul, c.den, ok, c.fast)
 		}
@@ -55,6 +61,9 @@ func TestCentsMatchesDecimal(t *testing.T) {
 		want := num.Mul(decimal.NewFromInt(mul)).Shift(-6).DivRound(den, 2)
 		if got := cents(num, mul, -6, den); !got.Equal(want) {
 			t.Fatalf("cents(%s × %d / %s) = %s, want %s", num, mul, den, got, want)
+		}
+		if got := centsPer(num, mul, -6, den.IntPart()); !got.Equal(want) {
+			t.Fatalf("centsPer(%s × %d / %s) = %s, want %s", num, mul, den, got, want)
 		}
 		if _, ok := centsFast(num, mul, -6, den); ok {
 			fast++

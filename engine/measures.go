@@ -6,12 +6,14 @@ package engine
 type measure struct {
 	name  string
 	money bool
+	// index is the measure's place in measures, where a row's sums keep it.
+	index int
 	// expr is what the first aggregation sums: the column itself, or an expression over it.
 	expr string
 }
 
 // measures in the one order the compiler emits them, so that SQL is deterministic.
-var measures = []measure{
+var measures = indexed([]measure{
 	{name: "spend", money: true},
 	{name: "impressions"},
 	{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)"},
@@ -29,6 +31,27 @@ var measures = []measure{
 	{name: "tx_count_pending"},
 	{name: "tx_count_refunded"},
 	{name: "tx_product_costs", money: true},
+})
+
+// indexed sets each measure's index. (The registries of metrics, initialised from measures,
+// read the indexes: package variables are initialised in the order of their dependencies, so
+// before them, where an init function would come after.)
+func indexed(ms []measure) []measure {
+	for i := range ms {
+		ms[i].index = i
+	}
+	return ms
+}
+
+// measureNamed is the measure of that name; it panics for another name, so that a metric of the
+// registry naming no measure stops the program at start-up.
+func measureNamed(name string) measure {
+	for _, m := range measures {
+		if m.name == name {
+			return m
+		}
+	}
+	panic("engine: no measure " + name)
 }
 
 func (m measure) sumSource() string {

@@ -49,9 +49,32 @@ type Money struct{ decimal.Decimal }
 // MarshalJSON writes the amount with exactly two decimals.
 func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.StringFixed(2)), nil }
 
-// sums holds a row's measure sums: counts as integers, money as exact micros of the answer's
-// currency.
-type sums map[string]decimal.Decimal
+// sums holds a row's measure sums by measure index: counts as integers, money as exact micros
+// of the answer's currency.
+type sums struct {
+	money  []decimal.Decimal
+	counts []int64
+}
+
+func newSums() sums {
+	return sums{money: make([]decimal.Decimal, len(measures)), counts: make([]int64, len(measures))}
+}
+
+// zero reports whether measure m's sum is 0.
+func (s sums) zero(m measure) bool {
+	if m.money {
+		return s.money[m.index].IsZero()
+	}
+	return s.counts[m.index] == 0
+}
+
+// float is measure m's sum as a float64 (within an ulp or two for money, see toFloat).
+func (s sums) float(m measure) float64 {
+	if m.money {
+		return toFloat(s.money[m.index])
+	}
+	return float64(s.counts[m.index])
+}
 
 func moneySQL(m string) string { return "toFloat64(" + m + ") / 1000000" }
 
@@ -60,26 +83,39 @@ func ratioSQL(num, den string) string {
 }
 
 func countMetric(name, category string, sources ...string) *Metric {
+	i := measureNamed(name).index
 	return &Metric{Name: name, Category: category, Unit: UnitCount, Sources: sourcesOr(sources),
 		needs: []string{name}, sql: name,
-		value: func(s sums) any { return s[name].IntPart() }}
+		value: func(s sums) any { return s.counts[i] }}
 }
 
 func moneyMetric(name, category string) *Metric {
+	i := measureNamed(name).index
 	return &Metric{Name: name, Category: category, Unit: UnitMoney, Sources: Sources,
 		needs: []string{name}, sql: moneySQL(name),
-		value: func(s sums) any { return Money{cents(s[name], 1, -6, one)} }}
+		value: func(s sums) any { return Money{cents(s.money[i], 1, -6, one)} }}
 }
 
-// ratio is num / den (times scale), a fraction, null when den is 0.
+// ratio is num / den, a fraction (as fraction computes it), null when den is 0.
 func ratio(name, category, formula, num, den string, sources ...string) *Metric {
+	n, d := measureNamed(num), measureNamed(den)
 	return &Metric{Name: name, Category: category, Unit: UnitRatio, Formula: formula, Sources: sourcesOr(sources),
 		needs: []string{num, den}, sql: ratioSQL(num, den),
-		value: func(s sums) any { return fraction(s[num], s[den]) }}
+		value: func(s sums) any {
+			if s.zero(d) {
+				return nil
+			}
+			f := s.float(n) / s.float(d)
+			return &f
+		}}
 }
 
 // moneyPer is a money amount per unit of a count (times per), null when the count is 0.
 func moneyPer(name, category, formula, num, den string, per int64) *Metric {
+	n, d := measureNamed(num).index, measureNamed(den)
+	if d.money {
+		panic("engine: " + name + " divides by money")
+	}
 	sql := "if(" + den + " = 0, NULL, toFloat64(" + num + ") / toFloat64(" + den + ") / 1000000)"
 	if per != 1 {
 		sql = "if(" + den + " = 0, NULL, toFloat64(" + num + ") * " + decimal.NewFromInt(per).String() +
@@ -88,10 +124,11 @@ func moneyPer(name, category, formula, num, den string, per int64) *Metric {
 	return &Metric{Name: name, Category: category, Unit: UnitMoney, Formula: formula, Sources: Sources,
 		needs: []string{num, den}, sql: sql,
 		value: func(s sums) any {
-			if s[den].IsZero() {
+			c := s.counts[d.index]
+			if c == 0 {
 				return nil
 			}
-			return Money{cents(s[num], per, -6, s[den])}
+			return Money{centsPer(s.money[n], per, -6, c)}
 		}}
 }
 
@@ -101,6 +138,13 @@ func sourcesOr(s []string) []string {
 	}
 	return s
 }
+
+// The money measures that roi and profit combine.
+var (
+	spend        = measureNamed("spend").index
+	revenue      = measureNamed("tx_revenue").index
+	productCosts = measureNamed("tx_product_costs").index
+)
 
 // metricList is the registry in the order GET /v3/fields lists it.
 var metricList = []*Metric{
@@ -136,14 +180,14 @@ var metricList = []*Metric{
 		Name: "roi", Category: CategoryFinancial, Unit: UnitRatio, Formula: "(tx_revenue - spend) / spend", Sources: Sources,
 		needs: []string{"tx_revenue", "spend"},
 		sql:   "if(spend = 0, NULL, toFloat64(tx_revenue - spend) / toFloat64(spend))",
-		value: func(s sums) any { return fraction(s["tx_revenue"].Sub(s["spend"]), s["spend"]) },
+		value: func(s sums) any { return fraction(s.money[revenue].Sub(s.money[spend]), s.money[spend]) },
 	},
 	{
 		Name: "profit", Category: CategoryFinancial, Unit: UnitMoney, Formula: "tx_revenue - spend - tx_product_costs", Sources: Sources,
 		needs: []string{"tx_revenue", "spend", "tx_product_costs"},
 		sql:   moneySQL("(tx_revenue - spend - tx_product_costs)"),
 		value: func(s sums) any {
-			return Money{cents(s["tx_revenue"].Sub(s["spend"]).Sub(s["tx_product_costs"]), 1, -6, one)}
+			return Money{cents(s.money[revenue].Sub(s.money[spend]).Sub(s.money[productCosts]), 1, -6, one)}
 		},
 	},
 	moneyPer("aov", CategoryFinancial, "tx_revenue / tx_count", "tx_revenue", "tx_count", 1),

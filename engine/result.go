@@ -149,7 +149,7 @@ type scanner struct {
 }
 
 func (p *plan) scanner() *scanner {
-	s := &scanner{members: p.measures.members(), sums: sums{}}
+	s := &scanner{members: p.measures.members(), sums: newSums()}
 	if p.gran != nil {
 		s.dests = append(s.dests, &s.bucket)
 		s.keys = append(s.keys, "date")
@@ -199,9 +199,9 @@ func (p *plan) row(s *scanner) Row {
 	}
 	for i, m := range s.members {
 		if m.money {
-			s.sums[m.name] = *s.money[i]
+			s.sums.money[m.index] = *s.money[i]
 		} else {
-			s.sums[m.name] = decimal.NewFromInt(*s.counts[i])
+			s.sums.counts[m.index] = *s.counts[i]
 		}
 	}
 	noReach := (p.source != "" && p.source != reachSource) || (p.level != "" && s.source != reachSource)
