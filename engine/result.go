@@ -117,7 +117,7 @@ func appendJSONFloat(b []byte, f float64) []byte {
 // encoding/json writes it (so the bytes do not depend on the path).
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainJSON[s[i]] {
 			j, _ := json.Marshal(s)
 			return append(b, j...)
 		}
@@ -126,6 +126,15 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// plainJSON marks the bytes that encoding/json writes as they are in a string: printable ASCII
+// but for " \ < > &.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // scanner reads the rows of a plan's statement: one set of scan destinations, filled row after
 // row, in the order of plan.outputColumns.
@@ -146,6 +155,8 @@ type scanner struct {
 	lastBucket time.Time
 	lastDate   any
 	boxes      map[string]any
+	// slab holds the values of the rows made so far (values).
+	slab []any
 }
 
 func (p *plan) scanner() *scanner {
@@ -182,7 +193,7 @@ func (p *plan) scanner() *scanner {
 
 // row builds the answer's row from the scanner's current one.
 func (p *plan) row(s *scanner) Row {
-	r := Row{Keys: s.keys, Values: make([]any, 0, len(s.keys))}
+	r := Row{Keys: s.keys, Values: s.values(len(s.keys))}
 	if p.gran != nil {
 		if !s.bucket.Equal(s.lastBucket) || s.lastDate == nil {
 			if p.gran.dayBased {
@@ -213,6 +224,17 @@ func (p *plan) row(s *scanner) Row {
 		r.Values = append(r.Values, m.value(s.sums))
 	}
 	return r
+}
+
+// values is an empty slice of capacity n for a row's values, cut from a block shared by 64 rows:
+// one allocation for them instead of one each.
+func (s *scanner) values(n int) []any {
+	if cap(s.slab)-len(s.slab) < n {
+		s.slab = make([]any, 0, 64*n)
+	}
+	at := len(s.slab)
+	s.slab = s.slab[:at+n]
+	return s.slab[at : at : at+n]
 }
 
 // boxed is v as a row value (nil for "" when emptyIsNull), boxed once per answer: rows repeat
