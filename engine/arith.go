@@ -159,7 +159,12 @@ func fraction(num, den decimal.Decimal) any {
 	if den.IsZero() {
 		return nil
 	}
-	f := toFloat(num) / toFloat(den)
+	return quotient(toFloat(num), toFloat(den))
+}
+
+// quotient is num / den as a row's ratio value.
+func quotient(num, den float64) any {
+	f := num / den
 	return &f
 }
 

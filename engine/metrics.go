@@ -96,7 +96,7 @@ func moneyMetric(name, category string) *Metric {
 		value: func(s sums) any { return Money{cents(s.money[i], 1, -6, one)} }}
 }
 
-// ratio is num / den, a fraction (as fraction computes it), null when den is 0.
+// ratio is num / den, a fraction computed as fraction computes it, null when den is 0.
 func ratio(name, category, formula, num, den string, sources ...string) *Metric {
 	n, d := measureNamed(num), measureNamed(den)
 	return &Metric{Name: name, Category: category, Unit: UnitRatio, Formula: formula, Sources: sourcesOr(sources),
@@ -105,8 +105,7 @@ func ratio(name, category, formula, num, den string, sources ...string) *Metric 
 			if s.zero(d) {
 				return nil
 			}
-			f := s.float(n) / s.float(d)
-			return &f
+			return quotient(s.float(n), s.float(d))
 		}}
 }
 
