@@ -125,12 +125,12 @@ func (p *plan) statement() Statement {
 	b.WriteString(" FROM ")
 	switch {
 	case p.level != "":
-		b.WriteString("(" + p.rollup(&args) + ") ")
+		b.WriteString("(" + p.rollup(&args) + ") AS facts ")
 		b.WriteString(p.namesJoin(&args))
 	case p.gran != nil:
-		b.WriteString("(" + p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, &args) + ") ANY LEFT JOIN (")
+		b.WriteString("(" + p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, &args) + ") AS series ANY LEFT JOIN (")
 		b.WriteString(p.rollup(&args))
-		b.WriteString(") USING (bucket)")
+		b.WriteString(") AS facts USING (bucket)")
 	default:
 		b.WriteString("(" + p.rollup(&args) + ")")
 	}
@@ -203,7 +203,7 @@ func (p *plan) rollup(args *[]any) string {
 		// 0 for a bucket of the series that no fact reached, as for a query without facts.
 		sel = append(sel, "toUInt8(count() > 0) AS has_facts")
 	}
-	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ")"
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ") AS facts"
 	if money && !p.oneCurrency {
 		first, after := dayRange(p.start, p.end, p.loc)
 		sql += " " + fxJoin(p.currency, first.Format("2006-01-02"), after.Format("2006-01-02"), args)
@@ -260,7 +260,7 @@ func (p *plan) firstAggregation(args *[]any) string {
 func (p *plan) namesJoin(args *[]any) string {
 	*args = append(*args, p.projectID)
 	return "ANY LEFT JOIN (SELECT source, entity_id AS " + p.level + "_id, argMax(name, version) AS " + p.level +
-		"_name FROM entities WHERE project_id = ? AND level = '" + p.level + "' GROUP BY source, entity_id) USING (source, " +
+		"_name FROM entities WHERE project_id = ? AND level = '" + p.level + "' GROUP BY source, entity_id) AS names USING (source, " +
 		p.level + "_id)"
 }
 

@@ -44,7 +44,7 @@ func TestCompileExactSQL(t *testing.T) {
 		t.Fatalf("a whole-day range needs one attempt on the daily table without probe: %+v", c.Attempts)
 	}
 	want := "SELECT impressions FROM (SELECT sum(s_impressions) AS impressions FROM (SELECT sum(impressions) AS s_impressions " +
-		"FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?))) LIMIT ? OFFSET ?"
+		"FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?)) AS facts) LIMIT ? OFFSET ?"
 	q := c.Attempts[0].Query
 	if q.SQL != want {
 		t.Fatalf("SQL\n got %s\nwant %s", q.SQL, want)

@@ -53,7 +53,7 @@ func anyNonzero(money []string) string {
 func fxJoin(target, firstDay, afterDay string, args *[]any) string {
 	*args = append(*args, target, firstDay, afterDay)
 	return "ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate " +
-		"FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) USING (day, currency)"
+		"FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency)"
 }
 
 // fxMissing lists the currencies of the row's money (of the measures named) that had no rate on

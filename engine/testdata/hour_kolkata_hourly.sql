@@ -8,7 +8,7 @@ SELECT count() FROM (SELECT 1 FROM facts_hourly WHERE project_id = ? AND hour >=
 -- $2 time.Time 2024-03-01 04:30:00 +0000 UTC
 -- $3 time.Time 2024-03-02 04:30:00 +0000 UTC
 -- query
-SELECT bucket, impressions, alpha_impressions, reach, has_facts FROM (SELECT DISTINCT toDateTime(hour, 'Asia/Kolkata') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'Asia/Kolkata') AS hour FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(s_impressions) AS impressions, sum(s_alpha_impressions) AS alpha_impressions, sum(s_reach) AS reach, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(hour, 'Asia/Kolkata') AS bucket, sum(impressions) AS s_impressions, sum(if(source = 'alpha_ads', impressions, 0)) AS s_alpha_impressions, sum(reach) AS s_reach FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket) GROUP BY bucket) USING (bucket) ORDER BY bucket ASC, impressions DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, impressions, alpha_impressions, reach, has_facts FROM (SELECT DISTINCT toDateTime(hour, 'Asia/Kolkata') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'Asia/Kolkata') AS hour FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(s_impressions) AS impressions, sum(s_alpha_impressions) AS alpha_impressions, sum(s_reach) AS reach, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(hour, 'Asia/Kolkata') AS bucket, sum(impressions) AS s_impressions, sum(if(source = 'alpha_ads', impressions, 0)) AS s_alpha_impressions, sum(reach) AS s_reach FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, impressions DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 int64 1709267400
 -- $2 int64 288
 -- $3 string prj_1
@@ -24,7 +24,7 @@ SELECT count() FROM (SELECT 1 FROM facts_daily WHERE project_id = ? AND day >= t
 -- $2 string 2024-03-02
 -- $3 string 2024-03-02
 -- query
-SELECT bucket, impressions, alpha_impressions, reach FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) ANY LEFT JOIN (SELECT bucket, sum(s_impressions) AS impressions, sum(s_alpha_impressions) AS alpha_impressions, sum(s_reach) AS reach FROM (SELECT day AS bucket, sum(impressions) AS s_impressions, sum(if(source = 'alpha_ads', impressions, 0)) AS s_alpha_impressions, sum(reach) AS s_reach FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket) GROUP BY bucket) USING (bucket) ORDER BY bucket ASC, impressions DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, impressions, alpha_impressions, reach FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(s_impressions) AS impressions, sum(s_alpha_impressions) AS alpha_impressions, sum(s_reach) AS reach FROM (SELECT day AS bucket, sum(impressions) AS s_impressions, sum(if(source = 'alpha_ads', impressions, 0)) AS s_alpha_impressions, sum(reach) AS s_reach FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, impressions DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-03-01
 -- $2 int 2
 -- $3 string prj_1
