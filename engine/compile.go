@@ -46,6 +46,12 @@ type Compiled struct {
 	Warnings []string
 	// Currency is the currency of the money values.
 	Currency string
+	// Spans, when set, lists the local days of the range whose ad facts exist only per day; it
+	// runs first, and WithDaySpans gives the Compiled that answers.
+	Spans *Statement
+
+	plan         *plan
+	planWarnings []string
 }
 
 // CompileOption changes how Compile plans a query. The service uses none.
@@ -57,7 +63,8 @@ type CompileOption func(*plan)
 func ForceRaw() CompileOption { return func(p *plan) { p.table = tableRaw } }
 
 // Compile validates in against scope and compiles it. now is the time for a query without
-// `time`. Errors are *apperr.Error for a bad query, plain errors for a bad scope.
+// `time`. Errors are *apperr.Error for a bad query, plain errors for a bad scope. A Compiled with
+// Spans must be completed with WithDaySpans before its attempts run.
 func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (*Compiled, error) {
 	p, warnings, err := newPlan(scope, in, now)
 	if err != nil {
@@ -66,7 +73,30 @@ func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (
 	for _, o := range opts {
 		o(p)
 	}
-	c := &Compiled{Warnings: warnings, Currency: p.currency}
+	c := p.compile(warnings)
+	if p.needsSpans() {
+		st := p.spansStatement()
+		c.Spans = &st
+	}
+	return c, nil
+}
+
+// WithDaySpans is c answered with the local days (civil dates, in order) that its Spans
+// statement listed: those days come whole from the daily table.
+func (c *Compiled) WithDaySpans(days []time.Time) *Compiled {
+	if len(days) == 0 {
+		out := *c
+		out.Spans = nil
+		return &out
+	}
+	p := *c.plan
+	w := p.withSpans(spansOf(days))
+	return p.compile(append(append([]string{}, c.planWarnings...), w...))
+}
+
+// compile makes the attempts of the plan: its table, then the coarser ones.
+func (p *plan) compile(warnings []string) *Compiled {
+	c := &Compiled{Warnings: warnings, Currency: p.currency, plan: p, planWarnings: warnings}
 	for t := p.table; t <= tableDaily; t++ {
 		q := *p
 		q.table = t
@@ -88,7 +118,7 @@ func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (
 		}
 		c.Attempts = append(c.Attempts, a)
 	}
-	return c, nil
+	return c
 }
 
 // probe counts (up to 1) the table's rows of the project in the range (in its whole hours or
@@ -128,7 +158,13 @@ func (p *plan) statement() Statement {
 		b.WriteString("(" + p.rollup(&args) + ") AS facts ")
 		b.WriteString(p.namesJoin(&args))
 	case p.gran != nil:
-		b.WriteString("(" + p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, &args) + ") AS series ANY LEFT JOIN (")
+		series := ""
+		if len(p.spans) > 0 && !p.gran.dayBased {
+			series = p.spanSeries(&args)
+		} else {
+			series = p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, &args)
+		}
+		b.WriteString("(" + series + ") AS series ANY LEFT JOIN (")
 		b.WriteString(p.rollup(&args))
 		b.WriteString(") AS facts USING (bucket)")
 	default:
@@ -214,12 +250,24 @@ func (p *plan) rollup(args *[]any) string {
 	return sql
 }
 
-// firstAggregation reads the fact table: dimension filters and the time range on the stored
+// firstAggregation reads the fact tables: dimension filters and the time range on the stored
 // columns, grouped by the answer's keys (and by day and currency when money is converted).
 func (p *plan) firstAggregation(args *[]any) string {
+	if len(p.spans) > 0 && p.table != tableDaily {
+		return p.spanBranches(args)
+	}
+	return p.aggregate(p.table, args, func(args *[]any) string { return p.table.timeFilter(p.start, p.end, p.loc, args) })
+}
+
+// aggregate is the first aggregation over table t, whose rows of the range timeCond selects.
+func (p *plan) aggregate(t table, args *[]any, timeCond func(*[]any) string) string {
 	var sel, group []string
 	if p.gran != nil {
-		sel = append(sel, p.gran.bucketSQL(p.zone)+" AS bucket")
+		bucket := p.gran.bucketSQL(p.zone)
+		if t == tableDaily && !p.gran.dayBased {
+			bucket = p.daySpanBucket("day")
+		}
+		sel = append(sel, bucket+" AS bucket")
 		group = append(group, "bucket")
 	}
 	if p.level != "" {
@@ -238,7 +286,17 @@ func (p *plan) firstAggregation(args *[]any) string {
 		sel = append(sel, "sum("+m.sumSource()+") AS s_"+m.name)
 	}
 	*args = append(*args, p.projectID)
-	where := []string{"project_id = ?", p.table.timeFilter(p.start, p.end, p.loc, args)}
+	where := append([]string{"project_id = ?", timeCond(args)}, p.scopeFilters(args)...)
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + t.name() + " WHERE " + strings.Join(where, " AND ")
+	if len(group) > 0 {
+		sql += " GROUP BY " + strings.Join(group, ", ")
+	}
+	return sql
+}
+
+// scopeFilters are the conditions of the query's source, connections and dimension filters.
+func (p *plan) scopeFilters(args *[]any) []string {
+	var where []string
 	if p.source != "" {
 		*args = append(*args, p.source)
 		where = append(where, "source = ?")
@@ -249,11 +307,7 @@ func (p *plan) firstAggregation(args *[]any) string {
 	for _, f := range p.dimFilters {
 		where = append(where, dimensionFilter(p.projectID, dimensionsByName[f.Member], f, args))
 	}
-	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.table.name() + " WHERE " + strings.Join(where, " AND ")
-	if len(group) > 0 {
-		sql += " GROUP BY " + strings.Join(group, ", ")
-	}
-	return sql
+	return where
 }
 
 // namesJoin attaches the level's latest entity names.

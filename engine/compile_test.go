@@ -59,28 +59,43 @@ func TestCompileGolden(t *testing.T) {
 		name  string
 		scope engine.Scope
 		body  string
+		// days, when set, are the day spans the Spans statement found.
+		days []time.Time
 	}{
-		{"totals_money_daily", testScope, `{"project_id":"prj_1","fields":["spend","cpc","roas"],"time":{"start":"2024-03-01","end":"2024-03-07"}}`},
+		{"totals_money_daily", testScope, `{"project_id":"prj_1","fields":["spend","cpc","roas"],"time":{"start":"2024-03-01","end":"2024-03-07"}}`, nil},
 		{"day_gapfill_filters", testScope, `{"project_id":"prj_1","fields":["clicks","ctr"],"source":"alpha_ads","connection_ids":["con_a"],
 			"time":{"start":"2024-03-01","end":"2024-03-07","granularity":"day"},
-			"filters":[{"member":"campaign_name","operator":"contains","values":["summer","winter"]},{"member":"ctr","operator":"gt","values":["0.01"]}]}`},
+			"filters":[{"member":"campaign_name","operator":"contains","values":["summer","winter"]},{"member":"ctr","operator":"gt","values":["0.01"]}]}`, nil},
 		{"campaign_week_order_paging", testScope, `{"project_id":"prj_1","fields":["spend","tx_revenue","profit"],
 			"time":{"start":"2024-01-01","end":"2024-03-31","granularity":"week"},"order":{"profit":"desc","campaign_name":"asc"},
-			"limit":50,"offset":100,"metadata":{"level":"campaign","convert_to_currency":"USD"}}`},
+			"limit":50,"offset":100,"metadata":{"level":"campaign","convert_to_currency":"USD"}}`, nil},
 		{"hour_kolkata_hourly", engine.Scope{ProjectID: "prj_1", Currency: "EUR", TimeZone: "Asia/Kolkata", Tier: "enterprise"},
-			`{"project_id":"prj_1","fields":["impressions","reach","frequency"],"time":{"start":"2024-03-01T10:00:00","end":"2024-03-02T10:00:00","granularity":"hour"}}`},
-		{"fivemin_raw_ad_filters", testScope, `{"project_id":"prj_1","fields":["video_plays","hook_rate"],
+			`{"project_id":"prj_1","fields":["impressions","reach","frequency"],"time":{"start":"2024-03-01T10:00:00","end":"2024-03-02T10:00:00","granularity":"hour"}}`, nil},
+		{"fivemin_ad_at_hour", testScope, `{"project_id":"prj_1","fields":["video_plays","hook_rate"],
 			"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
 			"filters":[{"member":"ad_name","operator":"notContains","values":["test"]},{"member":"adset_id","operator":"set"},
 			{"member":"source","operator":"notEquals","values":["gamma_ads"]},{"member":"hook_rate","operator":"notSet"},
 			{"member":"ad_name","operator":"equals","values":[""]}],
-			"metadata":{"level":"ad"}}`},
+			"metadata":{"level":"ad"}}`, nil},
 		{"thirtymin_default_tier", engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "default"},
-			`{"project_id":"prj_1","fields":["leads","cpl"],"time":{"start":"2024-03-09T10:30:00Z","end":"2024-03-11T10:30:00Z","granularity":"30min"}}`},
+			`{"project_id":"prj_1","fields":["leads","cpl"],"time":{"start":"2024-03-09T10:30:00Z","end":"2024-03-11T10:30:00Z","granularity":"30min"}}`, nil},
+		{"fivemin_raw_events", testScope, `{"project_id":"prj_1","fields":["page_views","tx_revenue"],
+			"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
+			"filters":[{"member":"campaign_name","operator":"contains","values":["summer"]}]}`, nil},
+		{"hour_day_spans", testScope, `{"project_id":"prj_1","fields":["spend","clicks","tx_revenue"],
+			"time":{"start":"2024-02-20T10:00:00","end":"2024-03-07","granularity":"hour"},"metadata":{"convert_to_currency":"USD"}}`,
+			[]time.Time{day(2024, 2, 20), day(2024, 2, 21), day(2024, 2, 22), day(2024, 2, 28)}},
+		{"campaign_totals_day_spans", testScope, `{"project_id":"prj_1","fields":["impressions","roas"],
+			"time":{"start":"2024-02-27T08:00:00-03:00","end":"2024-03-01T08:30:00-03:00"},"metadata":{"level":"campaign"}}`,
+			[]time.Time{day(2024, 2, 27)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := render(compile(t, tc.scope, tc.body))
+			c := compile(t, tc.scope, tc.body)
+			if tc.days != nil {
+				c = c.WithDaySpans(tc.days)
+			}
+			got := render(c)
 			path := filepath.Join("testdata", tc.name+".sql")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -94,7 +109,7 @@ func TestCompileGolden(t *testing.T) {
 			if got != string(want) {
 				t.Fatalf("compiled SQL differs from %s (go test -update rewrites it):\n%s", path, got)
 			}
-			if render(compile(t, tc.scope, tc.body)) != got {
+			if again := compile(t, tc.scope, tc.body); tc.days == nil && render(again) != got {
 				t.Fatal("compiling twice gave different SQL")
 			}
 		})
@@ -105,6 +120,9 @@ func TestCompileGolden(t *testing.T) {
 func render(c *engine.Compiled) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- warnings: %q\n-- currency: %s\n", c.Warnings, c.Currency)
+	if c.Spans != nil {
+		fmt.Fprintf(&b, "\n-- day spans\n%s\n%s", c.Spans.SQL, formatArgs(c.Spans.Args))
+	}
 	for _, a := range c.Attempts {
 		fmt.Fprintf(&b, "\n-- attempt on %s, warnings %q\n", a.Table, a.Warnings)
 		if a.Probe != nil {
@@ -146,13 +164,48 @@ func TestTableChoice(t *testing.T) {
 		{in, `{"start":"2024-03-01T04:00:00Z","end":"2024-03-01T06:00:00Z","granularity":"hour"}`, []string{"facts_raw", "facts_hourly", "facts_daily"}},
 	}
 	for _, tc := range cases {
-		c := compile(t, tc.scope, `{"project_id":"prj_1","fields":["clicks"],"time":`+tc.time+`}`)
+		c := compile(t, tc.scope, `{"project_id":"prj_1","fields":["page_views"],"time":`+tc.time+`}`)
 		var got []string
 		for _, a := range c.Attempts {
 			got = append(got, a.Table)
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s in %s: tables %v, want %v", tc.time, tc.scope.TimeZone, got, tc.want)
+		}
+	}
+}
+
+// A query that needs an ad measure never reads facts_raw (ad facts stand there at the minute a
+// sync saw them): it reads the hourly table, at hour granularity for a sub-hour one, with the
+// range widened to whole hours, and asks for its day spans first unless the daily table answers.
+func TestAdMeasuresReadHourOrCoarser(t *testing.T) {
+	ny := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "growth"}
+	cases := []struct {
+		time, tables string
+		spans        bool
+		warnings     string
+	}{
+		{`{"start":"2024-03-01","end":"2024-03-31"}`, "[facts_daily]", false, "null"},
+		{`{"start":"2024-03-01","end":"2024-03-31","granularity":"hour"}`, "[facts_hourly facts_daily]", true, "null"},
+		{`{"start":"2024-03-01","end":"2024-03-02","granularity":"15min"}`, "[facts_hourly facts_daily]", true,
+			`["ad metrics are known per hour at best; answered from the hourly table at hour granularity"]`},
+		{`{"start":"2024-03-01T06:10:00Z","end":"2024-03-01T09:00:00Z"}`, "[facts_hourly facts_daily]", true,
+			`["ad metrics are known per hour at best; the range was widened to whole hours"]`},
+		// The part widened past now holds nothing yet: no warning.
+		{`{"start":"2024-03-16T06:00:00Z","end":"2024-03-16T15:10:00Z"}`, "[facts_hourly facts_daily]", true, "null"},
+	}
+	for _, tc := range cases {
+		c, err := engine.Compile(ny, mustInput(t, `{"project_id":"prj_1","fields":["spend","tx_revenue"],"time":`+tc.time+`}`),
+			time.Date(2024, 3, 16, 15, 5, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tables []string
+		for _, a := range c.Attempts {
+			tables = append(tables, a.Table)
+		}
+		if fmt.Sprint(tables) != tc.tables || (c.Spans != nil) != tc.spans || asJSON(c.Warnings) != tc.warnings {
+			t.Errorf("%s: tables %v, spans %v, warnings %s", tc.time, tables, c.Spans != nil, asJSON(c.Warnings))
 		}
 	}
 }

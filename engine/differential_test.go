@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,15 +20,25 @@ func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0,
 
 // diffConfig has three projects: a Sao Paulo one over the 2018 DST start (a day without
 // midnight), a New York one over the 2024 spring-forward, and a Kolkata (+05:30) one; accounts
-// in BRL, USD and EUR.
+// in BRL, USD and EUR. Ad facts are shaped as sync leaves them at each project's "now" (diffNow):
+// minutes today, hours for the days before (fewer for one connection made later), days before
+// those.
 var diffConfig = enginetest.Config{Seed: 42, Projects: []enginetest.ProjectSpec{
-	{ID: "prj_sp", TimeZone: "America/Sao_Paulo", Currency: "BRL", Start: day(2018, 10, 31), Days: 8,
-		AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "EUR"}},
-	{ID: "prj_ny", TimeZone: "America/New_York", Currency: "USD", Start: day(2024, 3, 6), Days: 8,
-		AccountCurrencies: map[string]string{"beta_ads": "BRL"}},
-	{ID: "prj_in", TimeZone: "Asia/Kolkata", Currency: "EUR", Start: day(2024, 3, 6), Days: 8,
-		AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "BRL"}},
+	{ID: "prj_sp", TimeZone: "America/Sao_Paulo", Currency: "BRL", Start: day(2018, 10, 28), Days: 13,
+		AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "EUR"},
+		SyncedAt:          diffNowSP, HourlyDays: map[string]int{"gamma_ads": 2}},
+	{ID: "prj_ny", TimeZone: "America/New_York", Currency: "USD", Start: day(2024, 3, 5), Days: 12,
+		AccountCurrencies: map[string]string{"beta_ads": "BRL"}, SyncedAt: diffNow},
+	{ID: "prj_in", TimeZone: "Asia/Kolkata", Currency: "EUR", Start: day(2024, 3, 5), Days: 12,
+		AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "BRL"}, SyncedAt: diffNow,
+		HourlyDays: map[string]int{"beta_ads": 4}},
 }}
+
+// diffNow is "now" for the differential test's projects; diffNowSP for the Sao Paulo one.
+var (
+	diffNow   = time.Date(2024, 3, 16, 15, 0, 0, 0, time.UTC)
+	diffNowSP = time.Date(2018, 11, 9, 12, 0, 0, 0, time.UTC)
+)
 
 // refDayStart finds the first instant of a local date by walking in 15-minute steps, so that it
 // does not share code with the engine.
@@ -218,20 +229,25 @@ func TestDifferential(t *testing.T) {
 	if err := ds.Write(ctx, ch.Conn); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Date(2024, 3, 16, 15, 0, 0, 0, time.UTC)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(now)})
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(diffNow)})
 	r := rand.New(rand.NewSource(diffSeed))
 	failures := 0
 	queries := diffQueries
+	// seen counts the resolutions the queries reached, so that the test shows it covers them.
+	seen := map[string]int{}
 	for i := 0; i < queries && failures < 5; i++ {
 		p := pick(r, ds.Projects)
-		pnow := now
-		if p.ID == "prj_sp" {
-			pnow = time.Date(2018, 11, 9, 12, 0, 0, 0, time.UTC)
-		}
+		pnow := p.SyncedAt
 		svc = engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(pnow)})
-		q := randomQuery(r, ds, p, pnow)
+		q := resolve(ds, randomQuery(r, ds, p, pnow))
 		want, wantMore, _ := reference(ds, q)
+		seen["table "+q.table]++
+		if len(q.spans) > 0 {
+			seen["with day spans"]++
+		}
+		if q.gran != q.asked {
+			seen["sub-hour answered at hour"]++
+		}
 		got, err := svc.Query(ctx, q.scope, q.in)
 		body, _ := json.Marshal(q.in)
 		if err != nil {
@@ -243,6 +259,12 @@ func TestDifferential(t *testing.T) {
 			gotJSON, _ := json.Marshal(got)
 			t.Errorf("query %d %s (%s):\n%s\ngot %s", i, body, p.TimeZone, msg, truncate(string(gotJSON), 3000))
 			failures++
+		}
+	}
+	t.Logf("resolutions reached: %v", seen)
+	for _, k := range []string{"table raw", "table hour", "table day", "with day spans", "sub-hour answered at hour"} {
+		if seen[k] == 0 && queries >= 100 {
+			t.Errorf("no query reached %q: the generator no longer covers it", k)
 		}
 	}
 }
@@ -259,6 +281,9 @@ func compare(q refQuery, got *engine.Result, want []refRow, wantMore bool) strin
 	if got.HasMore != wantMore {
 		return fmt.Sprintf("has_more %v, want %v", got.HasMore, wantMore)
 	}
+	if len(q.spans) > 0 && q.gran != "" && !in(q.gran, dayGrans) && !strings.Contains(strings.Join(got.Warnings, "\n"), spanDates(q.spans)) {
+		return fmt.Sprintf("warnings %q do not name the day spans %s", got.Warnings, spanDates(q.spans))
+	}
 	if len(got.Data) != len(want) {
 		return fmt.Sprintf("%d rows, want %d (first want %s)", len(got.Data), len(want), describe(q, want))
 	}
@@ -272,10 +297,17 @@ func compare(q refQuery, got *engine.Result, want []refRow, wantMore bool) strin
 		var keys []string
 		if q.gran != "" {
 			keys = append(keys, "date")
-			if in(q.gran, []string{"day", "week", "month", "quarter", "year"}) {
+			switch {
+			case in(q.gran, dayGrans):
 				expect["date"] = w.bucket.Format("2006-01-02")
-			} else {
+			case w.mark == "day":
+				expect["date"] = w.bucket.In(q.loc).Format("2006-01-02")
+			default:
 				expect["date"] = w.bucket.In(q.loc).Format(time.RFC3339)
+			}
+			if w.mark != "" {
+				keys = append(keys, "granularity")
+				expect["granularity"] = w.mark
 			}
 		}
 		if level != "" {

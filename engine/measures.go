@@ -10,18 +10,21 @@ type measure struct {
 	index int
 	// expr is what the first aggregation sums: the column itself, or an expression over it.
 	expr string
+	// ad marks what the ad networks report: known per hour at best, and per day only for older
+	// days (see spans.go). The others (events, orders) are known to the minute.
+	ad bool
 }
 
 // measures in the one order the compiler emits them, so that SQL is deterministic.
 var measures = indexed([]measure{
-	{name: "spend", money: true},
-	{name: "impressions"},
-	{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)"},
-	{name: "clicks"},
-	{name: "reach"},
-	{name: "video_plays"},
-	{name: "video_views_3s"},
-	{name: "video_views_p75"},
+	{name: "spend", money: true, ad: true},
+	{name: "impressions", ad: true},
+	{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)", ad: true},
+	{name: "clicks", ad: true},
+	{name: "reach", ad: true},
+	{name: "video_plays", ad: true},
+	{name: "video_views_3s", ad: true},
+	{name: "video_views_p75", ad: true},
 	{name: "page_views"},
 	{name: "leads"},
 	{name: "initiate_checkout"},
@@ -72,6 +75,16 @@ func (s measureSet) members() []measure {
 		}
 	}
 	return out
+}
+
+// anyAd reports whether the set holds a measure the ad networks report.
+func (s measureSet) anyAd() bool {
+	for _, m := range s.members() {
+		if m.ad {
+			return true
+		}
+	}
+	return false
 }
 
 func (s measureSet) anyMoney() bool {

@@ -59,7 +59,7 @@ func TestObserveTablesFallbacksAndErrors(t *testing.T) {
 			t.Errorf("observed %+v, want %+v", got, w)
 		}
 	}
-	fine := `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"15min"}}`
+	fine := `{"project_id":"prj_1","fields":["leads"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"15min"}}`
 	want(run(fine), engine.Observation{Table: "raw"})
 	want(run(`{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"hour"}}`),
 		engine.Observation{Table: "hourly"})

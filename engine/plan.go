@@ -45,6 +45,11 @@ type plan struct {
 	flagFacts bool
 	// oneCurrency sums money without converting it (see Attempt.OneCurrency).
 	oneCurrency bool
+	// asked is the granularity the rows are meant to have (after the tier's limit); a row
+	// answered coarser says so (spans.go).
+	asked *granularity
+	// spans are the local days answered whole from the daily table (spans.go).
+	spans daySpans
 }
 
 // newPlan validates in against scope and resolves it. The warnings hold whatever table answers.
@@ -118,7 +123,9 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 			pl.dimFilters = append(pl.dimFilters, f)
 		}
 	}
+	pl.asked = pl.gran
 	pl.table = chooseTable(pl.gran, pl.start, pl.end, loc)
+	warnings = append(warnings, pl.hourOnly(now)...)
 	if pl.reachSummed() {
 		warnings = append(warnings, "reach is summed over several days; the sum is an upper bound of the unique reach")
 	}

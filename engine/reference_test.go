@@ -19,6 +19,11 @@ type refQuery struct {
 	start, end time.Time // [start, end)
 	gran       string    // effective granularity ("" for totals)
 	target     string
+	// Set by resolve: the granularity asked (after the tier's limit), the table read (raw, hour
+	// or day) and the local days answered whole from the daily table.
+	asked string
+	table string
+	spans map[time.Time]bool
 }
 
 // refRow is one expected row.
@@ -26,6 +31,7 @@ type refRow struct {
 	bucket   time.Time
 	source   string
 	id, name string
+	mark     string // the row's granularity when coarser than asked
 	counts   map[string]int64
 	money    map[string]decimal.Decimal // exact micros of the target currency
 	values   map[string]any             // by field: int64, string (money, 2 decimals), *float64
@@ -34,17 +40,7 @@ type refRow struct {
 
 // reference answers q over the dataset in plain Go.
 func reference(ds *enginetest.Dataset, q refQuery) (rows []refRow, hasMore bool, missing map[string]bool) {
-	names := map[string]string{} // level|id -> latest name
-	versions := map[string]uint64{}
-	for _, e := range ds.Entities {
-		if e.ProjectID != q.scope.ProjectID {
-			continue
-		}
-		k := e.Level + "|" + e.ID
-		if e.Version >= versions[k] {
-			versions[k], names[k] = e.Version, e.Name
-		}
-	}
+	names := entityNames(ds, q.scope.ProjectID)
 	rates := map[string]decimal.Decimal{}
 	for _, r := range ds.Rates {
 		rates[r.Day.Format("2006-01-02")+r.Base+r.Quote] = r.Rate
@@ -56,26 +52,14 @@ func reference(ds *enginetest.Dataset, q refQuery) (rows []refRow, hasMore bool,
 	groups := map[string]*refRow{}
 	var order []string
 	missing = map[string]bool{}
-	for _, f := range ds.Facts {
-		ts := f.Time.UTC().Truncate(time.Minute)
-		if f.ProjectID != q.scope.ProjectID || ts.Before(q.start) || !ts.Before(q.end) {
+	for _, f := range refFacts(ds, q.loc, q.scope.ProjectID) {
+		ok, bucket, mark := place(f, q)
+		if !ok || !inScope(f.Fact, q, names) {
 			continue
 		}
-		if q.in.Source != "" && f.Source != q.in.Source {
-			continue
-		}
-		if len(q.in.ConnectionIDs) > 0 && !in(f.ConnectionID, q.in.ConnectionIDs) {
-			continue
-		}
-		if !dimsMatch(f, q.in.Filters, names) {
-			continue
-		}
-		var key refRow
-		if q.gran != "" {
-			key.bucket = bucketOf(ts, q.gran, q.loc)
-		}
+		key := refRow{bucket: bucket, mark: mark}
 		if level != "" {
-			key.source, key.id = f.Source, levelID(f, level)
+			key.source, key.id = f.Source, levelID(f.Fact, level)
 			key.name = names[level+"|"+key.id]
 		}
 		k := key.bucket.String() + "|" + key.source + "|" + key.id
@@ -86,13 +70,13 @@ func reference(ds *enginetest.Dataset, q refQuery) (rows []refRow, hasMore bool,
 			groups[k] = g
 			order = append(order, k)
 		}
-		addFact(g, f, q, ts, rates, missing)
+		addFact(g, f.Fact, q, f.day, rates, missing)
 	}
 	if q.gran != "" && level == "" { // every bucket of the range
 		for _, b := range allBuckets(q) {
-			k := b.String() + "||"
+			k := b.bucket.String() + "||"
 			if groups[k] == nil {
-				groups[k] = &refRow{bucket: b, counts: map[string]int64{}, money: map[string]decimal.Decimal{}}
+				groups[k] = &refRow{bucket: b.bucket, mark: b.mark, counts: map[string]int64{}, money: map[string]decimal.Decimal{}}
 				order = append(order, k)
 			}
 		}
@@ -124,6 +108,33 @@ func reference(ds *enginetest.Dataset, q refQuery) (rows []refRow, hasMore bool,
 		return rows[:limit], true, missing
 	}
 	return rows, false, missing
+}
+
+// entityNames are the project's entities' latest names, by level|id.
+func entityNames(ds *enginetest.Dataset, projectID string) map[string]string {
+	names := map[string]string{}
+	versions := map[string]uint64{}
+	for _, e := range ds.Entities {
+		if e.ProjectID != projectID {
+			continue
+		}
+		k := e.Level + "|" + e.ID
+		if e.Version >= versions[k] {
+			versions[k], names[k] = e.Version, e.Name
+		}
+	}
+	return names
+}
+
+// inScope reports whether f passes q's source, connection and dimension filters.
+func inScope(f engine.Fact, q refQuery, names map[string]string) bool {
+	if q.in.Source != "" && f.Source != q.in.Source {
+		return false
+	}
+	if len(q.in.ConnectionIDs) > 0 && !in(f.ConnectionID, q.in.ConnectionIDs) {
+		return false
+	}
+	return dimsMatch(f, q.in.Filters, names)
 }
 
 func in(s string, list []string) bool {
@@ -233,26 +244,28 @@ func bucketOf(ts time.Time, gran string, loc *time.Location) time.Time {
 	return minutesBack(30)
 }
 
-func allBuckets(q refQuery) []time.Time {
+type refBucket struct {
+	bucket time.Time
+	mark   string
+}
+
+func allBuckets(q refQuery) []refBucket {
 	seen := map[time.Time]bool{}
-	var out []time.Time
-	add := func(b time.Time) {
+	var out []refBucket
+	for t := q.start.Truncate(5 * time.Minute); t.Before(q.end); t = t.Add(5 * time.Minute) {
+		b, mark := seriesBucket(t, q)
 		if !seen[b] {
 			seen[b] = true
-			out = append(out, b)
+			out = append(out, refBucket{b, mark})
 		}
-	}
-	for t := q.start.Truncate(5 * time.Minute); t.Before(q.end); t = t.Add(5 * time.Minute) {
-		add(bucketOf(t, q.gran, q.loc))
 	}
 	return out
 }
 
 var moneyMeasures = []string{"spend", "tx_revenue", "tx_product_costs"}
 
-func addFact(g *refRow, f engine.Fact, q refQuery, ts time.Time, rates map[string]decimal.Decimal, missing map[string]bool) {
-	l := ts.In(q.loc)
-	day := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC).Format("2006-01-02")
+func addFact(g *refRow, f engine.Fact, q refQuery, localDay time.Time, rates map[string]decimal.Decimal, missing map[string]bool) {
+	day := localDay.Format("2006-01-02")
 	rate := decimal.NewFromInt(1)
 	if f.Currency != q.target {
 		r, ok := rates[day+f.Currency+q.target]

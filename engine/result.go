@@ -154,6 +154,10 @@ type scanner struct {
 	// bucket.
 	lastBucket time.Time
 	lastDate   any
+	// lastMark is the previous row's granularity mark (nil when it has the asked one), and
+	// markedKeys are keys with "granularity" after "date", for the rows that carry one.
+	lastMark   any
+	markedKeys []string
 	boxes      map[string]any
 	// slab holds the values of the rows made so far (values).
 	slab []any
@@ -171,6 +175,9 @@ func (p *plan) scanner() *scanner {
 	}
 	for _, m := range p.fields {
 		s.keys = append(s.keys, m.Name)
+	}
+	if p.gran != nil {
+		s.markedKeys = append([]string{"date", "granularity"}, s.keys[1:]...)
 	}
 	s.money, s.counts = make([]*decimal.Decimal, len(s.members)), make([]*int64, len(s.members))
 	for i, m := range s.members {
@@ -193,17 +200,17 @@ func (p *plan) scanner() *scanner {
 
 // row builds the answer's row from the scanner's current one.
 func (p *plan) row(s *scanner) Row {
-	r := Row{Keys: s.keys, Values: s.values(len(s.keys))}
+	r := Row{Keys: s.keys, Values: s.values(len(s.keys) + 1)}
 	if p.gran != nil {
 		if !s.bucket.Equal(s.lastBucket) || s.lastDate == nil {
-			if p.gran.dayBased {
-				s.lastDate = s.bucket.Format("2006-01-02")
-			} else {
-				s.lastDate = s.bucket.In(p.loc).Format(time.RFC3339)
-			}
+			s.lastDate, s.lastMark = p.bucketLabel(s.bucket)
 			s.lastBucket = s.bucket
 		}
 		r.Values = append(r.Values, s.lastDate)
+		if s.lastMark != nil {
+			r.Keys = s.markedKeys
+			r.Values = append(r.Values, s.lastMark)
+		}
 	}
 	if p.level != "" {
 		r.Values = append(r.Values, s.boxed(s.id, true), s.boxed(s.name, true), s.boxed(s.source, false))

@@ -123,6 +123,9 @@ func (s *Service) sql(st Statement) string {
 func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Result, error) {
 	start := time.Now()
 	c, err := Compile(scope, in, s.opts.Clock.Now())
+	if err == nil && c.Spans != nil {
+		c, err = s.withSpans(ctx, c)
+	}
 	if err != nil {
 		s.observe(start, nil, Attempt{}, err)
 		return nil, err
@@ -163,6 +166,32 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 		break
 	}
 	return res, first, nil
+}
+
+// withSpans runs c's Spans statement and gives the Compiled that answers with its days.
+func (s *Service) withSpans(ctx context.Context, c *Compiled) (*Compiled, error) {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := s.conn.Query(s.limited(ctx, tableDaily.name()), s.sql(*c.Spans), c.Spans.Args...)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	defer rows.Close()
+	var days []time.Time
+	for rows.Next() {
+		var d time.Time
+		if err := rows.Scan(&d); err != nil {
+			return nil, mapError(err)
+		}
+		days = append(days, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapError(err)
+	}
+	return c.WithDaySpans(days), nil
 }
 
 // probe counts a's rows for the project in the range (at most 1).

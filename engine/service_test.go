@@ -56,16 +56,16 @@ func TestFallbackToCoarserTables(t *testing.T) {
 	svc, ds, ch := seeded(t, smallConfig)
 	scope := scopeOf(ds.Projects[0])
 	ctx := context.Background()
-	hourly := `{"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"hour"}}`
-	daily := `{"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"day"}}`
+	hourly := `{"project_id":"prj_1","fields":["tx_revenue","leads"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"hour"}}`
+	daily := `{"project_id":"prj_1","fields":["tx_revenue","leads"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"day"}}`
 	before, beforeDaily := query(t, svc, scope, hourly), query(t, svc, scope, daily)
 	if len(before.Warnings) != 0 {
 		t.Fatalf("warnings %q", before.Warnings)
 	}
 
 	// Filters that leave no facts in a table that holds the range: that table answers, zeros.
-	filtered := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-09T10:00:00","end":"2024-03-09T11:00:00","granularity":"30min"},"filters":[{"member":"campaign_name","operator":"equals","values":["no such campaign"]}]}`)
-	if len(filtered.Warnings) != 0 || asJSON(filtered.Data) != `[{"date":"2024-03-09T10:00:00-05:00","clicks":0},{"date":"2024-03-09T10:30:00-05:00","clicks":0}]` {
+	filtered := query(t, svc, scope, `{"project_id":"prj_1","fields":["leads"],"time":{"start":"2024-03-09T10:00:00","end":"2024-03-09T11:00:00","granularity":"30min"},"filters":[{"member":"campaign_name","operator":"equals","values":["no such campaign"]}]}`)
+	if len(filtered.Warnings) != 0 || asJSON(filtered.Data) != `[{"date":"2024-03-09T10:00:00-05:00","leads":0},{"date":"2024-03-09T10:30:00-05:00","leads":0}]` {
 		t.Fatalf("filtered: %s", asJSON(filtered))
 	}
 
@@ -73,13 +73,14 @@ func TestFallbackToCoarserTables(t *testing.T) {
 	if err := ch.Conn.Exec(ctx, "ALTER TABLE facts_raw DROP PARTITION 202403"); err != nil {
 		t.Fatal(err)
 	}
-	fine := `{"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"15min"}}`
+	fine := `{"project_id":"prj_1","fields":["tx_revenue","leads"],"time":{"start":"2024-03-09","end":"2024-03-10","granularity":"15min"}}`
 	got := query(t, svc, scope, fine)
 	want := "no raw data for this range; answered from the hourly table at hour granularity"
 	if len(got.Warnings) != 1 || got.Warnings[0] != want {
 		t.Fatalf("warnings %q, want %q", got.Warnings, want)
 	}
-	if asJSON(got.Data) != asJSON(before.Data) {
+	// Rows answered coarser than asked say so.
+	if asJSON(unmarked(t, got.Data, "hour")) != asJSON(unmarked(t, before.Data, "")) {
 		t.Fatalf("hourly answer differs from the raw one:\n%s\n%s", asJSON(got.Data), asJSON(before.Data))
 	}
 
@@ -91,15 +92,32 @@ func TestFallbackToCoarserTables(t *testing.T) {
 	if len(got.Warnings) != 1 || got.Warnings[0] != want {
 		t.Fatalf("warnings %q, want %q", got.Warnings, want)
 	}
-	if asJSON(got.Data) != asJSON(beforeDaily.Data) {
+	if asJSON(unmarked(t, got.Data, "day")) != asJSON(unmarked(t, beforeDaily.Data, "")) {
 		t.Fatalf("daily answer differs:\n%s\n%s", asJSON(got.Data), asJSON(beforeDaily.Data))
 	}
 
 	// No table has data: the exact table answers with zeros, without a fallback warning.
-	empty := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2023-01-01T10:00:00","end":"2023-01-01T11:00:00","granularity":"30min"}}`)
-	if len(empty.Warnings) != 0 || asJSON(empty.Data) != `[{"date":"2023-01-01T10:00:00-05:00","clicks":0},{"date":"2023-01-01T10:30:00-05:00","clicks":0}]` {
+	empty := query(t, svc, scope, `{"project_id":"prj_1","fields":["leads"],"time":{"start":"2023-01-01T10:00:00","end":"2023-01-01T11:00:00","granularity":"30min"}}`)
+	if len(empty.Warnings) != 0 || asJSON(empty.Data) != `[{"date":"2023-01-01T10:00:00-05:00","leads":0},{"date":"2023-01-01T10:30:00-05:00","leads":0}]` {
 		t.Fatalf("empty range: %s", asJSON(empty))
 	}
+}
+
+// unmarked is rows as JSON objects without their "granularity" member, which every row must
+// carry with the value mark (or lack, for mark "").
+func unmarked(t *testing.T, rows []engine.Row, mark string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	if err := json.Unmarshal([]byte(asJSON(rows)), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out {
+		if got, _ := r["granularity"].(string); got != mark {
+			t.Fatalf("row %v is not marked %q", r, mark)
+		}
+		delete(r, "granularity")
+	}
+	return out
 }
 
 func TestSubHourlyOnDefaultTierAnswersAtHour(t *testing.T) {
@@ -241,19 +259,19 @@ func TestNoFallbackForDataAtTheEdges(t *testing.T) {
 	ctx := context.Background()
 	loc, _ := time.LoadLocation("America/New_York")
 	fact := engine.Fact{ProjectID: "prj_1", Time: time.Date(2024, 3, 5, 10, 20, 0, 0, loc), Source: "beta_ads",
-		ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "USD", Clicks: 7}
+		ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "USD", Leads: 7}
 	if err := engine.InsertFacts(ctx, ch.Conn, loc, []engine.Fact{fact}); err != nil {
 		t.Fatal(err)
 	}
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
 	scope := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "growth"}
 	// The hour 10:00-11:00 holds the fact, but not the range 10:30-12:00: raw answers, with 0.
-	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-05T10:30:00","end":"2024-03-05T12:00:00"}}`)
-	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"clicks":0}]` {
+	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["leads"],"time":{"start":"2024-03-05T10:30:00","end":"2024-03-05T12:00:00"}}`)
+	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"leads":0}]` {
 		t.Fatalf("%s", asJSON(res))
 	}
-	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-05T10:15:00","end":"2024-03-05T12:00:00"}}`)
-	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"clicks":7}]` {
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["leads"],"time":{"start":"2024-03-05T10:15:00","end":"2024-03-05T12:00:00"}}`)
+	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"leads":7}]` {
 		t.Fatalf("%s", asJSON(res))
 	}
 }

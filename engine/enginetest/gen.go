@@ -22,6 +22,14 @@ type ProjectSpec struct {
 	Days  int
 	// AccountCurrencies gives each source's ad account currency (default: the project's).
 	AccountCurrencies map[string]string
+	// SyncedAt, when set, shapes the ad facts as sync leaves them at that instant: at their
+	// minute today (facts_raw; none after SyncedAt), summed per ad and local hour on the
+	// HourlyDays days before (facts_hourly_in), per ad and local day before those
+	// (facts_daily_in). Events and orders stay at their minute. Unset, every fact is raw.
+	SyncedAt time.Time
+	// HourlyDays is how many days before today sync keeps per hour, per source (default 7, as
+	// sync's plan): a connection made later has fewer.
+	HourlyDays map[string]int
 	// Connections and Accounts give each source's connection and ad account id (default:
 	// con_<project>_<n> and act_<project>_<n>), to fill a project that exists in PostgreSQL.
 	Connections, Accounts map[string]string
@@ -62,9 +70,14 @@ type Project struct {
 type Dataset struct {
 	Projects []Project
 	Entities []engine.Entity
-	Facts    []engine.Fact
-	Rates    []Rate
+	// Facts land in facts_raw; HourFacts in facts_hourly_in, DayFacts in facts_daily_in (their
+	// Time is the local date, at midnight UTC), as a sync batch writes them.
+	Facts, HourFacts, DayFacts []engine.Fact
+	Rates                      []Rate
 }
+
+// defaultHourlyDays is sync's HourlyDays (adsync can't be imported here: it imports engine).
+const defaultHourlyDays = 7
 
 // Currencies of the generated exchange rates.
 var Currencies = []string{"BRL", "EUR", "USD"}
@@ -187,9 +200,11 @@ func (d *Dataset) entities(r *rand.Rand, cfg Config, p *Project) []ad {
 
 // facts adds the facts of one local day: ad metrics at random minutes, and business facts
 // (events and orders) linked to an ad, an ad set or only a campaign, some of them corrections.
+// With p.SyncedAt, the ad metrics are then placed as sync places them (see Config).
 func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time.Time) {
 	start := engine.DayStart(date, p.Loc)
 	end := engine.DayStart(date.AddDate(0, 0, 1), p.Loc)
+	var adFacts []engine.Fact
 	for h := start; h.Before(end); h = h.Add(time.Hour) {
 		for _, a := range ads {
 			if r.Float64() >= cfg.FactChance {
@@ -199,12 +214,62 @@ func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time
 			if !at.Before(end) {
 				continue
 			}
-			d.Facts = append(d.Facts, adFact(r, p, a, at))
+			adFacts = append(adFacts, adFact(r, p, a, at))
 			if r.Intn(6) == 0 {
 				d.Facts = append(d.Facts, businessFact(r, p, a, at.Add(time.Duration(r.Intn(50))*time.Minute)))
 			}
 		}
 	}
+	if p.SyncedAt.IsZero() {
+		d.Facts = append(d.Facts, adFacts...)
+		return
+	}
+	y, m, dd := p.SyncedAt.In(p.Loc).Date()
+	today := time.Date(y, m, dd, 0, 0, 0, 0, time.UTC)
+	buckets := map[string]*engine.Fact{} // one summed fact per ad and bucket
+	var hours, days []*engine.Fact
+	for _, f := range adFacts {
+		hourly := defaultHourlyDays
+		if n, ok := p.HourlyDays[f.Source]; ok {
+			hourly = n
+		}
+		switch {
+		case date.After(today) || (date.Equal(today) && f.Time.After(p.SyncedAt)):
+		case date.Equal(today):
+			d.Facts = append(d.Facts, f)
+		case !date.Before(today.AddDate(0, 0, -hourly)):
+			f.Time = engine.HourStart(f.Time, p.Loc).UTC()
+			hours = sumInto(buckets, hours, f)
+		default:
+			f.Time = date
+			days = sumInto(buckets, days, f)
+		}
+	}
+	for _, f := range hours {
+		d.HourFacts = append(d.HourFacts, *f)
+	}
+	for _, f := range days {
+		d.DayFacts = append(d.DayFacts, *f)
+	}
+}
+
+// sumInto adds f's ad metrics to its ad's bucket (by Time) in buckets, appending a new bucket to
+// order.
+func sumInto(buckets map[string]*engine.Fact, order []*engine.Fact, f engine.Fact) []*engine.Fact {
+	k := f.Time.String() + "|" + f.ConnectionID + "|" + f.AdID
+	g, ok := buckets[k]
+	if !ok {
+		buckets[k] = &f
+		return append(order, &f)
+	}
+	g.Spend += f.Spend
+	g.Impressions += f.Impressions
+	g.Clicks += f.Clicks
+	g.Reach += f.Reach
+	g.VideoPlays += f.VideoPlays
+	g.VideoViews3s += f.VideoViews3s
+	g.VideoViewsP75 += f.VideoViewsP75
+	return order
 }
 
 func base(p Project, a ad, at time.Time) engine.Fact {

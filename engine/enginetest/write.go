@@ -42,8 +42,23 @@ func (d *Dataset) Write(ctx context.Context, conn driver.Conn) error {
 				return err
 			}
 		}
+		for l, facts := range map[engine.Landing][]engine.Fact{engine.LandingHourly: d.HourFacts, engine.LandingDaily: d.DayFacts} {
+			if err := engine.InsertBatch(ctx, conn, l, p.Loc, "generated", projectFacts(facts, p.ID)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+func projectFacts(facts []engine.Fact, projectID string) []engine.Fact {
+	var out []engine.Fact
+	for _, f := range facts {
+		if f.ProjectID == projectID {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // InsertRates writes daily exchange rates into fx_rates (version 1).

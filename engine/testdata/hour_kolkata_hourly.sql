@@ -1,6 +1,12 @@
 -- warnings: []
 -- currency: EUR
 
+-- day spans
+SELECT day FROM facts_daily_in WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day HAVING sum(spend) != 0 OR sum(impressions) != 0 OR sum(clicks) != 0 OR sum(reach) != 0 OR sum(video_plays) != 0 OR sum(video_views_3s) != 0 OR sum(video_views_p75) != 0 ORDER BY day
+-- $1 string prj_1
+-- $2 string 2024-03-01
+-- $3 string 2024-03-03
+
 -- attempt on facts_hourly, warnings []
 -- probe
 SELECT count() FROM (SELECT 1 FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? LIMIT 1)
