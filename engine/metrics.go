@@ -38,6 +38,9 @@ type Metric struct {
 	sql string
 	// value computes the answer's value from the row's exact sums.
 	value func(s sums) any
+	// exact, for money that adds up across rows (a sum or difference of money measures), is
+	// the row's exact amount in micros, which value rounds (allocate.go).
+	exact func(s sums) decimal.Decimal
 }
 
 // Value kinds in a result row: int64 for counts, Money for money, *float64 (nil = null) for ratios.
@@ -91,9 +94,15 @@ func countMetric(name, category string, sources ...string) *Metric {
 
 func moneyMetric(name, category string) *Metric {
 	i := measureNamed(name).index
-	return &Metric{Name: name, Category: category, Unit: UnitMoney, Sources: Sources,
-		needs: []string{name}, sql: moneySQL(name),
-		value: func(s sums) any { return Money{cents(s.money[i], 1, -6, one)} }}
+	return additiveMoney(&Metric{Name: name, Category: category, Unit: UnitMoney, Sources: Sources,
+		needs: []string{name}, sql: moneySQL(name)}, func(s sums) decimal.Decimal { return s.money[i] })
+}
+
+// additiveMoney gives m its exact amount and the value that rounds it to cents.
+func additiveMoney(m *Metric, exact func(s sums) decimal.Decimal) *Metric {
+	m.exact = exact
+	m.value = func(s sums) any { return Money{cents(exact(s), 1, -6, one)} }
+	return m
 }
 
 // ratio is num / den, a fraction computed as fraction computes it, null when den is 0.
@@ -181,14 +190,11 @@ var metricList = []*Metric{
 		sql:   "if(spend = 0, NULL, toFloat64(tx_revenue - spend) / toFloat64(spend))",
 		value: func(s sums) any { return fraction(s.money[revenue].Sub(s.money[spend]), s.money[spend]) },
 	},
-	{
+	additiveMoney(&Metric{
 		Name: "profit", Category: CategoryFinancial, Unit: UnitMoney, Formula: "tx_revenue - spend - tx_product_costs", Sources: Sources,
 		needs: []string{"tx_revenue", "spend", "tx_product_costs"},
 		sql:   moneySQL("(tx_revenue - spend - tx_product_costs)"),
-		value: func(s sums) any {
-			return Money{cents(s.money[revenue].Sub(s.money[spend]).Sub(s.money[productCosts]), 1, -6, one)}
-		},
-	},
+	}, func(s sums) decimal.Decimal { return s.money[revenue].Sub(s.money[spend]).Sub(s.money[productCosts]) }),
 	moneyPer("aov", CategoryFinancial, "tx_revenue / tx_count", "tx_revenue", "tx_count", 1),
 	moneyPer("cpa", CategoryFinancial, "spend / tx_count", "spend", "tx_count", 1),
 	moneyPer("cpl", CategoryFinancial, "spend / leads", "spend", "leads", 1),

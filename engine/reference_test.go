@@ -104,11 +104,50 @@ func reference(ds *enginetest.Dataset, q refQuery) (rows []refRow, hasMore bool,
 		return nil, false, missing
 	}
 	rows = rows[offset:]
-	if len(rows) > limit {
-		return rows[:limit], true, missing
+	hasMore = len(rows) > limit
+	if hasMore {
+		rows = rows[:limit]
 	}
-	return rows, false, missing
+	if offset == 0 {
+		addUp(rows, q.in.Fields)
+	}
+	return rows, hasMore, missing
 }
+
+// addUp rounds the money that adds up over a first page cumulatively: each row shows the
+// rounded running total up to it less the rounded running total before it, so that the rows sum
+// to the rounded sum of their exact amounts.
+func addUp(rows []refRow, fields []string) {
+	exactOf := map[string]func(r refRow) decimal.Decimal{
+		"spend":            func(r refRow) decimal.Decimal { return r.money["spend"] },
+		"tx_revenue":       func(r refRow) decimal.Decimal { return r.money["tx_revenue"] },
+		"tx_product_costs": func(r refRow) decimal.Decimal { return r.money["tx_product_costs"] },
+		"profit": func(r refRow) decimal.Decimal {
+			return r.money["tx_revenue"].Sub(r.money["spend"]).Sub(r.money["tx_product_costs"])
+		},
+	}
+	for _, f := range fields {
+		exact := exactOf[f]
+		if exact == nil {
+			continue
+		}
+		null := false
+		for _, r := range rows {
+			_, ok := r.values[f].(string)
+			null = null || !ok
+		}
+		if null {
+			continue
+		}
+		running, shown := decimal.Zero, decimal.Zero
+		for _, r := range rows {
+			running = running.Add(exact(r).Shift(-6))
+			r.values[f] = running.Round(2).Sub(shown).StringFixed(2)
+			shown = running.Round(2)
+		}
+	}
+}
+
 
 // entityNames are the project's entities' latest names, by level|id.
 func entityNames(ds *enginetest.Dataset, projectID string) map[string]string {

@@ -244,6 +244,7 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*R
 	res := &Result{Data: []Row{}, Warnings: []string{}}
 	missing := map[string]bool{}
 	sc := p.scanner()
+	ex := newExacts(p)
 	facts := false
 	for rows.Next() {
 		if err := rows.Scan(sc.dests...); err != nil {
@@ -258,9 +259,13 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*R
 			continue
 		}
 		res.Data = append(res.Data, p.row(sc))
+		ex.keep(p, sc.sums)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, false, mapError(err)
+	}
+	if p.offset == 0 {
+		ex.allocate(p, res.Data)
 	}
 	res.Warnings = fxWarnings(missing, p.currency)
 	return res, facts, len(missing) > 0, nil
