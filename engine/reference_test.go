@@ -148,7 +148,6 @@ func addUp(rows []refRow, fields []string) {
 	}
 }
 
-
 // entityNames are the project's entities' latest names, by level|id.
 func entityNames(ds *enginetest.Dataset, projectID string) map[string]string {
 	names := map[string]string{}
