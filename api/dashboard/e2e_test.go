@@ -122,6 +122,23 @@ func TestDashboardInBrowser(t *testing.T) {
 	tb.act("ready", chromedp.Click(chromedp.CSS(`[data-range="30d"]`)))
 	tb.act("ready", choose("#level", "campaign"))
 	tb.checkView(f) // 720 hours
+	// The month by hour holds the month's spend: the days whose ad data sync keeps per day are day
+	// rows, the last week hour rows, and they add up to the cards' total, to the cent.
+	month := f.query(tb.requestBody("series"))
+	var spend decimal.Decimal
+	days := 0
+	for _, row := range month.Data {
+		spend = spend.Add(decimal.RequireFromString(text(row["spend"])))
+		if row["granularity"] == "day" {
+			days++
+		}
+	}
+	total := f.query(tb.requestBody("totals")).Data[0]["spend"]
+	if spend.StringFixed(2) != text(total) || days < 20 || !strings.Contains(tb.text("#subtitle"), "some rows by day") {
+		t.Fatalf("hours of 30 days: spend %s over %d rows (%d day rows), cards %s; subtitle %q",
+			spend.StringFixed(2), len(month.Data), days, text(total), tb.text("#subtitle"))
+	}
+	tb.screenshot(shots, "dashboard-hours-30d.png")
 	tb.act("ready", choose("#granularity", "day"))
 	tb.checkView(f)
 	layout := eval[map[string]float64](tb, `({scroll: document.documentElement.scrollWidth,

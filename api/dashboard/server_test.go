@@ -95,9 +95,9 @@ func startServer(t *testing.T) *fixture {
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	f.today = today.Format(time.DateOnly)
 	ds := must(enginetest.Generate(enginetest.Config{Seed: 6, Campaigns: 3, AdSets: 1, Ads: 2, FactChance: 0.3,
-		Projects: []enginetest.ProjectSpec{{ID: f.project.ID, TimeZone: zone, Currency: "BRL", Start: today.AddDate(0, 0, -13), Days: 14,
+		Projects: []enginetest.ProjectSpec{{ID: f.project.ID, TimeZone: zone, Currency: "BRL", Start: today.AddDate(0, 0, -34), Days: 35,
 			AccountCurrencies: map[string]string{platform.KindBeta: "USD", platform.KindGamma: "EUR"},
-			Connections:       conns, Accounts: accounts}}}))
+			Connections:       conns, Accounts: accounts, SyncedAt: now}}}))
 	if err := ds.Write(ctx, ch.Conn); err != nil {
 		t.Fatal(err)
 	}

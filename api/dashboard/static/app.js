@@ -237,13 +237,17 @@ function render(project, r, res) {
   const currency = res.totals.currency;
   $('error').hidden = true;
   document.querySelector('.content').classList.remove('has-error');
-  // The API may answer a coarser granularity than asked (a fallback); its labels tell.
+  // Rows answered coarser than asked carry their granularity (days whose ad data exists only
+  // per day inside an hour chart, ad metrics at hour in a sub-hour one, a fallback).
   const rows = res.series.data;
+  const marked = [...new Set(rows.map((x) => x.granularity).filter(Boolean))];
   let granularity = v.granularity;
-  if (granularity === 'hour' && rows.length && !rows[0].date.includes('T')) granularity = 'day';
+  if (marked.length === 1 && rows.every((x) => x.granularity)) granularity = marked[0];
+  const some = granularity === v.granularity ? marked.map((g) => 'some rows by ' + g) : [];
   $('title').textContent = project.name;
   $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · by ' + granularity +
-    (granularity === v.granularity ? '' : ' (asked: ' + v.granularity + ')') + ' · ' + currency;
+    (granularity === v.granularity ? '' : ' (asked: ' + v.granularity + ')') + some.map((x) => ' (' + x + ')').join('') +
+    ' · ' + currency;
   const warnings = [...new Set([res.series, res.totals, res.table].flatMap((x) => (x && x.warnings) || []))];
   $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
   $('warnings').hidden = !warnings.length;

@@ -104,7 +104,7 @@ function renderChart(box, c) {
   const every = (LABEL_STEPS[c.granularity] || []).find((k) => k >= need) || need;
   for (let i = 0; i < n; i += every) {
     svgEl('text', { x: x(i), y: height - 10, 'text-anchor': 'middle', class: 'tick' }, grid)
-      .textContent = fmt.bucket(c.rows[i].date, c.granularity, false);
+      .textContent = fmt.bucket(c.rows[i].date, c.rows[i].granularity || c.granularity, false);
   }
 
   const plot = svgEl('g', { class: 'plot' }, svg);
@@ -186,7 +186,8 @@ function attachHover(box, svg, c, g) {
         dots[si].setAttribute('cy', g.y(Number(v)));
       }
     });
-    tip.replaceChildren(el('div', 'tooltip-title', fmt.bucket(row.date, c.granularity, true)));
+    const whole = row.granularity && row.granularity !== c.granularity ? ' (whole ' + row.granularity + ')' : '';
+    tip.replaceChildren(el('div', 'tooltip-title', fmt.bucket(row.date, row.granularity || c.granularity, true) + whole));
     for (const s of c.series) {
       const line = el('div', 'tooltip-row');
       const sw = el('span', 'swatch');
