@@ -17,6 +17,8 @@ import (
 type directPath struct {
 	conn     driver.Conn
 	stmts    []engine.Statement
+	// spans are the day-spans statements the service runs before stmts (nil where it runs none).
+	spans    []*engine.Statement
 	settings []clickhouse.Settings
 	// tables are the tables the statements read, for the report.
 	tables []string
@@ -44,6 +46,7 @@ func compileMix(conn driver.Conn, svc *engine.Service, scope engine.Scope, mix [
 			}
 		}
 		p.stmts = append(p.stmts, st)
+		p.spans = append(p.spans, c.Spans)
 		p.tables = append(p.tables, a.Table)
 		p.settings = append(p.settings, svc.Settings(a.Table))
 	}
@@ -59,9 +62,22 @@ func oneCurrencyAnswers(conn driver.Conn, settings clickhouse.Settings, st engin
 	return n == 0, err
 }
 
-// send runs statement i and reads every row of its answer.
+// send runs statement i (after its day-spans statement, as the service does) and reads every
+// row of its answer.
 func (p *directPath) send(ctx context.Context, i int) error {
 	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(p.settings[i]))
+	if sp := p.spans[i]; sp != nil {
+		rows, err := p.conn.Query(ctx, sp.SQL, sp.Args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
 	rows, err := p.conn.Query(ctx, p.stmts[i].SQL, p.stmts[i].Args...)
 	if err != nil {
 		return err
