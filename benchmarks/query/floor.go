@@ -15,8 +15,8 @@ import (
 // settings the engine's Service sends them with: the floor under the API (the statements the
 // engine compiled) and the forced-raw variant (the same queries planned on facts_raw).
 type directPath struct {
-	conn     driver.Conn
-	stmts    []engine.Statement
+	conn  driver.Conn
+	stmts []engine.Statement
 	// spans are the day-spans statements the service runs before stmts (nil where it runs none).
 	spans    []*engine.Statement
 	settings []clickhouse.Settings
