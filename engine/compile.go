@@ -204,6 +204,11 @@ func (p *plan) outputColumns() []string {
 	if p.measures.anyMoney() {
 		cols = append(cols, "fx_missing")
 	}
+	for _, m := range p.measures.members() {
+		if m.money {
+			cols = append(cols, fxNullColumn(m.name))
+		}
+	}
 	if p.flagFacts {
 		cols = append(cols, "has_facts")
 	}
@@ -234,6 +239,13 @@ func (p *plan) rollup(args *[]any) string {
 		sel = append(sel, foreignMoney(p.currency, moneyNames, args))
 	case money:
 		sel = append(sel, fxMissing(p.currency, moneyNames, args))
+	}
+	for _, m := range moneyNames {
+		if p.oneCurrency {
+			sel = append(sel, noFxNull(m))
+		} else {
+			sel = append(sel, fxNull(m, p.currency, args))
+		}
 	}
 	if p.flagFacts {
 		// 0 for a bucket of the series that no fact reached, as for a query without facts.

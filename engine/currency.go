@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // currencies are the ISO 4217 codes the engine converts between (given fx_rates for the pair).
 var currencies = map[string]bool{}
@@ -19,7 +22,8 @@ func init() {
 func KnownCurrency(code string) bool { return currencies[code] }
 
 // convertedSum is the SQL of one money measure of the first aggregation converted into the
-// answer's currency at the rate of its day: the target currency is bound twice per use.
+// answer's currency at the rate of its day: the target currency is bound once per use. An amount
+// whose rate is missing adds 0 here; fxNull says the sum is unknown.
 func convertedSum(m string, target string, args *[]any) string {
 	*args = append(*args, target)
 	return "sum(toDecimal128(s_" + m + ", 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS " + m
@@ -30,6 +34,20 @@ func convertedSum(m string, target string, args *[]any) string {
 func unconvertedSum(m string) string {
 	return "sum(toDecimal128(s_" + m + ", 0) * toDecimal64(1, 8)) AS " + m
 }
+
+// fxNull is the flag column (fxNullColumn) that says a money measure of the row is unknown: a
+// non-zero amount of it lacked its day's rate. The answer shows it null (never 0, never left
+// unconverted), and so do the metrics built on it, in values, filters and order (Metric.sql).
+// A row of the gap-filling series that no fact reached gets 0, as its sums do.
+func fxNull(m, target string, args *[]any) string {
+	*args = append(*args, target)
+	return "toUInt8(countIf(currency != ? AND has_rate = 0 AND s_" + m + " != 0) > 0) AS " + fxNullColumn(m)
+}
+
+// noFxNull is fxNull for the one-currency statement, which converts nothing.
+func noFxNull(m string) string { return "toUInt8(0) AS " + fxNullColumn(m) }
+
+func fxNullColumn(m string) string { return "fx_null_" + m }
 
 // foreignMoney is fxMissing for a statement that assumes one currency: the currencies of the
 // row's money other than target, which void the assumption.
@@ -56,9 +74,22 @@ func fxJoin(target, firstDay, afterDay string, args *[]any) string {
 		"FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency)"
 }
 
-// fxMissing lists the currencies of the row's money (of the measures named) that had no rate on
-// their day.
+// fxMissing lists the currencies of the row's money (of the measures named) that had no rate,
+// with the day, as "BRL 2024-03-01".
 func fxMissing(target string, money []string, args *[]any) string {
 	*args = append(*args, target)
-	return "groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND " + anyNonzero(money) + ") AS fx_missing"
+	return "groupUniqArrayIf(concat(toString(currency), ' ', toString(day)), currency != ? AND has_rate = 0 AND " +
+		anyNonzero(money) + ") AS fx_missing"
+}
+
+// addMissing records an entry of fx_missing: "BRL 2024-03-01" from the converting statement, or a
+// bare currency from the one-currency statement (which lists the currencies that void it).
+func addMissing(missing map[string]map[time.Time]bool, entry string) {
+	c, day, _ := strings.Cut(entry, " ")
+	if missing[c] == nil {
+		missing[c] = map[time.Time]bool{}
+	}
+	if d, err := time.Parse(time.DateOnly, day); err == nil {
+		missing[c][d] = true
+	}
 }

@@ -32,7 +32,12 @@ var diffConfig = enginetest.Config{Seed: 42, Projects: []enginetest.ProjectSpec{
 	{ID: "prj_in", TimeZone: "Asia/Kolkata", Currency: "EUR", Start: day(2024, 3, 5), Days: 12,
 		AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "BRL"}, SyncedAt: diffNow,
 		HourlyDays: map[string]int{"beta_ads": 4}},
-}}
+},
+	// Rates a provider left out: money that needs them is null.
+	MissingRates: []enginetest.RateKey{{Day: day(2024, 3, 8), Base: "BRL", Quote: "USD"},
+		{Day: day(2024, 3, 12), Base: "BRL", Quote: "USD"}, {Day: day(2024, 3, 10), Base: "USD", Quote: "EUR"},
+		{Day: day(2018, 11, 3), Base: "EUR", Quote: "BRL"}},
+}
 
 // diffNow is "now" for the differential test's projects; diffNowSP for the Sao Paulo one.
 var (
@@ -122,7 +127,8 @@ func randomQuery(r *rand.Rand, ds *enginetest.Dataset, p enginetest.Project, now
 		if in.Metadata == nil {
 			in.Metadata = &engine.Metadata{}
 		}
-		in.Metadata.ConvertToCurrency = pick(r, enginetest.Currencies)
+		// GBP has no rate at all.
+		in.Metadata.ConvertToCurrency = pick(r, append([]string{"GBP"}, enginetest.Currencies...))
 		q.target = in.Metadata.ConvertToCurrency
 	}
 	for n := r.Intn(3); n > 0; n-- {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/shopspring/decimal"
 )
 
@@ -41,6 +43,9 @@ type Metric struct {
 	// exact, for money that adds up across rows (a sum or difference of money measures), is
 	// the row's exact amount in micros, which value rounds (allocate.go).
 	exact func(s sums) decimal.Decimal
+	// moneyNeeds are the indexes of the money measures among needs: the metric is null when one
+	// of them is (a missing exchange rate).
+	moneyNeeds []int
 }
 
 // Value kinds in a result row: int64 for counts, Money for money, *float64 (nil = null) for ratios.
@@ -53,14 +58,26 @@ type Money struct{ decimal.Decimal }
 func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.StringFixed(2)), nil }
 
 // sums holds a row's measure sums by measure index: counts as integers, money as exact micros
-// of the answer's currency.
+// of the answer's currency, null where a missing exchange rate left it unknown.
 type sums struct {
 	money  []decimal.Decimal
+	null   []bool
 	counts []int64
 }
 
 func newSums() sums {
-	return sums{money: make([]decimal.Decimal, len(measures)), counts: make([]int64, len(measures))}
+	return sums{money: make([]decimal.Decimal, len(measures)), null: make([]bool, len(measures)),
+		counts: make([]int64, len(measures))}
+}
+
+// anyNull reports whether one of the money measures (by index) is null.
+func (s sums) anyNull(money []int) bool {
+	for _, i := range money {
+		if s.null[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // zero reports whether measure m's sum is 0.
@@ -204,6 +221,16 @@ var metricsByName = func() map[string]*Metric {
 	m := map[string]*Metric{}
 	for _, x := range metricList {
 		m[x.Name] = x
+		var unknown []string
+		for _, n := range x.needs {
+			if ms := measureNamed(n); ms.money {
+				x.moneyNeeds = append(x.moneyNeeds, ms.index)
+				unknown = append(unknown, fxNullColumn(n)+" = 1")
+			}
+		}
+		if len(unknown) > 0 { // null where a money measure it needs is (currency.go, fxNull)
+			x.sql = "if(" + strings.Join(unknown, " OR ") + ", NULL, " + x.sql + ")"
+		}
 	}
 	return m
 }()

@@ -60,6 +60,18 @@ func evaluate(r *refRow, q refQuery, level string) {
 	perUnit("aov", m("tx_revenue"), c("tx_count"))
 	perUnit("cpa", m("spend"), c("tx_count"))
 	perUnit("cpl", m("spend"), c("leads"))
+	// A money measure with an amount whose rate is missing is unknown: so is every metric on it.
+	for measure, metrics := range map[string][]string{
+		"spend":            {"spend", "cpc", "cpm", "roas", "roi", "profit", "cpa", "cpl"},
+		"tx_revenue":       {"tx_revenue", "roas", "roi", "profit", "aov"},
+		"tx_product_costs": {"tx_product_costs", "profit"},
+	} {
+		if r.unknown[measure] {
+			for _, name := range metrics {
+				r.values[name], r.sortVals[name] = nil, nil
+			}
+		}
+	}
 	if (q.in.Source != "" && q.in.Source != "alpha_ads") || (level != "" && r.source != "alpha_ads") {
 		r.values["reach"], r.values["frequency"] = nil, nil
 	}

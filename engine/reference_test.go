@@ -31,7 +31,8 @@ type refRow struct {
 	bucket   time.Time
 	source   string
 	id, name string
-	mark     string // the row's granularity when coarser than asked
+	mark     string          // the row's granularity when coarser than asked
+	unknown  map[string]bool // money measures with an amount whose rate is missing
 	counts   map[string]int64
 	money    map[string]decimal.Decimal // exact micros of the target currency
 	values   map[string]any             // by field: int64, string (money, 2 decimals), *float64
@@ -307,8 +308,14 @@ func addFact(g *refRow, f engine.Fact, q refQuery, localDay time.Time, rates map
 	rate := decimal.NewFromInt(1)
 	if f.Currency != q.target {
 		r, ok := rates[day+f.Currency+q.target]
-		if !ok && (f.Spend != 0 || f.TxRevenue != 0 || f.TxProductCosts != 0) {
-			missing[f.Currency] = true
+		for name, v := range map[string]int64{"spend": f.Spend, "tx_revenue": f.TxRevenue, "tx_product_costs": f.TxProductCosts} {
+			if !ok && v != 0 {
+				missing[f.Currency] = true
+				if g.unknown == nil {
+					g.unknown = map[string]bool{}
+				}
+				g.unknown[name] = true
+			}
 		}
 		rate = r
 	}

@@ -144,6 +144,7 @@ type scanner struct {
 	source    string
 	id, name  string
 	money     []*decimal.Decimal // per members()[i] when it is money
+	fxNull    []uint8            // per members()[i] when it is money: 1 when a rate was missing
 	counts    []*int64           // per members()[i] otherwise
 	fxMissing []string
 	hasFacts  uint8
@@ -192,6 +193,12 @@ func (p *plan) scanner() *scanner {
 	if p.measures.anyMoney() {
 		s.dests = append(s.dests, &s.fxMissing)
 	}
+	s.fxNull = make([]uint8, len(s.members))
+	for i, m := range s.members {
+		if m.money {
+			s.dests = append(s.dests, &s.fxNull[i])
+		}
+	}
 	if p.flagFacts {
 		s.dests = append(s.dests, &s.hasFacts)
 	}
@@ -218,6 +225,7 @@ func (p *plan) row(s *scanner) Row {
 	for i, m := range s.members {
 		if m.money {
 			s.sums.money[m.index] = *s.money[i]
+			s.sums.null[m.index] = s.fxNull[i] != 0
 		} else {
 			s.sums.counts[m.index] = *s.counts[i]
 		}
@@ -225,6 +233,10 @@ func (p *plan) row(s *scanner) Row {
 	noReach := (p.source != "" && p.source != reachSource) || (p.level != "" && s.source != reachSource)
 	for _, m := range p.fields {
 		if m.reachOnly() && noReach {
+			r.Values = append(r.Values, nil)
+			continue
+		}
+		if s.sums.anyNull(m.moneyNeeds) {
 			r.Values = append(r.Values, nil)
 			continue
 		}
@@ -261,8 +273,9 @@ func (s *scanner) boxed(v string, emptyIsNull bool) any {
 	return b
 }
 
-// fxWarnings words the currencies that lacked a rate on some day.
-func fxWarnings(missing map[string]bool, target string) []string {
+// fxWarnings words the currencies whose rate was missing, with the days (missing maps each
+// currency to its days, as civil dates) within the local days [first, after) of the range.
+func fxWarnings(missing map[string]map[time.Time]bool, target string, first, after time.Time) []string {
 	var cs []string
 	for c := range missing {
 		cs = append(cs, c)
@@ -270,8 +283,16 @@ func fxWarnings(missing map[string]bool, target string) []string {
 	sort.Strings(cs)
 	out := make([]string, len(cs))
 	for i, c := range cs {
-		out[i] = "no exchange rate from " + c + " to " + target + " for some days of the range; amounts in " + c +
-			" on those days are left out of money values"
+		var days []time.Time
+		for d := range missing[c] {
+			days = append(days, d)
+		}
+		sort.Slice(days, func(a, b int) bool { return days[a].Before(days[b]) })
+		when := "on " + spansOf(days).String()
+		if spans := spansOf(days); len(spans) == 1 && !spans[0].first.After(first) && !spans[0].after.Before(after) {
+			when = "on every day of the range"
+		}
+		out[i] = "no exchange rate from " + c + " to " + target + " " + when + "; money values that need it are null"
 	}
 	return out
 }

@@ -242,7 +242,7 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*R
 	}
 	defer rows.Close()
 	res := &Result{Data: []Row{}, Warnings: []string{}}
-	missing := map[string]bool{}
+	missing := map[string]map[time.Time]bool{} // currency → days without a rate
 	sc := p.scanner()
 	ex := newExacts(p)
 	facts := false
@@ -251,7 +251,7 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*R
 			return nil, false, false, mapError(err)
 		}
 		for _, c := range sc.fxMissing {
-			missing[c] = true
+			addMissing(missing, c)
 		}
 		facts = facts || sc.hasFacts > 0
 		if len(res.Data) == p.limit {
@@ -267,6 +267,7 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*R
 	if p.offset == 0 {
 		ex.allocate(p, res.Data)
 	}
-	res.Warnings = fxWarnings(missing, p.currency)
+	first, after := dayRange(p.start, p.end, p.loc)
+	res.Warnings = fxWarnings(missing, p.currency, first, after)
 	return res, facts, len(missing) > 0, nil
 }

@@ -157,31 +157,52 @@ func TestReachWarningAndNulls(t *testing.T) {
 	}
 }
 
-func TestMissingRateWarns(t *testing.T) {
+// A money value that needs a missing exchange rate is null, never 0 and never unconverted; so is
+// every metric built on it; counts are unaffected; the warning names the pair and the days.
+func TestMissingRateIsNull(t *testing.T) {
 	cfg := smallConfig
 	cfg.MissingRates = []enginetest.RateKey{{Day: day(2024, 3, 9), Base: "BRL", Quote: "USD"}}
 	svc, ds, _ := seeded(t, cfg)
 	p := ds.Projects[0]
 	scope := scopeOf(p)
-	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["spend","profit"],"time":{"start":"2024-03-08","end":"2024-03-11"}}`)
-	want := "no exchange rate from BRL to USD for some days of the range; amounts in BRL on those days are left out of money values"
-	if len(res.Warnings) != 1 || res.Warnings[0] != want {
-		t.Fatalf("warnings %q", res.Warnings)
+	fields := `"fields":["spend","cpc","roas","profit","clicks"]`
+	res := query(t, svc, scope, `{"project_id":"prj_1",`+fields+`,"time":{"start":"2024-03-08","end":"2024-03-11"}}`)
+	want := `["no exchange rate from BRL to USD on 2024-03-09; money values that need it are null"]`
+	if asJSON(res.Warnings) != want {
+		t.Fatalf("warnings %s, want %s", asJSON(res.Warnings), want)
 	}
-	loc := p.Loc
-	ref, _, missing := reference(ds, refQuery{in: mustInput(t, `{"project_id":"prj_1","fields":["spend","profit"]}`), scope: scope,
-		loc: loc, start: refDayStart(day(2024, 3, 8), loc), end: refDayStart(day(2024, 3, 12), loc), target: "USD"})
-	if !missing["BRL"] {
-		t.Fatal("the reference saw no missing rate")
+	row := res.Data[0]
+	for _, f := range []string{"spend", "cpc", "roas", "profit"} {
+		if v, _ := row.Get(f); v != nil {
+			t.Errorf("%s = %v, want null", f, v)
+		}
 	}
-	spend, _ := res.Data[0].Get("spend")
-	if s := spend.(engine.Money).StringFixed(2); s != ref[0].values["spend"] {
-		t.Fatalf("spend %s, want %s (BRL of the day without rate left out)", s, ref[0].values["spend"])
+	if v, _ := row.Get("clicks"); v.(int64) <= 0 {
+		t.Errorf("clicks = %v", v)
 	}
-	// Without conversion there is nothing to warn about.
+	// By day: only the day without a rate is null; the others are numbers.
+	res = query(t, svc, scope, `{"project_id":"prj_1",`+fields+`,"time":{"start":"2024-03-08","end":"2024-03-11","granularity":"day"}}`)
+	for _, r := range res.Data {
+		d, _ := r.Get("date")
+		spend, _ := r.Get("spend")
+		if (spend == nil) != (d == "2024-03-09") {
+			t.Errorf("%s: spend %v", d, spend)
+		}
+	}
+	// The BRL account's money alone, by source: null on that day; USD's is untouched, unwarned.
 	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["spend"],"source":"alpha_ads","time":{"start":"2024-03-08","end":"2024-03-11"}}`)
-	if len(res.Warnings) != 0 {
-		t.Fatalf("warnings %q", res.Warnings)
+	if v, _ := res.Data[0].Get("spend"); len(res.Warnings) != 0 || v == nil {
+		t.Fatalf("alpha_ads: %s", asJSON(res))
+	}
+	// A metric filter on a null value matches nothing, as on a null ratio.
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["spend"],"time":{"start":"2024-03-08","end":"2024-03-11"},"filters":[{"member":"spend","operator":"gte","values":["0"]}]}`)
+	if len(res.Data) != 0 {
+		t.Fatalf("filtered: %s", asJSON(res))
+	}
+	// No rate at all: every day.
+	res = query(t, svc, scope, `{"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-08","end":"2024-03-11"},"metadata":{"convert_to_currency":"GBP"}}`)
+	if v, _ := res.Data[0].Get("spend"); v != nil || !strings.Contains(asJSON(res.Warnings), "no exchange rate from BRL to GBP on every day of the range") {
+		t.Fatalf("GBP: %s", asJSON(res))
 	}
 }
 

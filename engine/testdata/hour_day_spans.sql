@@ -8,7 +8,7 @@ SELECT count() FROM (SELECT 1 FROM facts_hourly WHERE project_id = ? AND hour >=
 -- $2 time.Time 2024-02-20 03:00:00 +0000 UTC
 -- $3 time.Time 2024-03-08 03:00:00 +0000 UTC
 -- query
-SELECT bucket, spend, clicks, tx_revenue, fx_missing, has_facts FROM (SELECT DISTINCT if(((toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?)) OR (toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?))), toDateTime(toDate(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo'), toDateTime(toStartOfHour(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo')) AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(day, 'America/Sao_Paulo') AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, day, currency UNION ALL SELECT toDateTime(hour, 'America/Sao_Paulo') AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? AND NOT ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, toFloat64(spend) / 1000000 DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_revenue, has_facts FROM (SELECT DISTINCT if(((toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?)) OR (toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?))), toDateTime(toDate(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo'), toDateTime(toStartOfHour(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo')) AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS tx_revenue, groupUniqArrayIf(concat(toString(currency), ' ', toString(day)), currency != ? AND has_rate = 0 AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(countIf(currency != ? AND has_rate = 0 AND s_spend != 0) > 0) AS fx_null_spend, toUInt8(countIf(currency != ? AND has_rate = 0 AND s_tx_revenue != 0) > 0) AS fx_null_tx_revenue, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(day, 'America/Sao_Paulo') AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, day, currency UNION ALL SELECT toDateTime(hour, 'America/Sao_Paulo') AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? AND NOT ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, if(fx_null_spend = 1, NULL, toFloat64(spend) / 1000000) DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-02-20
 -- $2 string 2024-02-23
 -- $3 string 2024-02-28
@@ -18,25 +18,27 @@ SELECT bucket, spend, clicks, tx_revenue, fx_missing, has_facts FROM (SELECT DIS
 -- $7 string USD
 -- $8 string USD
 -- $9 string USD
--- $10 string prj_1
--- $11 string 2024-02-20
--- $12 string 2024-02-23
--- $13 string 2024-02-28
--- $14 string 2024-02-29
--- $15 string prj_1
--- $16 time.Time 2024-02-20 03:00:00 +0000 UTC
--- $17 time.Time 2024-03-08 03:00:00 +0000 UTC
--- $18 string 2024-02-20
--- $19 string 2024-02-23
--- $20 string 2024-02-28
--- $21 string 2024-02-29
--- $22 string USD
--- $23 string 2024-02-20
--- $24 string 2024-03-08
--- $25 int 10001
--- $26 int 0
+-- $10 string USD
+-- $11 string USD
+-- $12 string prj_1
+-- $13 string 2024-02-20
+-- $14 string 2024-02-23
+-- $15 string 2024-02-28
+-- $16 string 2024-02-29
+-- $17 string prj_1
+-- $18 time.Time 2024-02-20 03:00:00 +0000 UTC
+-- $19 time.Time 2024-03-08 03:00:00 +0000 UTC
+-- $20 string 2024-02-20
+-- $21 string 2024-02-23
+-- $22 string 2024-02-28
+-- $23 string 2024-02-29
+-- $24 string USD
+-- $25 string 2024-02-20
+-- $26 string 2024-03-08
+-- $27 int 10001
+-- $28 int 0
 -- one currency
-SELECT bucket, spend, clicks, tx_revenue, fx_missing, has_facts FROM (SELECT DISTINCT if(((toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?)) OR (toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?))), toDateTime(toDate(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo'), toDateTime(toStartOfHour(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo')) AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * toDecimal64(1, 8)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(day, 'America/Sao_Paulo') AS bucket, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, currency UNION ALL SELECT toDateTime(hour, 'America/Sao_Paulo') AS bucket, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? AND NOT ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, toFloat64(spend) / 1000000 DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_revenue, has_facts FROM (SELECT DISTINCT if(((toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?)) OR (toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?))), toDateTime(toDate(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo'), toDateTime(toStartOfHour(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo')) AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * toDecimal64(1, 8)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(0) AS fx_null_spend, toUInt8(0) AS fx_null_tx_revenue, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(day, 'America/Sao_Paulo') AS bucket, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, currency UNION ALL SELECT toDateTime(hour, 'America/Sao_Paulo') AS bucket, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? AND NOT ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, if(fx_null_spend = 1, NULL, toFloat64(spend) / 1000000) DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-02-20
 -- $2 string 2024-02-23
 -- $3 string 2024-02-28
@@ -66,22 +68,24 @@ SELECT count() FROM (SELECT 1 FROM facts_daily WHERE project_id = ? AND day >= t
 -- $2 string 2024-02-20
 -- $3 string 2024-03-08
 -- query
-SELECT bucket, spend, clicks, tx_revenue, fx_missing FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing FROM (SELECT day AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, toFloat64(spend) / 1000000 DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_revenue FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS tx_revenue, groupUniqArrayIf(concat(toString(currency), ' ', toString(day)), currency != ? AND has_rate = 0 AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(countIf(currency != ? AND has_rate = 0 AND s_spend != 0) > 0) AS fx_null_spend, toUInt8(countIf(currency != ? AND has_rate = 0 AND s_tx_revenue != 0) > 0) AS fx_null_tx_revenue FROM (SELECT day AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, if(fx_null_spend = 1, NULL, toFloat64(spend) / 1000000) DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-02-20
 -- $2 int 17
 -- $3 string USD
 -- $4 string USD
 -- $5 string USD
--- $6 string prj_1
--- $7 string 2024-02-20
--- $8 string 2024-03-08
--- $9 string USD
--- $10 string 2024-02-20
--- $11 string 2024-03-08
--- $12 int 10001
--- $13 int 0
+-- $6 string USD
+-- $7 string USD
+-- $8 string prj_1
+-- $9 string 2024-02-20
+-- $10 string 2024-03-08
+-- $11 string USD
+-- $12 string 2024-02-20
+-- $13 string 2024-03-08
+-- $14 int 10001
+-- $15 int 0
 -- one currency
-SELECT bucket, spend, clicks, tx_revenue, fx_missing FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * toDecimal64(1, 8)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing FROM (SELECT day AS bucket, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, toFloat64(spend) / 1000000 DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_revenue FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * toDecimal64(1, 8)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(0) AS fx_null_spend, toUInt8(0) AS fx_null_tx_revenue FROM (SELECT day AS bucket, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, if(fx_null_spend = 1, NULL, toFloat64(spend) / 1000000) DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-02-20
 -- $2 int 17
 -- $3 string USD

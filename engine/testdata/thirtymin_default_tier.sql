@@ -14,21 +14,22 @@ SELECT count() FROM (SELECT 1 FROM facts_hourly WHERE project_id = ? AND hour >=
 -- $2 time.Time 2024-03-09 10:00:00 +0000 UTC
 -- $3 time.Time 2024-03-11 11:00:00 +0000 UTC
 -- query
-SELECT bucket, spend, leads, fx_missing, has_facts FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0)) AS fx_missing, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, day, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, leads, fx_missing, fx_null_spend, has_facts FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(concat(toString(currency), ' ', toString(day)), currency != ? AND has_rate = 0 AND (s_spend != 0)) AS fx_missing, toUInt8(countIf(currency != ? AND has_rate = 0 AND s_spend != 0) > 0) AS fx_null_spend, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, day, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 int64 1709978400
 -- $2 int64 588
 -- $3 string USD
 -- $4 string USD
--- $5 string prj_1
--- $6 time.Time 2024-03-09 10:00:00 +0000 UTC
--- $7 time.Time 2024-03-11 11:00:00 +0000 UTC
--- $8 string USD
--- $9 string 2024-03-09
--- $10 string 2024-03-12
--- $11 int 10001
--- $12 int 0
+-- $5 string USD
+-- $6 string prj_1
+-- $7 time.Time 2024-03-09 10:00:00 +0000 UTC
+-- $8 time.Time 2024-03-11 11:00:00 +0000 UTC
+-- $9 string USD
+-- $10 string 2024-03-09
+-- $11 string 2024-03-12
+-- $12 int 10001
+-- $13 int 0
 -- one currency
-SELECT bucket, spend, leads, fx_missing, has_facts FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0)) AS fx_missing, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, leads, fx_missing, fx_null_spend, has_facts FROM (SELECT DISTINCT toDateTime(hour, 'America/New_York') AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), 'America/New_York') AS hour FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0)) AS fx_missing, toUInt8(0) AS fx_null_spend, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(hour, 'America/New_York') AS bucket, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 int64 1709978400
 -- $2 int64 588
 -- $3 string USD
@@ -45,21 +46,22 @@ SELECT count() FROM (SELECT 1 FROM facts_daily WHERE project_id = ? AND day >= t
 -- $2 string 2024-03-10
 -- $3 string 2024-03-11
 -- query
-SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0)) AS fx_missing FROM (SELECT day AS bucket, day, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, leads, fx_missing, fx_null_spend FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(concat(toString(currency), ' ', toString(day)), currency != ? AND has_rate = 0 AND (s_spend != 0)) AS fx_missing, toUInt8(countIf(currency != ? AND has_rate = 0 AND s_spend != 0) > 0) AS fx_null_spend FROM (SELECT day AS bucket, day, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-03-09
 -- $2 int 3
 -- $3 string USD
 -- $4 string USD
--- $5 string prj_1
--- $6 string 2024-03-09
--- $7 string 2024-03-12
--- $8 string USD
--- $9 string 2024-03-09
--- $10 string 2024-03-12
--- $11 int 10001
--- $12 int 0
+-- $5 string USD
+-- $6 string prj_1
+-- $7 string 2024-03-09
+-- $8 string 2024-03-12
+-- $9 string USD
+-- $10 string 2024-03-09
+-- $11 string 2024-03-12
+-- $12 int 10001
+-- $13 int 0
 -- one currency
-SELECT bucket, spend, leads, fx_missing FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0)) AS fx_missing FROM (SELECT day AS bucket, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
+SELECT bucket, spend, leads, fx_missing, fx_null_spend FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * toDecimal64(1, 8)) AS spend, sum(s_leads) AS leads, groupUniqArrayIf(toString(currency), currency != ? AND (s_spend != 0)) AS fx_missing, toUInt8(0) AS fx_null_spend FROM (SELECT day AS bucket, currency, sum(spend) AS s_spend, sum(leads) AS s_leads FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, currency) AS facts GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, leads DESC NULLS LAST LIMIT ? OFFSET ?
 -- $1 string 2024-03-09
 -- $2 int 3
 -- $3 string USD
