@@ -13,8 +13,8 @@ import (
 	"mtk/internal/apperr"
 )
 
-// decodeJSON reads the request body into v. An empty or malformed body, or a member of the wrong
-// type, is a 400 invalid_parameter naming the problem.
+// decodeJSON reads the request body into v. An empty or malformed body, or members of the wrong
+// type (every one named in details), is a 400 invalid_parameter.
 func decodeJSON(c *fiber.Ctx, v any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 {
@@ -22,6 +22,16 @@ func decodeJSON(c *fiber.Ctx, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field != "" {
+			if problems := typeProblems(body, reflect.TypeOf(v)); len(problems) > 0 {
+				msg := "A member has the wrong type."
+				if len(problems) > 1 {
+					msg = "Members have the wrong type."
+				}
+				return apperr.Invalid(msg, problems...)
+			}
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

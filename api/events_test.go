@@ -118,9 +118,14 @@ func TestEventErrors(t *testing.T) {
 		{"bad currency", map[string]any{"config": map[string]any{"name": "x"}, "currency": "reais"}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
 		{"bad sourceKey", map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "Lead", "sourceKey": "tv"}}}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
 		{"properties not an object", map[string]any{"config": map[string]any{"name": "x"}, "properties": []int{1}}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"several wrong types", map[string]any{"config": map[string]any{"name": 5}, "value": "10", "cookies": map[string]any{"_fbp": 1}},
+			bearer(a.key), 400, "validation_error", "invalid_parameter"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wantError(t, e.do("POST", "/v3/tracking/events", tc.body, tc.headers...), tc.status, tc.typ, tc.code)
+			errObj := wantError(t, e.do("POST", "/v3/tracking/events", tc.body, tc.headers...), tc.status, tc.typ, tc.code)
+			if want := "[config.name: expected a string, got number 5 cookies._fbp: expected a string, got number 1 value: expected an integer, got string]"; tc.name == "several wrong types" && fmt.Sprint(errObj["details"]) != want {
+				t.Fatalf("details %v, want %s", errObj["details"], want)
+			}
 		})
 	}
 }

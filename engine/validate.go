@@ -25,15 +25,16 @@ type problems []string
 func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
 
 // Validate checks everything that does not depend on the project. It returns nil or an
-// *apperr.Error with one detail line per problem: invalid_source when source is unknown (the
-// message names the valid sources), invalid_parameter otherwise (also for a missing project_id,
-// as the spec says).
+// *apperr.Error with one detail line per problem, the wrong members first, then the missing
+// ones: invalid_source when source is unknown (the message names the valid sources),
+// missing_parameter when every problem is a missing member, invalid_parameter otherwise (a
+// missing project_id is invalid_parameter, as the spec says).
 func (in QueryInput) Validate() *apperr.Error {
-	var p problems
+	var p, missing problems
 	if strings.TrimSpace(in.ProjectID) == "" {
 		p.add("project_id: required")
 	}
-	in.validateFields(&p)
+	in.validateFields(&p, &missing)
 	badSource := in.Source != "" && !validSource(in.Source)
 	if badSource {
 		p.add("source: unknown source %q; want one of %s", in.Source, strings.Join(Sources, ", "))
@@ -43,9 +44,9 @@ func (in QueryInput) Validate() *apperr.Error {
 			p.add("connection_ids[%d]: empty", i)
 		}
 	}
-	in.validateTime(&p)
+	in.validateTime(&p, &missing)
 	for i, f := range in.Filters {
-		validateFilter(&p, i, f)
+		validateFilter(&p, &missing, i, f)
 	}
 	in.validateOrder(&p)
 	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > MaxLimit) {
@@ -60,18 +61,23 @@ func (in QueryInput) Validate() *apperr.Error {
 	if c := in.convertTo(); c != "" && !KnownCurrency(c) {
 		p.add("metadata.convert_to_currency: unknown currency %q; want a 3-letter ISO 4217 code", c)
 	}
-	if len(p) == 0 {
-		return nil
-	}
-	if badSource {
+	switch {
+	case badSource:
 		return apperr.Validation(apperr.CodeInvalidSource,
-			fmt.Sprintf("Unknown source %q. Valid sources: %s.", in.Source, strings.Join(Sources, ", ")), p...)
+			fmt.Sprintf("Unknown source %q. Valid sources: %s.", in.Source, strings.Join(Sources, ", ")), append(p, missing...)...)
+	case len(p) > 0:
+		return apperr.Invalid("The query is invalid.", append(p, missing...)...)
+	case len(missing) > 0:
+		return apperr.Missing("The query lacks a required member.", missing...)
 	}
-	return apperr.Invalid("The query is invalid.", p...)
+	return nil
 }
 
-func (in QueryInput) validateFields(p *problems) {
-	if len(in.Fields) == 0 {
+func (in QueryInput) validateFields(p, missing *problems) {
+	switch {
+	case in.Fields == nil:
+		missing.add("fields: required; list at least one metric")
+	case len(in.Fields) == 0:
 		p.add("fields: at least one metric is required")
 	}
 	seen := map[string]bool{}
@@ -86,14 +92,14 @@ func (in QueryInput) validateFields(p *problems) {
 	}
 }
 
-func (in QueryInput) validateTime(p *problems) {
+func (in QueryInput) validateTime(p, missing *problems) {
 	t := in.Time
 	if t == nil {
 		return
 	}
 	for _, b := range []struct{ name, value string }{{"start", t.Start}, {"end", t.End}} {
 		if b.value == "" {
-			p.add("time.%s: required", b.name)
+			missing.add("time.%s: required", b.name)
 		} else if _, _, ok := parseBound(b.value, time.UTC); !ok {
 			p.add("time.%s: want YYYY-MM-DD or an ISO 8601 date-time, got %q", b.name, b.value)
 		}
@@ -103,17 +109,17 @@ func (in QueryInput) validateTime(p *problems) {
 	}
 }
 
-func validateFilter(p *problems, i int, f Filter) {
+func validateFilter(p, missing *problems, i int, f Filter) {
 	m, d := metricsByName[f.Member], dimensionsByName[f.Member]
 	switch {
 	case f.Member == "":
-		p.add("filters[%d].member: required", i)
+		missing.add("filters[%d].member: required", i)
 	case m == nil && d == nil:
 		p.add("filters[%d].member: unknown member %q", i, f.Member)
 	}
 	switch {
 	case f.Operator == "":
-		p.add("filters[%d].operator: required", i)
+		missing.add("filters[%d].operator: required", i)
 		return
 	case !validOperator(f.Operator):
 		p.add("filters[%d].operator: unknown operator %q; want one of %s", i, f.Operator, strings.Join(Operators, ", "))

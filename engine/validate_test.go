@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,7 +19,8 @@ func TestValidationRules(t *testing.T) {
 	}{
 		{"missing project_id", `{"fields":["spend"]}`, apperr.CodeInvalidParameter, "project_id: required"},
 		{"other project", `{"project_id":"prj_2","fields":["spend"]}`, apperr.CodeInvalidParameter, `project_id: unknown project "prj_2"`},
-		{"no fields", `{"project_id":"prj_1","fields":[]}`, apperr.CodeInvalidParameter, "fields: at least one metric is required"},
+		{"no fields", `{"project_id":"prj_1"}`, apperr.CodeMissingParameter, "fields: required"},
+		{"empty fields", `{"project_id":"prj_1","fields":[]}`, apperr.CodeInvalidParameter, "fields: at least one metric is required"},
 		{"unknown metric", `{"project_id":"prj_1","fields":["spend","clicks","foo"]}`, apperr.CodeInvalidParameter, `fields[2]: unknown metric "foo"`},
 		{"duplicate metric", `{"project_id":"prj_1","fields":["spend","spend"]}`, apperr.CodeInvalidParameter, `fields[1]: duplicate metric "spend"`},
 		{"unknown source", `{` + ok + `,"source":"delta_ads"}`, apperr.CodeInvalidSource, `source: unknown source "delta_ads"; want one of alpha_ads, beta_ads, gamma_ads`},
@@ -27,8 +29,8 @@ func TestValidationRules(t *testing.T) {
 		{"limit 0", `{` + ok + `,"limit":0}`, apperr.CodeInvalidParameter, "limit: must be between 1 and 50000"},
 		{"limit too big", `{` + ok + `,"limit":50001}`, apperr.CodeInvalidParameter, "limit: must be between 1 and 50000"},
 		{"negative offset", `{` + ok + `,"offset":-1}`, apperr.CodeInvalidParameter, "offset: must be 0 or more"},
-		{"time without start", `{` + ok + `,"time":{"end":"2024-03-01"}}`, apperr.CodeInvalidParameter, "time.start: required"},
-		{"time without end", `{` + ok + `,"time":{"start":"2024-03-01"}}`, apperr.CodeInvalidParameter, "time.end: required"},
+		{"time without start", `{` + ok + `,"time":{"end":"2024-03-01"}}`, apperr.CodeMissingParameter, "time.start: required"},
+		{"time without end", `{` + ok + `,"time":{"start":"2024-03-01"}}`, apperr.CodeMissingParameter, "time.end: required"},
 		{"bad date", `{` + ok + `,"time":{"start":"01/03/2024","end":"2024-03-02"}}`, apperr.CodeInvalidParameter, `time.start: want YYYY-MM-DD or an ISO 8601 date-time, got "01/03/2024"`},
 		{"end before start", `{` + ok + `,"time":{"start":"2024-03-02","end":"2024-03-01"}}`, apperr.CodeInvalidParameter, "time.end: must be after time.start"},
 		{"datetime end equal to start", `{` + ok + `,"time":{"start":"2024-03-02T10:00:00Z","end":"2024-03-02T10:00:00Z"}}`, apperr.CodeInvalidParameter, "time.end: must be after time.start"},
@@ -37,10 +39,10 @@ func TestValidationRules(t *testing.T) {
 		{"unknown level", `{` + ok + `,"metadata":{"level":"keyword"}}`, apperr.CodeInvalidParameter, `metadata.level: unknown level "keyword"`},
 		{"unknown currency", `{` + ok + `,"metadata":{"convert_to_currency":"XYZ"}}`, apperr.CodeInvalidParameter, `metadata.convert_to_currency: unknown currency "XYZ"`},
 		{"lower-case currency", `{` + ok + `,"metadata":{"convert_to_currency":"usd"}}`, apperr.CodeInvalidParameter, `metadata.convert_to_currency: unknown currency "usd"`},
-		{"filter without member", `{` + ok + `,"filters":[{"operator":"equals","values":["x"]}]}`, apperr.CodeInvalidParameter, "filters[0].member: required"},
+		{"filter without member", `{` + ok + `,"filters":[{"operator":"equals","values":["x"]}]}`, apperr.CodeMissingParameter, "filters[0].member: required"},
 		{"filter unknown member", `{` + ok + `,"filters":[{"member":"country","operator":"equals","values":["x"]}]}`, apperr.CodeInvalidParameter, `filters[0].member: unknown member "country"`},
 		{"filter unknown operator", `{` + ok + `,"filters":[{"member":"source","operator":"like","values":["x"]}]}`, apperr.CodeInvalidParameter, `filters[0].operator: unknown operator "like"`},
-		{"filter without operator", `{` + ok + `,"filters":[{"member":"source","values":["x"]}]}`, apperr.CodeInvalidParameter, "filters[0].operator: required"},
+		{"filter without operator", `{` + ok + `,"filters":[{"member":"source","values":["x"]}]}`, apperr.CodeMissingParameter, "filters[0].operator: required"},
 		{"filter without values", `{` + ok + `,"filters":[{"member":"source","operator":"equals"}]}`, apperr.CodeInvalidParameter, `filters[0].values: required for operator "equals"`},
 		{"set with values", `{` + ok + `,"filters":[{"member":"source","operator":"set","values":["x"]}]}`, apperr.CodeInvalidParameter, `filters[0].values: must be empty for operator "set"`},
 		{"string operator on metric", `{` + ok + `,"filters":[{"member":"spend","operator":"contains","values":["1"]}]}`, apperr.CodeInvalidParameter, `filters[0].operator: "contains" does not apply to metric "spend"`},
@@ -79,6 +81,20 @@ func TestValidationListsEveryProblem(t *testing.T) {
 	}
 	if len(e.Details) != 4 {
 		t.Fatalf("details %q, want one per problem", e.Details)
+	}
+}
+
+// A body with wrong and missing members lists both, the wrong ones first, as invalid_parameter;
+// one with missing members only is missing_parameter.
+func TestValidationMissingAndWrong(t *testing.T) {
+	e := mustInput(t, `{"project_id":"prj_1","time":{"start":"2024-03-01"},"limit":0,"filters":[{"member":"source"}]}`).Validate()
+	want := `[limit: must be between 1 and 50000 fields: required; list at least one metric time.end: required filters[0].operator: required]`
+	if e == nil || e.Code != apperr.CodeInvalidParameter || fmt.Sprint(e.Details) != want {
+		t.Fatalf("%v, want details %s", e, want)
+	}
+	e = mustInput(t, `{"project_id":"prj_1","time":{"start":"2024-03-01"}}`).Validate()
+	if e == nil || e.Code != apperr.CodeMissingParameter || fmt.Sprint(e.Details) != `[fields: required; list at least one metric time.end: required]` {
+		t.Fatalf("%v", e)
 	}
 }
 
