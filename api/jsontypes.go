@@ -43,7 +43,9 @@ func walkTypes(path string, v any, t reflect.Type, out *[]string) {
 		}
 		return
 	}
-	bad := func() { *out = append(*out, fmt.Sprintf("%s: expected %s, got %s", memberName(path), jsonKind(t), jsonValueKind(v))) }
+	bad := func() {
+		*out = append(*out, fmt.Sprintf("%s: expected %s, got %s", memberName(path), jsonKind(t), jsonValueKind(v)))
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
