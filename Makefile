@@ -10,10 +10,11 @@ run: services build
 	@scripts/run.sh
 
 ## test: start the local stores and the two-shard test cluster (and install chromium for the
-## dashboard's browser test), then go vet and the whole test suite against them
+## dashboard's browser test and chDB for the conformance test with current ClickHouse), then go
+## vet and the whole test suite against them
 test: services cluster browser
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 30m ./...
+	MTK_CHDB_LIB=$$(scripts/chdb.sh) $(GO) test -count=1 -timeout 30m ./...
 
 ## services: install (when missing) and start ClickHouse and PostgreSQL under .data/
 services:

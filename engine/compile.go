@@ -259,7 +259,22 @@ func (p *plan) rollup(args *[]any) string {
 	if len(keys) > 0 {
 		sql += " GROUP BY " + strings.Join(keys, ", ")
 	}
+	if p.level != "" {
+		sql += " HAVING " + p.anyData()
+	}
 	return sql
+}
+
+// anyData is true for a group whose measures do not all sum to 0 (as stored: money in any
+// currency). A level row without it is left out: the rollups (SummingMergeTree) drop a key whose
+// columns all sum to 0 when they merge, current ClickHouse already when it inserts, so such a
+// row would come and go with merges and differ between ClickHouse versions.
+func (p *plan) anyData() string {
+	var parts []string
+	for _, m := range p.measures.members() {
+		parts = append(parts, "sum(s_"+m.name+") != 0")
+	}
+	return strings.Join(parts, " OR ")
 }
 
 // firstAggregation reads the fact tables: dimension filters and the time range on the stored

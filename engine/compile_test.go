@@ -54,42 +54,45 @@ func TestCompileExactSQL(t *testing.T) {
 	}
 }
 
+// goldenCases are the queries whose compiled SQL testdata/ pins (and the conformance test runs
+// on current ClickHouse).
+var goldenCases = []struct {
+	name  string
+	scope engine.Scope
+	body  string
+	// days, when set, are the day spans the Spans statement found.
+	days []time.Time
+}{
+	{"totals_money_daily", testScope, `{"project_id":"prj_1","fields":["spend","cpc","roas"],"time":{"start":"2024-03-01","end":"2024-03-07"}}`, nil},
+	{"day_gapfill_filters", testScope, `{"project_id":"prj_1","fields":["clicks","ctr"],"source":"alpha_ads","connection_ids":["con_a"],
+		"time":{"start":"2024-03-01","end":"2024-03-07","granularity":"day"},
+		"filters":[{"member":"campaign_name","operator":"contains","values":["summer","winter"]},{"member":"ctr","operator":"gt","values":["0.01"]}]}`, nil},
+	{"campaign_week_order_paging", testScope, `{"project_id":"prj_1","fields":["spend","tx_revenue","profit"],
+		"time":{"start":"2024-01-01","end":"2024-03-31","granularity":"week"},"order":{"profit":"desc","campaign_name":"asc"},
+		"limit":50,"offset":100,"metadata":{"level":"campaign","convert_to_currency":"USD"}}`, nil},
+	{"hour_kolkata_hourly", engine.Scope{ProjectID: "prj_1", Currency: "EUR", TimeZone: "Asia/Kolkata", Tier: "enterprise"},
+		`{"project_id":"prj_1","fields":["impressions","reach","frequency"],"time":{"start":"2024-03-01T10:00:00","end":"2024-03-02T10:00:00","granularity":"hour"}}`, nil},
+	{"fivemin_ad_at_hour", testScope, `{"project_id":"prj_1","fields":["video_plays","hook_rate"],
+		"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
+		"filters":[{"member":"ad_name","operator":"notContains","values":["test"]},{"member":"adset_id","operator":"set"},
+		{"member":"source","operator":"notEquals","values":["gamma_ads"]},{"member":"hook_rate","operator":"notSet"},
+		{"member":"ad_name","operator":"equals","values":[""]}],
+		"metadata":{"level":"ad"}}`, nil},
+	{"thirtymin_default_tier", engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "default"},
+		`{"project_id":"prj_1","fields":["leads","cpl"],"time":{"start":"2024-03-09T10:30:00Z","end":"2024-03-11T10:30:00Z","granularity":"30min"}}`, nil},
+	{"fivemin_raw_events", testScope, `{"project_id":"prj_1","fields":["page_views","tx_revenue"],
+		"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
+		"filters":[{"member":"campaign_name","operator":"contains","values":["summer"]}]}`, nil},
+	{"hour_day_spans", testScope, `{"project_id":"prj_1","fields":["spend","clicks","tx_revenue"],
+		"time":{"start":"2024-02-20T10:00:00","end":"2024-03-07","granularity":"hour"},"metadata":{"convert_to_currency":"USD"}}`,
+		[]time.Time{day(2024, 2, 20), day(2024, 2, 21), day(2024, 2, 22), day(2024, 2, 28)}},
+	{"campaign_totals_day_spans", testScope, `{"project_id":"prj_1","fields":["impressions","roas"],
+		"time":{"start":"2024-02-27T08:00:00-03:00","end":"2024-03-01T08:30:00-03:00"},"metadata":{"level":"campaign"}}`,
+		[]time.Time{day(2024, 2, 27)}},
+}
+
 func TestCompileGolden(t *testing.T) {
-	cases := []struct {
-		name  string
-		scope engine.Scope
-		body  string
-		// days, when set, are the day spans the Spans statement found.
-		days []time.Time
-	}{
-		{"totals_money_daily", testScope, `{"project_id":"prj_1","fields":["spend","cpc","roas"],"time":{"start":"2024-03-01","end":"2024-03-07"}}`, nil},
-		{"day_gapfill_filters", testScope, `{"project_id":"prj_1","fields":["clicks","ctr"],"source":"alpha_ads","connection_ids":["con_a"],
-			"time":{"start":"2024-03-01","end":"2024-03-07","granularity":"day"},
-			"filters":[{"member":"campaign_name","operator":"contains","values":["summer","winter"]},{"member":"ctr","operator":"gt","values":["0.01"]}]}`, nil},
-		{"campaign_week_order_paging", testScope, `{"project_id":"prj_1","fields":["spend","tx_revenue","profit"],
-			"time":{"start":"2024-01-01","end":"2024-03-31","granularity":"week"},"order":{"profit":"desc","campaign_name":"asc"},
-			"limit":50,"offset":100,"metadata":{"level":"campaign","convert_to_currency":"USD"}}`, nil},
-		{"hour_kolkata_hourly", engine.Scope{ProjectID: "prj_1", Currency: "EUR", TimeZone: "Asia/Kolkata", Tier: "enterprise"},
-			`{"project_id":"prj_1","fields":["impressions","reach","frequency"],"time":{"start":"2024-03-01T10:00:00","end":"2024-03-02T10:00:00","granularity":"hour"}}`, nil},
-		{"fivemin_ad_at_hour", testScope, `{"project_id":"prj_1","fields":["video_plays","hook_rate"],
-			"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
-			"filters":[{"member":"ad_name","operator":"notContains","values":["test"]},{"member":"adset_id","operator":"set"},
-			{"member":"source","operator":"notEquals","values":["gamma_ads"]},{"member":"hook_rate","operator":"notSet"},
-			{"member":"ad_name","operator":"equals","values":[""]}],
-			"metadata":{"level":"ad"}}`, nil},
-		{"thirtymin_default_tier", engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "default"},
-			`{"project_id":"prj_1","fields":["leads","cpl"],"time":{"start":"2024-03-09T10:30:00Z","end":"2024-03-11T10:30:00Z","granularity":"30min"}}`, nil},
-		{"fivemin_raw_events", testScope, `{"project_id":"prj_1","fields":["page_views","tx_revenue"],
-			"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
-			"filters":[{"member":"campaign_name","operator":"contains","values":["summer"]}]}`, nil},
-		{"hour_day_spans", testScope, `{"project_id":"prj_1","fields":["spend","clicks","tx_revenue"],
-			"time":{"start":"2024-02-20T10:00:00","end":"2024-03-07","granularity":"hour"},"metadata":{"convert_to_currency":"USD"}}`,
-			[]time.Time{day(2024, 2, 20), day(2024, 2, 21), day(2024, 2, 22), day(2024, 2, 28)}},
-		{"campaign_totals_day_spans", testScope, `{"project_id":"prj_1","fields":["impressions","roas"],
-			"time":{"start":"2024-02-27T08:00:00-03:00","end":"2024-03-01T08:30:00-03:00"},"metadata":{"level":"campaign"}}`,
-			[]time.Time{day(2024, 2, 27)}},
-	}
-	for _, tc := range cases {
+	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := compile(t, tc.scope, tc.body)
 			if tc.days != nil {

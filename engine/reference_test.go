@@ -88,6 +88,9 @@ func reference(ds *enginetest.Dataset, q refQuery) (rows []refRow, hasMore bool,
 	}
 	for _, k := range order {
 		r := groups[k]
+		if level != "" && !r.anyData(q.in) {
+			continue
+		}
 		evaluate(r, q, level)
 		if metricsMatch(r, q.in.Filters) {
 			rows = append(rows, *r)
@@ -174,6 +177,36 @@ func inScope(f engine.Fact, q refQuery, names map[string]string) bool {
 		return false
 	}
 	return dimsMatch(f, q.in.Filters, names)
+}
+
+// measuresOf are the measures each metric is computed from (see evaluate's formulas).
+var measuresOf = map[string][]string{"ctr": {"clicks", "impressions"}, "cpc": {"spend", "clicks"},
+	"cpm": {"spend", "impressions"}, "frequency": {"alpha_impressions", "reach"}, "hook_rate": {"video_views_3s", "impressions"},
+	"hold_rate": {"video_views_p75", "impressions"}, "play_rate": {"video_plays", "impressions"},
+	"cta_rate": {"clicks", "video_views_p75"}, "roas": {"tx_revenue", "spend"}, "roi": {"tx_revenue", "spend"},
+	"profit": {"tx_revenue", "spend", "tx_product_costs"}, "aov": {"tx_revenue", "tx_count"}, "cpa": {"spend", "tx_count"},
+	"cpl": {"spend", "leads"}}
+
+// anyData reports whether a measure the query uses (its fields' and metric filters') does not
+// sum to 0 in the row: a level row without it is left out.
+func (r *refRow) anyData(in engine.QueryInput) bool {
+	var members []string
+	members = append(members, in.Fields...)
+	for _, f := range in.Filters {
+		members = append(members, f.Member)
+	}
+	for _, m := range members {
+		ms, ok := measuresOf[m]
+		if !ok {
+			ms = []string{m}
+		}
+		for _, x := range ms {
+			if r.counts[x] != 0 || r.counts["stored_"+x] != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func in(s string, list []string) bool {
@@ -321,6 +354,7 @@ func addFact(g *refRow, f engine.Fact, q refQuery, localDay time.Time, rates map
 	}
 	for name, v := range map[string]int64{"spend": f.Spend, "tx_revenue": f.TxRevenue, "tx_product_costs": f.TxProductCosts} {
 		g.money[name] = g.money[name].Add(decimal.NewFromInt(v).Mul(rate))
+		g.counts["stored_"+name] += v // micros as stored, in any currency
 	}
 	alpha := int64(0)
 	if f.Source == "alpha_ads" {

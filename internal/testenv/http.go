@@ -1,0 +1,40 @@
+package testenv
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+)
+
+// clickhouseHTTP is the test server's HTTP interface, from MTK_CH_HTTP_PORT (scripts/services.sh
+// starts it on 18123).
+func clickhouseHTTP() string {
+	port := os.Getenv("MTK_CH_HTTP_PORT")
+	if port == "" {
+		port = "18123"
+	}
+	return "http://127.0.0.1:" + port + "/"
+}
+
+// Text runs sql (with its FORMAT clause) in the test database over ClickHouse's HTTP interface
+// and returns the output as the server wrote it: the driver, native only, gives values, and a
+// test that compares servers wants their text.
+func (c CH) Text(t testing.TB, sql string) string {
+	t.Helper()
+	resp, err := http.Post(clickhouseHTTP()+"?database="+url.QueryEscape(c.Name), "text/plain", strings.NewReader(sql))
+	if err != nil {
+		t.Fatalf("testenv: clickhouse http: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("testenv: clickhouse http: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("testenv: clickhouse http %d: %s\n%s", resp.StatusCode, body, sql)
+	}
+	return string(body)
+}
