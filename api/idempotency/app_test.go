@@ -113,6 +113,7 @@ type result struct {
 	contentType string
 	replayed    string
 	requestID   string
+	original    string
 }
 
 // do sends a request; headers are name, value pairs, and a name may repeat.
@@ -134,6 +135,7 @@ func (ta *testApp) do(method, path, body string, headers ...string) (result, err
 	return result{
 		status: resp.StatusCode, body: string(b), contentType: resp.Header.Get(fiber.HeaderContentType),
 		replayed: resp.Header.Get(HeaderReplayed), requestID: resp.Header.Get(fiber.HeaderXRequestID),
+		original: resp.Header.Get(HeaderOriginalRequest),
 	}, nil
 }
 

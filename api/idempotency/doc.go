@@ -14,9 +14,10 @@
 //     body. A repeat that differs in any of them gets 409 conflict_error/idempotency_conflict, as
 //     does a repeat while the first call still runs. Bodies are compared byte for byte: the same
 //     JSON with other spacing is another request.
-//   - What is replayed is the first answer's status, Content-Type, body and X-Request-Id, so that a
-//     replayed error body's request_id still equals the X-Request-Id header. Other headers are
-//     those of the replaying request (its own X-RateLimit-* headers).
+//   - What is replayed is the first answer's status, Content-Type and body, byte for byte. The
+//     replay has its own X-Request-Id, and Original-Request names the first call's (which a
+//     replayed error body's request_id holds). Other headers are those of the replaying request
+//     (its own X-RateLimit-* headers).
 //   - Answers with status 500 and above are not stored: the record is removed and a retry runs
 //     again. So is a call whose handler panicked. Every other status (2xx, 3xx, 4xx) is stored.
 //   - A first call that never finished (the process died) holds its key for Lease; after that a

@@ -8,6 +8,9 @@ import (
 const (
 	HeaderKey      = "Idempotency-Key"
 	HeaderReplayed = "X-Idempotent-Replayed"
+	// HeaderOriginalRequest names, on a replay, the X-Request-Id of the call that made the answer
+	// (the replay has its own, as Stripe's replays do).
+	HeaderOriginalRequest = "Original-Request"
 )
 
 const maxKeyLength = 255

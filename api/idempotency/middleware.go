@@ -108,7 +108,7 @@ func replay(c *fiber.Ctx, r Response) error {
 		c.Set(fiber.HeaderContentType, r.ContentType)
 	}
 	if r.RequestID != "" {
-		c.Set(fiber.HeaderXRequestID, r.RequestID)
+		c.Set(HeaderOriginalRequest, r.RequestID)
 	}
 	c.Set(HeaderReplayed, "true")
 	return c.Send(r.Body)

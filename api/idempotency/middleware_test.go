@@ -1,6 +1,7 @@
 package idempotency
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ func TestReplay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ta := newTestApp(t, nil)
 			first := ta.call(t, "POST", tt.path, `{"a":1}`, "X-Key", "key_a", HeaderKey, "k1")
-			if first.status != tt.wantStatus || first.replayed != "" || first.requestID != "req_1" {
+			if first.status != tt.wantStatus || first.replayed != "" || first.requestID != "req_1" || first.original != "" {
 				t.Fatalf("first call: %+v", first)
 			}
 			if tt.wantStatus >= 400 && !strings.Contains(first.body, `"request_id":"req_1"`) {
@@ -33,10 +34,11 @@ func TestReplay(t *testing.T) {
 				again := ta.call(t, "POST", tt.path, `{"a":1}`, "X-Key", "key_a", HeaderKey, "k1")
 				want := first
 				want.replayed = "true"
-				// The replay carries the first call's request id, so that an error body's
-				// request_id still equals the X-Request-Id header.
+				// The replay has its own request id and names the first call's, which an error
+				// body's request_id holds.
+				want.requestID, want.original = fmt.Sprintf("req_%d", i), "req_1"
 				if again != want {
-					t.Fatalf("call %d: got %+v, want %+v with the first call's request id", i, again, want)
+					t.Fatalf("call %d: got %+v, want %+v", i, again, want)
 				}
 			}
 			if n := ta.runs.Load(); n != 1 {
