@@ -99,7 +99,7 @@ func TestSyncStatus(t *testing.T) {
 			t.Fatalf("history %v, want []", body["history"])
 		}
 		sch := body["schedule"].(map[string]any)
-		if sch["tier"] != "growth" || sch["sync_interval_minutes"] != 10.0 || sch["remaining_seconds"] != 0.0 ||
+		if sch["tier"] != "growth" || sch["synced"] != true || sch["sync_interval_minutes"] != 10.0 || sch["remaining_seconds"] != 0.0 ||
 			sch["next_sync_estimate"] != e.clock.Now().Format(time.RFC3339) {
 			t.Fatalf("schedule %v", sch)
 		}
@@ -154,8 +154,16 @@ func TestSyncStatus(t *testing.T) {
 		}
 		body := e.do("GET", path, nil, bearer(a.readKey)...).JSON(t)
 		sch := body["schedule"].(map[string]any)
-		if body["status"] != "paused" || sch["next_sync_estimate"] != nil || sch["remaining_seconds"] != 0.0 {
+		if body["status"] != "paused" || sch["synced"] != false || sch["next_sync_estimate"] != nil || sch["remaining_seconds"] != 0.0 {
 			t.Fatalf("paused: %v", body)
+		}
+	})
+
+	t.Run("a custom connection is never synced", func(t *testing.T) {
+		body := e.do("GET", "/v3/connections/"+a.custom.ID+"/sync", nil, bearer(a.readKey)...).JSON(t)
+		sch := body["schedule"].(map[string]any)
+		if body["status"] != "active" || sch["synced"] != false || sch["next_sync_estimate"] != nil || sch["remaining_seconds"] != 0.0 {
+			t.Fatalf("custom: %v", body)
 		}
 	})
 }

@@ -102,10 +102,11 @@ type LastSync struct {
 	SyncType    string    `json:"sync_type"`
 }
 
-// Schedule is when the connection is synced next. NextSyncEstimate is nil while the connection
-// is paused or disabled.
+// Schedule is when the connection is synced next. Synced is false, and NextSyncEstimate nil, for
+// a connection that is never synced: a custom one, a paused or a disabled one.
 type Schedule struct {
 	Tier                string     `json:"tier"`
+	Synced              bool       `json:"synced"`
 	SyncIntervalMinutes int        `json:"sync_interval_minutes"`
 	NextSyncEstimate    *time.Time `json:"next_sync_estimate"`
 	RemainingSeconds    int        `json:"remaining_seconds"`

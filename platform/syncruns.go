@@ -54,9 +54,12 @@ type LastSync struct {
 	SyncType    string    `json:"sync_type"`
 }
 
-// Schedule is when a connection syncs.
+// Schedule is when a connection syncs. Synced is false for a connection that is never synced:
+// a custom one (its data comes by webhook and events), a paused or a disabled one; it then has
+// no next run.
 type Schedule struct {
 	Tier                string     `json:"tier"`
+	Synced              bool       `json:"synced"`
 	SyncIntervalMinutes int        `json:"sync_interval_minutes"`
 	NextSyncEstimate    *time.Time `json:"next_sync_estimate"`
 	RemainingSeconds    int        `json:"remaining_seconds"`
@@ -72,8 +75,8 @@ type SyncStatus struct {
 }
 
 // SyncStatusOf builds a connection's sync status: its history, its last successful run, and the
-// next run estimated from the workspace tier's interval (due now when it never ran; null
-// while the connection is paused or disabled).
+// next run estimated from the workspace tier's interval (due now when it never ran; none for a
+// custom connection, which is never synced, nor while the connection is paused or disabled).
 func (s *Store) SyncStatusOf(ctx context.Context, c Connection) (SyncStatus, error) {
 	w, err := s.Workspace(ctx, c.WorkspaceID)
 	if err != nil {
@@ -101,9 +104,10 @@ func (s *Store) SyncStatusOf(ctx context.Context, c Connection) (SyncStatus, err
 			st.LastSync = &LastSync{CompletedAt: *r.CompletedAt, RowsSynced: r.RowsSynced, SyncType: r.SyncType}
 		}
 	}
-	if c.Status == ConnPaused || c.Status == ConnDisabled {
+	if c.Kind == KindCustom || c.Status == ConnPaused || c.Status == ConnDisabled {
 		return st, nil
 	}
+	st.Schedule.Synced = true
 	next := now
 	if !lastStart.IsZero() && lastStart.Add(interval).After(now) {
 		next = lastStart.Add(interval)
