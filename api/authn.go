@@ -42,6 +42,14 @@ func (s *server) identify(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// credentialRejected reports whether the request sent a credential that authentication refused
+// (401): the rate limiter counts it against the IP but lets require answer 401.
+func credentialRejected(c *fiber.Ctx) bool {
+	err, _ := c.Locals(authErrKey).(error)
+	e, ok := apperr.As(err)
+	return ok && e.Status == fiber.StatusUnauthorized && credential(c) != ""
+}
+
 func (s *server) authenticate(c *fiber.Ctx) (*auth.Principal, error) {
 	token := credential(c)
 	switch {

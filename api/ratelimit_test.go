@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +55,39 @@ func TestRateLimits(t *testing.T) {
 			t.Fatalf("new window: %d %v", r.Status, r.Header)
 		}
 	})
+}
+
+// Credentials are judged before limits: a revoked or unknown key is 401 even when its window is
+// spent; a refused credential still counts against the caller's IP.
+func TestRejectedKeyIs401WhenItsWindowIsSpent(t *testing.T) {
+	e := newEnv(t)
+	e.clock.Set(time.Date(2026, 3, 10, 15, 0, 20, 0, time.UTC))
+	a := e.newTenant("acme", platform.TierDefault, "act_111")
+	token := e.key(a.ws.ID, nil, "data:read")
+	path := "/v3/connections/" + a.alpha.ID + "/sync"
+	for i := 0; i < 120; i++ {
+		if r := e.do("GET", path, nil, bearer(token)...); r.Status != 200 {
+			t.Fatalf("call %d: %d", i, r.Status)
+		}
+	}
+	wantError(t, e.do("GET", path, nil, bearer(token)...), 429, "rate_limit_error", "rate_limit_exceeded")
+	p, err := e.store.VerifyAPIKey(context.Background(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.RevokeAPIKey(context.Background(), p.KeyID); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("GET", path, nil, bearer(token)...)
+	if errObj := wantError(t, r, 401, "authentication_error", "invalid_api_key"); errObj["message"] != "This API key has been revoked." {
+		t.Fatalf("revoked key: %v", errObj)
+	}
+	// Unknown keys count against the IP, and stay 401 past its limit; a public call is then 429.
+	unknown := "mtk_live_" + strings.Repeat("x", 43)
+	for i := 0; i < 125; i++ {
+		wantError(t, e.do("GET", path, nil, bearer(unknown)...), 401, "authentication_error", "invalid_api_key")
+	}
+	wantError(t, e.do("POST", "/v3/auth/login", `{"email":"x@example.com","password":"y"}`), 429, "rate_limit_error", "rate_limit_exceeded")
 }
 
 func TestRateLimitsOff(t *testing.T) {

@@ -86,7 +86,8 @@ func New(d Deps) *fiber.App {
 	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 	app.Get("/docs", openapi.ServeDocs)
 
-	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()}))
+	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
+		Rejected: credentialRejected}))
 	v3.Post("/auth/login", s.login)
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)

@@ -30,6 +30,10 @@ type Config struct {
 	// Enabled turns limiting on. When false (MTK_RATE_LIMITS=off) the middleware only calls the
 	// next handler: no counting and no X-RateLimit headers.
 	Enabled bool
+	// Rejected, when set, tells a request whose credential was judged and refused: it counts
+	// against the caller's IP but is never refused here, so that the client learns its key is
+	// dead (401) instead of waiting out a window (credentials are judged before limits).
+	Rejected func(*fiber.Ctx) bool
 }
 
 // New returns the rate-limit middleware. It sets the X-RateLimit headers before calling the next
@@ -57,7 +61,7 @@ func New(cfg Config) fiber.Handler {
 		c.Set(HeaderLimit, strconv.Itoa(d.Limit))
 		c.Set(HeaderRemaining, strconv.Itoa(d.Remaining))
 		c.Set(HeaderReset, strconv.FormatInt(d.Reset.Unix(), 10))
-		if !d.Allowed {
+		if !d.Allowed && (cfg.Rejected == nil || !cfg.Rejected(c)) {
 			return apperr.RateLimited(d.Limit, retryAfter(d.Reset, now))
 		}
 		return c.Next()
