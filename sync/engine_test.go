@@ -13,9 +13,10 @@ import (
 )
 
 // TestEngineAnswersSyncedData queries synced data through engine.Service: totals equal the
-// network's final numbers; an hourly chart of a day stored per day falls back to the daily
-// table, a five-minute chart of a day stored per hour to the hourly one, as the spec's
-// fallback says; today's data, stored raw, answers at five minutes.
+// network's final numbers; an hourly chart of a day stored per day answers that day from the
+// daily table, a five-minute chart of ad spend answers per hour (the hourly table), today's
+// too (a sync's minute is not when the money was spent); and every granularity of the whole
+// range holds the range's spend.
 func TestEngineAnswersSyncedData(t *testing.T) {
 	start := time.Date(2024, 6, 10, 18, 40, 0, 0, time.UTC)
 	w := newWorld(t, start, 40)
@@ -57,10 +58,27 @@ func TestEngineAnswersSyncedData(t *testing.T) {
 		if res := query(day(-3), day(-3), "5min"); !warned(res, "hourly") {
 			t.Fatalf("%s: a 5-minute chart of a day stored per hour did not fall back: %v", n, res.Warnings)
 		}
-		if res := query(day(0), day(0), "5min"); len(res.Warnings) != 0 {
-			t.Fatalf("%s: today's raw data should answer at 5 minutes: %v", n, res.Warnings)
+		if res := query(day(0), day(0), "5min"); !warned(res, "hourly") {
+			t.Fatalf("%s: today's ad spend should answer per hour: %v", n, res.Warnings)
+		}
+		total := spendOf(t, query(day(-25), day(0), ""))
+		for _, g := range engine.Granularities {
+			if got := spendOf(t, query(day(-25), day(0), g)); !got.Equal(total) {
+				t.Fatalf("%s: by %s, spend %s; in total %s", n, g, got, total)
+			}
 		}
 	}
+}
+
+// spendOf adds up the spend of an answer's rows.
+func spendOf(t *testing.T, res *engine.Result) decimal.Decimal {
+	t.Helper()
+	var sum decimal.Decimal
+	for _, r := range res.Data {
+		v, _ := r.Get("spend")
+		sum = sum.Add(v.(engine.Money).Decimal)
+	}
+	return sum
 }
 
 func warned(res *engine.Result, table string) bool {
