@@ -21,8 +21,8 @@ func (s *server) createLink(c *fiber.Ctx) error {
 }
 
 // followLink records a click of a tracking link and sends the visitor to the chat (302). The
-// click's UTM is that of the visited URL's query when it has any (an ad's dynamic parameters),
-// else the link's own.
+// click's UTM is the link's own overlaid, member by member, with the visited URL's utm_*
+// parameters (an ad's dynamic ones).
 func (s *server) followLink(c *fiber.Ctx) error {
 	to, err := s.platform.FollowLink(c.UserContext(), c.Params("slug"), platform.Click{
 		UTM:       utm.Extract(utm.Params{}, c.OriginalURL(), nil),

@@ -63,11 +63,11 @@ func TestTrackingLinks(t *testing.T) {
 			t.Fatalf("click %s %s %s %s %s %v", linkID, source, medium, campaign, ua, at)
 		}
 	})
-	t.Run("UTM in the visited URL replace the link's as a whole", func(t *testing.T) {
+	t.Run("UTM in the visited URL overlay the link's member by member", func(t *testing.T) {
 		u := e.follow("/l/" + slug + "?utm_source=beta&utm_content=Ad%7C9")
 		id, _, _ := marker.Decode(u.Query().Get("text"))
 		got := e.decode(a.key, u.Query().Get("text"))[0]["params"]
-		wantJSON(t, got, `{"utm_content":"Ad|9","utm_source":"beta"}`)
+		wantJSON(t, got, `{"utm_campaign":"Sale|123","utm_content":"Ad|9","utm_medium":"feed","utm_source":"beta"}`)
 		if id == 0 {
 			t.Fatal("no click id")
 		}

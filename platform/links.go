@@ -113,7 +113,8 @@ func (s *Store) CreateLink(ctx context.Context, workspaceID, baseURL string, in 
 
 // Click is one visit of a tracking link.
 type Click struct {
-	// UTM is what the visited URL carried; when it holds no value, the link's own UTM is recorded.
+	// UTM is what the visited URL carried: the click records the link's own UTM overlaid with it,
+	// member by member.
 	UTM       utm.Params
 	IP        string
 	UserAgent string
@@ -135,9 +136,7 @@ func (s *Store) FollowLink(ctx context.Context, slug string, click Click) (strin
 	if err != nil {
 		return "", err
 	}
-	if !click.UTM.IsZero() {
-		p = click.UTM
-	}
+	p = p.Overlay(click.UTM)
 	var clickID int64
 	if err := s.pool.QueryRow(ctx, `INSERT INTO link_clicks (link_id, utm_source, utm_medium, utm_campaign,
 		utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,

@@ -35,6 +35,17 @@ func (p *Params) field(key string) *string {
 	return nil
 }
 
+// Overlay is p with every member that over has a value for replaced by over's: a tracking link's
+// UTM under the parameters of the URL a visitor clicked (an ad's dynamic utm_content, say).
+func (p Params) Overlay(over Params) Params {
+	for _, name := range names {
+		if v := *over.field(name); v != "" {
+			*p.field(name) = v
+		}
+	}
+	return p
+}
+
 // clean decodes and trims every member.
 func (p Params) clean() Params {
 	for _, name := range names {
