@@ -337,3 +337,64 @@ func TestEventBacklogFull(t *testing.T) {
 		t.Fatalf("after the drain: %d %s", r.Status, r.Body)
 	}
 }
+
+// An event_id identifies an event within its project: a repeat, sequential or concurrent, with
+// or without an Idempotency-Key, is answered with the first event's id, lead and timestamp, and
+// neither the event, its fact nor its conversion is stored twice.
+func TestRepeatedEventIDIsStoredOnce(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	if err := e.store.LinkPixel(context.Background(), a.v3.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: "987", Name: "px"}); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now().Unix()
+	body := func(id, email string, ts int64) map[string]any {
+		return map[string]any{"event_id": id, "timestamp": ts, "utm": attributedUTM, "lead": map[string]any{"email": email},
+			"config": map[string]any{"name": "PageView", "alpha": map[string]any{"name": "PageView"}}}
+	}
+	first := e.event(body("dup-1", "ana@x.com", now-60), bearer(a.key)...).JSON(t)
+	// A retry (another timestamp and e-mail, as a careless SDK may send) is the first event again.
+	again := e.event(body("dup-1", "bia@x.com", now), bearer(a.key)...).JSON(t)
+	if again["event_id"] != "dup-1" || again["lead_id"] != first["lead_id"] || again["timestamp"] != first["timestamp"] || first["lead_id"] == nil {
+		t.Fatalf("first %v, again %v", first, again)
+	}
+
+	var wg sync.WaitGroup
+	answers := make([]map[string]any, 50)
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := e.event(body("dup-c", "carla@x.com", now-int64(i)), bearer(a.key)...)
+			if r.Status != 200 {
+				t.Errorf("%d %s", r.Status, r.Body)
+				return
+			}
+			answers[i] = r.JSON(t)
+		}()
+	}
+	wg.Wait()
+	for _, ans := range answers {
+		if ans == nil || ans["lead_id"] != answers[0]["lead_id"] || ans["timestamp"] != answers[0]["timestamp"] {
+			t.Fatalf("concurrent answers differ: %v and %v", ans, answers[0])
+		}
+	}
+
+	e.drain()
+	for _, id := range []string{"dup-1", "dup-c"} {
+		var n uint64
+		if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE event_id = ?", id).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("%s stored %d times (%v)", id, n, err)
+		}
+		if n := e.pgCount(t, "SELECT count(*) FROM conversion_outbox WHERE event_id = $1", id); n != 1 {
+			t.Fatalf("%s forwarded %d times", id, n)
+		}
+	}
+	if got := e.chSum(t, a.project.ID, "page_views"); got != 2 {
+		t.Fatalf("page_views %d, want 2", got)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM leads WHERE project_id = $1 AND email = 'bia@x.com'", a.project.ID); n != 0 {
+		t.Fatal("a repeat's identity made a lead")
+	}
+}

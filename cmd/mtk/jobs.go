@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mtk/api/idempotency"
+	"mtk/ingest/events"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/internal/metrics"
@@ -28,6 +29,17 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Met
 				n, err := idem.Purge(ctx, clk.Now())
 				if n > 0 {
 					log.Info("purged expired idempotency records", "rows", n)
+				}
+				return err
+			},
+		},
+		{
+			// An event_id identifies an event for 7 days; older ids are forgotten.
+			Name: "event-ids-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
+			Run: func(ctx context.Context) error {
+				n, err := events.PurgeEventIDs(ctx, st.pg, clk.Now())
+				if n > 0 {
+					log.Info("purged expired event ids", "rows", n)
 				}
 				return err
 			},

@@ -15,75 +15,96 @@ import (
 	"mtk/platform"
 )
 
-// flush stores one batch (see the package comment) and answers each event.
+// flush stores one batch (see the package comment) and answers each event: a repeat of an
+// event_id (within the batch or of a stored event) with the first event's lead and timestamp.
 func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 	now := s.clock.Now()
-	found, err := s.store(ctx, evs, now)
+	found, c, err := s.store(ctx, evs, now)
 	if err != nil {
 		return nil, fmt.Errorf("events: store batch: %w", err)
 	}
+	stored, firstOf := c.firsts(evs)
 	containers := map[string]bool{}
 	out := make([]Result, len(evs))
 	for i, ev := range evs {
 		containers[ev.target.Container.ID] = true
-		out[i] = Result{Success: true, EventID: ev.in.EventID, Timestamp: *ev.in.Timestamp}
-		if id := found[i].LeadID; id != "" {
-			out[i].LeadID = &id
+		leadID, ts := found[firstOf[i]].LeadID, *evs[firstOf[i]].in.Timestamp
+		if !stored[firstOf[i]] { // a repeat of a stored event
+			f := c.first[eventKey{ev.target.Project.ID, ev.in.EventID}]
+			leadID, ts = f.leadID, f.ts
+		}
+		out[i] = Result{Success: true, EventID: ev.in.EventID, Timestamp: ts}
+		if leadID != "" {
+			out[i].LeadID = &leadID
 		}
 	}
 	s.touch(ctx, containers, now)
 	return out, nil
 }
 
-// store writes a batch in one transaction of two round trips: BEGIN with every project's lead
-// lock and read, then the writes of the leads, events, facts and conversions with COMMIT. It
-// returns each event's lead. On failure nothing is stored: a connection left inside the
+// store writes a batch in one transaction of three round trips: BEGIN with the claim of the
+// events' ids (event_ids); then, for the events that claimed theirs (the others repeat an
+// event and are stored nowhere), every project's lead lock and read; then the writes of the
+// leads, events, facts and conversions with COMMIT. It returns each event's lead (none for a
+// repeat) and the claims. On failure nothing is stored: a connection left inside the
 // transaction is closed by the pool on release, which rolls it back. The transaction's
 // statements run on generic plans that look leads up by index (leads.GenericPlans).
-func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]leads.Result, error) {
+func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]leads.Result, *claims, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Release()
+	claim := &pgx.Batch{}
+	claim.Queue("BEGIN")
+	claim.Queue(leads.GenericPlans)
+	c := queueClaims(claim, evs, now)
+	br := conn.SendBatch(ctx, claim)
+	_, err = br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if err == nil {
+		err = c.read(br)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	stored, _ := c.firsts(evs)
 	byProject := map[string][]int{}
 	for i, ev := range evs {
-		if ev.in.Lead.Identified() {
+		if stored[i] && ev.in.Lead.Identified() {
 			byProject[ev.target.Project.ID] = append(byProject[ev.target.Project.ID], i)
 		}
 	}
 	// Projects in a fixed order, so that concurrent batches take the lead locks in the same order.
 	projects := slices.Sorted(maps.Keys(byProject))
 	plans := make([]*leads.Plan, len(projects))
+	load := &pgx.Batch{}
 	for j, project := range projects {
 		ups := make([]leads.Upsert, len(byProject[project]))
 		for k, i := range byProject[project] {
 			ups[k] = leads.Upsert{Identity: evs[i].in.Lead, UTM: evs[i].utm}
 		}
 		plans[j] = leads.NewPlan(project, ups)
+		plans[j].QueueLoad(load)
 	}
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Release()
-	load := &pgx.Batch{}
-	load.Queue("BEGIN")
-	load.Queue(leads.GenericPlans)
-	for _, p := range plans {
-		p.QueueLoad(load)
-	}
-	br := conn.SendBatch(ctx, load)
-	_, err = br.Exec()
-	if err == nil {
-		_, err = br.Exec()
-	}
-	for _, p := range plans {
-		if err != nil {
-			break
+	if len(plans) > 0 {
+		br = conn.SendBatch(ctx, load)
+		for _, p := range plans {
+			if err = p.ReadLoad(br); err != nil {
+				break
+			}
 		}
-		err = p.ReadLoad(br)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	w := &pgx.Batch{}
 	found := make([]leads.Result, len(evs))
@@ -92,18 +113,28 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 			found[byProject[projects[j]][k]] = r
 		}
 	}
-	outbox.QueueEvents(w, rowsOf(evs, found))
-	outbox.QueueFacts(w, factsOf(evs, found), now)
+	var keep []*event
+	var kept []leads.Result
+	leadIDs := make([]string, len(evs))
 	for i, ev := range evs {
-		if err := queueConversions(w, ev, found[i].LeadID, now); err != nil {
-			return nil, err
+		leadIDs[i] = found[i].LeadID
+		if stored[i] {
+			keep, kept = append(keep, ev), append(kept, found[i])
+		}
+	}
+	c.queueLeads(w, evs, stored, leadIDs)
+	outbox.QueueEvents(w, rowsOf(keep, kept))
+	outbox.QueueFacts(w, factsOf(keep, kept), now)
+	for i, ev := range keep {
+		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
+			return nil, nil, err
 		}
 	}
 	w.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, w).Close(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return found, nil
+	return found, c, nil
 }
 
 // queueConversions queues an event with config.alpha for each first-network pixel of its

@@ -1,0 +1,120 @@
+package events
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// EventIDWindow is how long an event_id identifies an event within its project: a repeat
+// within it is answered with the first event and stored nowhere (table event_ids).
+const EventIDWindow = 7 * 24 * time.Hour
+
+// eventKey is an event's id within its project.
+type eventKey struct{ project, id string }
+
+// firstEvent is what a repeat of an event is answered with.
+type firstEvent struct {
+	leadID string
+	ts     int64
+}
+
+// claims are a batch's claim of its event ids: which events are first (claimed here), and for
+// the others the event they repeat.
+type claims struct {
+	keys    []eventKey // distinct, in the batch's order
+	claimed map[eventKey]bool
+	first   map[eventKey]firstEvent
+}
+
+// queueClaims queues, inside the batch's transaction, the claim of the batch's distinct event
+// ids (taking over ids older than EventIDWindow) and the read of their rows. A concurrent batch
+// that claimed the same id first makes the INSERT wait for it; the read that follows sees it.
+func queueClaims(b *pgx.Batch, evs []*event, now time.Time) *claims {
+	c := &claims{claimed: map[eventKey]bool{}, first: map[eventKey]firstEvent{}}
+	seen := map[eventKey]bool{}
+	var projects, ids []string
+	var ts []int64
+	tsOf := map[eventKey]int64{}
+	for _, ev := range evs {
+		k := eventKey{ev.target.Project.ID, ev.in.EventID}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		c.keys = append(c.keys, k)
+		tsOf[k] = *ev.in.Timestamp
+	}
+	// In a fixed order, so that concurrent batches claiming the same ids lock them alike.
+	sorted := slices.SortedFunc(slices.Values(c.keys), func(a, b eventKey) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.id, b.id))
+	})
+	for _, k := range sorted {
+		projects, ids, ts = append(projects, k.project), append(ids, k.id), append(ts, tsOf[k])
+	}
+	b.Queue(`INSERT INTO event_ids (project_id, event_id, ts, created_at)
+		SELECT p, e, t, $4 FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(p, e, t)
+		ON CONFLICT (project_id, event_id) DO UPDATE SET lead_id = NULL, ts = excluded.ts, created_at = excluded.created_at
+		WHERE event_ids.created_at < $5
+		RETURNING project_id, event_id`, projects, ids, ts, now, now.Add(-EventIDWindow))
+	b.Queue(`SELECT project_id, event_id, coalesce(lead_id, ''), ts FROM event_ids
+		WHERE (project_id, event_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, projects, ids)
+	return c
+}
+
+// read reads the results of queueClaims.
+func (c *claims) read(br pgx.BatchResults) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	var k eventKey
+	if _, err := pgx.ForEachRow(rows, []any{&k.project, &k.id}, func() error { c.claimed[k] = true; return nil }); err != nil {
+		return err
+	}
+	rows, err = br.Query()
+	if err != nil {
+		return err
+	}
+	var f firstEvent
+	_, err = pgx.ForEachRow(rows, []any{&k.project, &k.id, &f.leadID, &f.ts}, func() error { c.first[k] = f; return nil })
+	return err
+}
+
+// firsts says, for each event of the batch, whether it is stored (it claimed its id: the first
+// of the batch's events with that id, and not a repeat of a stored one), and the index of the
+// batch's first event with its id.
+func (c *claims) firsts(evs []*event) (stored []bool, firstOf []int) {
+	at := map[eventKey]int{}
+	stored, firstOf = make([]bool, len(evs)), make([]int, len(evs))
+	for i, ev := range evs {
+		k := eventKey{ev.target.Project.ID, ev.in.EventID}
+		j, seen := at[k]
+		if !seen {
+			at[k], j = i, i
+		}
+		firstOf[i] = j
+		stored[i] = !seen && c.claimed[k]
+	}
+	return stored, firstOf
+}
+
+// queueLeads records the leads of the stored events.
+func (c *claims) queueLeads(b *pgx.Batch, evs []*event, stored []bool, leadIDs []string) {
+	for i, ev := range evs {
+		if stored[i] && leadIDs[i] != "" {
+			b.Queue("UPDATE event_ids SET lead_id = $3 WHERE project_id = $1 AND event_id = $2",
+				ev.target.Project.ID, ev.in.EventID, leadIDs[i])
+		}
+	}
+}
+
+// PurgeEventIDs deletes the event ids older than EventIDWindow; a scheduled job calls it.
+func PurgeEventIDs(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, error) {
+	tag, err := pool.Exec(ctx, "DELETE FROM event_ids WHERE created_at < $1", now.Add(-EventIDWindow))
+	return tag.RowsAffected(), err
+}
