@@ -238,3 +238,59 @@ func TestForwardingToAlpha(t *testing.T) {
 		t.Fatalf("stats %+v %v", stats, err)
 	}
 }
+
+// The order life cycles a checkout produces, checked by ad through /v3/query: status updates
+// without utm or customer keep the order on its ad (a refund lands where the sale did), an
+// older update changes nothing, and new explicit utm moves the order by signed differences.
+func TestOrderLifeCyclesKeepAttribution(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	key := a.custom.WebhookKey
+	t0 := e.clock.Now().Add(-time.Hour)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	bare := func(id, status string, value int64, updated time.Time) map[string]any {
+		o := order(id, status, value, updated)
+		delete(o, "utm")
+		delete(o, "customer")
+		return o
+	}
+	send := func(o map[string]any) {
+		t.Helper()
+		if r := e.webhook(key, o); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	}
+	// pending → approved → refunded, the later two status-only.
+	send(order("tx-1", "pending", 10000, at(0)))
+	send(bare("tx-1", "approved", 10000, at(1)))
+	send(bare("tx-1", "refunded", 10000, at(2)))
+	// approved → chargeback, status-only.
+	send(order("tx-2", "approved", 5000, at(0)))
+	send(bare("tx-2", "chargeback", 5000, at(3)))
+	// Out of order: the approval arrives before the pending state it follows.
+	send(bare("tx-3", "approved", 7000, at(5)))
+	send(order("tx-3", "pending", 7000, at(4)))
+	// Approved on the ad, then re-attributed to the campaign alone by explicit utm.
+	send(order("tx-4", "approved", 3000, at(0)))
+	moved := bare("tx-4", "approved", 3000, at(6))
+	moved["utm"] = map[string]string{"utm_campaign": "Spring Sale|" + campaignID}
+	send(moved)
+	// Approved on the ad, then a status-only approval with a new amount.
+	send(order("tx-5", "approved", 2000, at(0)))
+	send(bare("tx-5", "approved", 2500, at(7)))
+	e.drain()
+
+	r := e.do("POST", "/v3/query", map[string]any{"project_id": a.project.ID,
+		"fields": []string{"tx_count", "tx_count_total", "tx_count_pending", "tx_count_refunded", "tx_revenue"},
+		"time":   map[string]any{"start": "2026-03-01", "end": "2026-03-31"}, "metadata": map[string]any{"level": "ad"},
+		"order": map[string]any{"ad_id": "asc"}}, bearer(a.readKey)...)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	// tx-3 is not attributed (its first state had no utm and no customer) until its pending state
+	// brings utm; older than the approval, that state changes nothing, tx-3 stays unattributed.
+	wantJSON(t, r.JSON(t)["data"], `[`+
+		`{"ad_id":null,"ad_name":null,"source":"alpha_ads","tx_count":1,"tx_count_pending":0,"tx_count_refunded":0,"tx_count_total":1,"tx_revenue":30},`+
+		`{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_count":1,"tx_count_pending":0,"tx_count_refunded":2,"tx_count_total":3,"tx_revenue":25}]`)
+}

@@ -11,7 +11,10 @@
 // Linking: the order's lead is the lead whose id is in sck or src, else the one with the
 // customer's e-mail, else phone, else document. Its UTM is transaction.utm, else its lead's
 // latest UTM; attribution then follows the same rules as events. An unattributed order writes
-// no facts.
+// no facts. A later webhook of the transaction keeps its attribution and lead unless it says
+// otherwise (stored.keeping): a status update without utm or customer moves the order's facts
+// on its ad entity (a refund lands where the sale did); new explicit utm moves them to the new
+// entity, by signed differences.
 //
 // Contribution of a state (money in micros of the order's currency): approved counts tx_revenue =
 // value, tx_count = 1, tx_count_total = 1, tx_product_costs = product_cost; pending counts
@@ -84,7 +87,8 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 		return err
 	}
 	params := utm.Extract(o.UTM, "", nil)
-	if params.IsZero() && linked {
+	explicitUTM := !params.IsZero()
+	if !explicitUTM && linked {
 		params = lead.UTM
 	}
 	o.UTM = params
@@ -98,7 +102,8 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 			return err
 		}
 	}
-	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID}
+	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID, explicitUTM: explicitUTM,
+		namesCustomer: leadRef != "" || o.Customer != (Customer{})}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		return s.apply(ctx, tx, conn, p, st, pixels)
 	})
@@ -146,6 +151,7 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 		case !st.updated.After(prev.updated):
 			return nil // not newer than what is stored: nothing changes
 		default:
+			st = st.keeping(prev)
 			updateOrder(w, conn, st, now)
 		}
 		queueFacts(w, p, prev, found, st, now)
@@ -167,6 +173,8 @@ type stored struct {
 	attributed     bool
 	leadID         string
 	purchaseQueued bool
+	// explicitUTM and namesCustomer say what a webhook carried (see keeping).
+	explicitUTM, namesCustomer bool
 }
 
 // contribution is the fact a state adds, and false when it adds none.

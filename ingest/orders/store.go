@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,16 +16,35 @@ import (
 func lockOrder(ctx context.Context, tx pgx.Tx, connectionID, id string) (stored, bool, error) {
 	var st stored
 	err := tx.QueryRow(ctx, `SELECT status, value, currency, product_cost, created_at, updated_at, attr_source,
-		attr_connection_id, attr_account_id, attr_campaign_id, attr_adset_id, attr_ad_id, purchase_queued
+		attr_connection_id, attr_account_id, attr_campaign_id, attr_adset_id, attr_ad_id, purchase_queued,
+		utm_source, utm_medium, utm_campaign, utm_content, utm_term, coalesce(lead_id, ''), customer::text
 		FROM orders WHERE connection_id = $1 AND transaction_id = $2 FOR UPDATE`, connectionID, id).
 		Scan(&st.Status, &st.value, &st.currency, &st.productCost, &st.created, &st.updated, &st.attr.Source,
 			&st.attr.ConnectionID, &st.attr.AccountID, &st.attr.CampaignID, &st.attr.AdsetID, &st.attr.AdID,
-			&st.purchaseQueued)
+			&st.purchaseQueued, &st.UTM.Source, &st.UTM.Medium, &st.UTM.Campaign, &st.UTM.Content, &st.UTM.Term,
+			&st.leadID, &st.customerJSON)
 	if err == pgx.ErrNoRows {
 		return st, false, nil
 	}
+	if err == nil && len(st.customerJSON) > 0 {
+		err = json.Unmarshal(st.customerJSON, &st.Customer)
+	}
 	st.attributed = st.attr.CampaignID != ""
 	return st, err == nil, err
+}
+
+// keeping is st, a webhook's state of a stored transaction (prev), with what the webhook does
+// not say taken from prev: checkouts send status updates without utm or customer. The
+// attribution (ad entity and UTM) changes only with explicit utm, or when prev had none and the
+// webhook's lead gives one; the lead and customer only when the webhook names a customer.
+func (st stored) keeping(prev stored) stored {
+	if !st.explicitUTM && (prev.attributed || !st.attributed) {
+		st.attr, st.attributed, st.UTM = prev.attr, prev.attributed, prev.UTM
+	}
+	if !st.namesCustomer {
+		st.leadID, st.Customer, st.customerJSON = prev.leadID, prev.Customer, prev.customerJSON
+	}
+	return st
 }
 
 func nullable(s string) *string {
