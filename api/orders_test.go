@@ -38,12 +38,14 @@ func TestOrderWebhookErrors(t *testing.T) {
 	wantError(t, e.do("POST", "/v2/tracking/generic?k="+key, `{`), 400, "validation_error", "invalid_parameter")
 	wantError(t, e.do("POST", "/v2/tracking/generic?k="+key, map[string]any{}), 400, "validation_error", "missing_parameter")
 	for name, mod := range map[string]func(map[string]any){
-		"bad status":     func(o map[string]any) { o["status"] = "paid" },
-		"float value":    func(o map[string]any) { o["value"] = 19.99 },
-		"negative value": func(o map[string]any) { o["value"] = -1 },
-		"bad date":       func(o map[string]any) { o["created_at"] = "yesterday" },
-		"bad currency":   func(o map[string]any) { o["currency"] = "R$" },
-		"bad item":       func(o map[string]any) { o["items"] = []map[string]any{{"id": "x", "quantity": 0}} },
+		"bad status":      func(o map[string]any) { o["status"] = "paid" },
+		"float value":     func(o map[string]any) { o["value"] = 19.99 },
+		"created in 1965": func(o map[string]any) { o["created_at"] = "1965-06-01T10:00:00Z" },
+		"created in 2200": func(o map[string]any) { o["created_at"] = "2200-06-01T10:00:00Z" },
+		"negative value":  func(o map[string]any) { o["value"] = -1 },
+		"bad date":        func(o map[string]any) { o["created_at"] = "yesterday" },
+		"bad currency":    func(o map[string]any) { o["currency"] = "R$" },
+		"bad item":        func(o map[string]any) { o["items"] = []map[string]any{{"id": "x", "quantity": 0}} },
 	} {
 		o := order("o1", "approved", 100, t0)
 		mod(o)

@@ -44,6 +44,17 @@ type Entity struct {
 	Version   uint64
 }
 
+// The instants a fact may have: ClickHouse's DateTime holds 1970 to 2106 (an unsigned 32-bit
+// count of seconds), and a day is kept inside it in every zone. A time outside wraps around
+// silently (1965 becomes 2101), so writers refuse it.
+var (
+	MinFactTime = time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
+	MaxFactTime = time.Date(2106, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// FactTimeOK reports whether a fact may have the instant t (see MinFactTime).
+func FactTimeOK(t time.Time) bool { return !t.Before(MinFactTime) && t.Before(MaxFactTime) }
+
 // FactTimes are the stored times of a fact at t in the project's zone: its minute, the start of
 // its local hour, and its local day (midnight UTC of that date).
 func FactTimes(t time.Time, loc *time.Location) (minute, hour, day time.Time) {
