@@ -1,17 +1,15 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"mtk/internal/apperr"
+	"mtk/internal/db"
 )
 
 // errorBody is the contract's error envelope.
@@ -65,9 +63,7 @@ func toAppError(err error) (*apperr.Error, bool) {
 			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: fe.Message}, true
 		}
 	}
-	var connectErr *pgconn.ConnectError
-	var netErr *net.OpError
-	if errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) {
+	if db.Unavailable(err) {
 		return apperr.Unavailable("A data store is unavailable; retry shortly.", storeRetryAfter), false
 	}
 	return apperr.Internal(), false

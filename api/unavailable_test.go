@@ -42,3 +42,29 @@ func TestStoreDownIs503(t *testing.T) {
 		t.Fatalf("readyz: %d %s", r.Status, r.Body)
 	}
 }
+
+// A PostgreSQL that ends the connection under a request (an administrator's shutdown, SQLSTATE
+// 57P01, as pg_terminate_backend sends) is a 503 with Retry-After, as a refused connection is.
+func TestPostgresShutdownMidRequestIs503(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	conn, err := e.store.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	var pid int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Pool().Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, "SELECT 1")
+	if err == nil {
+		t.Fatal("the terminated connection still answered")
+	}
+	if got, _ := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
+		t.Fatalf("%v maps to %d (Retry-After %d), want 503", err, got.Status, got.RetryAfter)
+	}
+}
