@@ -105,17 +105,24 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 		return 0, err
 	}
 	ids := make([]int64, len(keys))
+	var fresh []int64 // ids no attempt lists yet
 	var attempted suspects
 	for i, k := range keys {
 		ids[i] = k.id
 		if prior[k.id] {
 			attempted.add(uint64(k.id), k.project, k.ts)
+		} else {
+			fresh = append(fresh, k.id)
 		}
 	}
+	// An attempt lists only rows no earlier one lists: while ClickHouse is down the same batch is
+	// tried every cycle, and its bookkeeping stays one row per batch, not one per try.
 	var attempt int64
-	if err := conn.QueryRow(ctx, "INSERT INTO outbox_attempts (outbox, ids, created_at) VALUES ($1, $2, $3) RETURNING id",
-		d.table.name, ids, d.clock.Now()).Scan(&attempt); err != nil {
-		return 0, fmt.Errorf("outbox: record attempt: %w", err)
+	if len(fresh) > 0 {
+		if err := conn.QueryRow(ctx, "INSERT INTO outbox_attempts (outbox, ids, created_at) VALUES ($1, $2, $3) RETURNING id",
+			d.table.name, fresh, d.clock.Now()).Scan(&attempt); err != nil {
+			return 0, fmt.Errorf("outbox: record attempt: %w", err)
+		}
 	}
 	present, err := attempted.lookup(ctx, d.ch, d.table.target)
 	if err != nil {
@@ -157,14 +164,16 @@ func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[in
 	return prior, nil
 }
 
-// settle deletes the inserted rows and their attempt, and (when there were prior attempts)
-// every earlier attempt none of whose rows is left, in one transaction: a crash before it
-// commits leaves the rows listed as suspects.
+// settle deletes the inserted rows and their attempt (0: none), and (when there were prior
+// attempts) every earlier attempt none of whose rows is left, in one transaction: a crash before
+// it commits leaves the rows listed as suspects.
 func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64, prior bool) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue("DELETE FROM "+d.table.name+" WHERE id = ANY($1)", ids)
-	b.Queue("DELETE FROM outbox_attempts WHERE id = $1", attempt)
+	if attempt != 0 {
+		b.Queue("DELETE FROM outbox_attempts WHERE id = $1", attempt)
+	}
 	if prior {
 		b.Queue(`DELETE FROM outbox_attempts a WHERE a.outbox = $1
 			AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -183,5 +184,55 @@ func TestBackoff(t *testing.T) {
 		if got := Backoff(n); got != want {
 			t.Errorf("Backoff(%d) = %s, want %s", n, got, want)
 		}
+	}
+}
+
+// While ClickHouse is down the drainer tries the same batch every cycle: its bookkeeping stays
+// one attempt listing the batch, however long the outage, and drains whole once it is back.
+func TestOutageLeavesBookkeepingBounded(t *testing.T) {
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
+	rows := make([]FactRow, 30)
+	for i := range rows {
+		rows[i] = FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
+			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", TxRevenue: 100, TxCount: 1, TxCountTotal: 1}
+	}
+	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
+		w := &pgx.Batch{}
+		QueueFacts(w, rows, clk.Now())
+		return tx.SendBatch(ctx, w).Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := clickhouse.Open(&clickhouse.Options{Addr: []string{"127.0.0.1:1"}, DialTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	outage := NewDrainer(pg.Pool, down, clk, log)
+	outage.size = 20
+	for range 50 {
+		if _, err := outage.RunOnce(ctx); err == nil {
+			t.Fatal("a drain to a stopped ClickHouse succeeded")
+		}
+		clk.Advance(time.Second)
+	}
+	var attempts, listed int64
+	if err := pg.Pool.QueryRow(ctx, "SELECT count(*), coalesce(sum(cardinality(ids)), 0) FROM outbox_attempts").Scan(&attempts, &listed); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 1 || listed != 20 {
+		t.Fatalf("after 50 failed cycles: %d attempts listing %d ids, want 1 listing the batch's 20", attempts, listed)
+	}
+	back := NewDrainer(pg.Pool, ch.Conn, clk, log)
+	back.size = 20
+	if n, err := back.RunOnce(ctx); err != nil || n != 30 {
+		t.Fatalf("after the outage: %d %v", n, err)
+	}
+	if left := outboxLeft(t, pg.Pool); left != (outboxCounts{}) {
+		t.Fatalf("left in PostgreSQL: %+v", left)
 	}
 }
