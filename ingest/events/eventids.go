@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/ingest/leads"
 )
 
 // EventIDWindow is how long an event_id identifies an event within its project: a repeat
@@ -103,13 +105,17 @@ func (c *claims) firsts(evs []*event) (stored []bool, firstOf []int) {
 	return stored, firstOf
 }
 
-// queueLeads records the leads of the stored events.
-func (c *claims) queueLeads(b *pgx.Batch, evs []*event, stored []bool, leadIDs []string) {
+// queueLeads records the leads of the stored events, in one statement.
+func (c *claims) queueLeads(b *pgx.Batch, evs []*event, stored []bool, found []leads.Result) {
+	var projects, ids, leadIDs []string
 	for i, ev := range evs {
-		if stored[i] && leadIDs[i] != "" {
-			b.Queue("UPDATE event_ids SET lead_id = $3 WHERE project_id = $1 AND event_id = $2",
-				ev.target.Project.ID, ev.in.EventID, leadIDs[i])
+		if stored[i] && found[i].LeadID != "" {
+			projects, ids, leadIDs = append(projects, ev.target.Project.ID), append(ids, ev.in.EventID), append(leadIDs, found[i].LeadID)
 		}
+	}
+	if len(ids) > 0 {
+		b.Queue(`UPDATE event_ids e SET lead_id = u.l FROM unnest($1::text[], $2::text[], $3::text[]) AS u(p, i, l)
+			WHERE e.project_id = u.p AND e.event_id = u.i`, projects, ids, leadIDs)
 	}
 }
 

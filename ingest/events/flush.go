@@ -42,30 +42,37 @@ func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 	return out, nil
 }
 
-// store writes a batch in one transaction of three round trips: BEGIN with the claim of the
-// events' ids (event_ids); then, for the events that claimed theirs (the others repeat an
-// event and are stored nowhere), every project's lead lock and read; then the writes of the
-// leads, events, facts and conversions with COMMIT. It returns each event's lead (none for a
-// repeat) and the claims. On failure nothing is stored: a connection left inside the
-// transaction is closed by the pool on release, which rolls it back. The transaction's
-// statements run on generic plans that look leads up by index (leads.GenericPlans).
+// store writes a batch in one transaction of two round trips: BEGIN with the claim of the
+// events' ids (event_ids) and every project's lead lock and read, then the writes of the leads,
+// events, facts and conversions with COMMIT. Only the events that claimed their ids are
+// written; the others repeat an event and are stored nowhere. A batch holding a repeat reads its
+// leads again without the repeats' identities (a third round trip, rare). It returns each
+// event's lead (none for a repeat) and the claims. On failure nothing is stored: a connection
+// left inside the transaction is closed by the pool on release, which rolls it back. The
+// transaction's statements run on generic plans that look leads up by index
+// (leads.GenericPlans).
 func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]leads.Result, *claims, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer conn.Release()
-	claim := &pgx.Batch{}
-	claim.Queue("BEGIN")
-	claim.Queue(leads.GenericPlans)
-	c := queueClaims(claim, evs, now)
-	br := conn.SendBatch(ctx, claim)
+	load := &pgx.Batch{}
+	load.Queue("BEGIN")
+	load.Queue(leads.GenericPlans)
+	c := queueClaims(load, evs, now)
+	lp := planLeads(evs, func(int) bool { return true })
+	lp.queueLoad(load)
+	br := conn.SendBatch(ctx, load)
 	_, err = br.Exec()
 	if err == nil {
 		_, err = br.Exec()
 	}
 	if err == nil {
 		err = c.read(br)
+	}
+	if err == nil {
+		err = lp.readLoad(br)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -74,55 +81,31 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 		return nil, nil, err
 	}
 	stored, _ := c.firsts(evs)
-	byProject := map[string][]int{}
-	for i, ev := range evs {
-		if stored[i] && ev.in.Lead.Identified() {
-			byProject[ev.target.Project.ID] = append(byProject[ev.target.Project.ID], i)
-		}
-	}
-	// Projects in a fixed order, so that concurrent batches take the lead locks in the same order.
-	projects := slices.Sorted(maps.Keys(byProject))
-	plans := make([]*leads.Plan, len(projects))
-	load := &pgx.Batch{}
-	for j, project := range projects {
-		ups := make([]leads.Upsert, len(byProject[project]))
-		for k, i := range byProject[project] {
-			ups[k] = leads.Upsert{Identity: evs[i].in.Lead, UTM: evs[i].utm}
-		}
-		plans[j] = leads.NewPlan(project, ups)
-		plans[j].QueueLoad(load)
-	}
-	if len(plans) > 0 {
-		br = conn.SendBatch(ctx, load)
-		for _, p := range plans {
-			if err = p.ReadLoad(br); err != nil {
-				break
+	if slices.Contains(stored, false) {
+		lp = planLeads(evs, func(i int) bool { return stored[i] })
+		again := &pgx.Batch{}
+		lp.queueLoad(again)
+		if again.Len() > 0 {
+			br = conn.SendBatch(ctx, again)
+			err = lp.readLoad(br)
+			if cerr := br.Close(); err == nil {
+				err = cerr
 			}
-		}
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, nil, err
+			if err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	w := &pgx.Batch{}
-	found := make([]leads.Result, len(evs))
-	for j, p := range plans {
-		for k, r := range p.Resolve(w, now) {
-			found[byProject[projects[j]][k]] = r
-		}
-	}
+	found := lp.resolve(w, len(evs), now)
 	var keep []*event
 	var kept []leads.Result
-	leadIDs := make([]string, len(evs))
 	for i, ev := range evs {
-		leadIDs[i] = found[i].LeadID
 		if stored[i] {
 			keep, kept = append(keep, ev), append(kept, found[i])
 		}
 	}
-	c.queueLeads(w, evs, stored, leadIDs)
+	c.queueLeads(w, evs, stored, found)
 	outbox.QueueEvents(w, rowsOf(keep, kept))
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
 	for i, ev := range keep {
@@ -135,6 +118,59 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 		return nil, nil, err
 	}
 	return found, c, nil
+}
+
+// leadPlans are a batch's lead plans, one per project, in a fixed order so that concurrent
+// batches take the projects' lead locks in the same order.
+type leadPlans struct {
+	projects  []string
+	byProject map[string][]int // the events of each plan's upserts, in order
+	plans     []*leads.Plan
+}
+
+// planLeads plans the lead upserts of the identified events that include keeps.
+func planLeads(evs []*event, include func(int) bool) leadPlans {
+	lp := leadPlans{byProject: map[string][]int{}}
+	for i, ev := range evs {
+		if include(i) && ev.in.Lead.Identified() {
+			lp.byProject[ev.target.Project.ID] = append(lp.byProject[ev.target.Project.ID], i)
+		}
+	}
+	lp.projects = slices.Sorted(maps.Keys(lp.byProject))
+	for _, project := range lp.projects {
+		ups := make([]leads.Upsert, len(lp.byProject[project]))
+		for k, i := range lp.byProject[project] {
+			ups[k] = leads.Upsert{Identity: evs[i].in.Lead, UTM: evs[i].utm}
+		}
+		lp.plans = append(lp.plans, leads.NewPlan(project, ups))
+	}
+	return lp
+}
+
+func (lp leadPlans) queueLoad(b *pgx.Batch) {
+	for _, p := range lp.plans {
+		p.QueueLoad(b)
+	}
+}
+
+func (lp leadPlans) readLoad(br pgx.BatchResults) error {
+	for _, p := range lp.plans {
+		if err := p.ReadLoad(br); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve queues the leads' writes and returns each of the n events' lead.
+func (lp leadPlans) resolve(w *pgx.Batch, n int, now time.Time) []leads.Result {
+	found := make([]leads.Result, n)
+	for j, p := range lp.plans {
+		for k, r := range p.Resolve(w, now) {
+			found[lp.byProject[lp.projects[j]][k]] = r
+		}
+	}
+	return found
 }
 
 // queueConversions queues an event with config.alpha for each first-network pixel of its
