@@ -252,6 +252,39 @@ func TestSeedDemoIsIdempotent(t *testing.T) {
 			t.Fatalf("demo container %s: %d %s", ref, status, body)
 		}
 	}
+
+	// The demo looks like a shop: funnel rates and returns in the ranges advertisers see, some
+	// refunds and pending orders, and every campaign with revenue has spend (orders carry the
+	// UTM of ads that ran).
+	project := second["project"].(map[string]any)["id"].(string)
+	query := func(extra string) []map[string]any {
+		t.Helper()
+		body := `{"project_id":"` + project + `","fields":["spend","clicks","ctr","tx_revenue","tx_count","tx_count_pending","tx_count_refunded","roas"],` +
+			`"time":{"start":"` + time.Now().AddDate(0, 0, -30).Format(time.DateOnly) + `","end":"` + time.Now().AddDate(0, 0, -1).Format(time.DateOnly) + `"}` + extra + `}`
+		req, _ := http.NewRequest("POST", base+"/v3/query", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct{ Data []map[string]any }
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("demo query: %d %v", resp.StatusCode, err)
+		}
+		return out.Data
+	}
+	total := query("")[0]
+	orders, clicks := total["tx_count"].(float64), total["clicks"].(float64)
+	if roas, ctr := total["roas"].(float64), total["ctr"].(float64); roas < 1.5 || roas > 4 || ctr < 0.01 || ctr > 0.02 ||
+		orders/clicks < 0.01 || orders/clicks > 0.03 || total["tx_count_refunded"].(float64) == 0 || total["tx_count_pending"].(float64) == 0 {
+		t.Fatalf("the demo's month: %v", total)
+	}
+	for _, c := range query(`,"metadata":{"level":"campaign"}`) {
+		if c["tx_revenue"].(float64) > 0 && c["spend"].(float64) == 0 {
+			t.Fatalf("a campaign with revenue and no spend: %v", c)
+		}
+	}
 }
 
 func TestBackgroundJobsRun(t *testing.T) {

@@ -153,9 +153,13 @@ func (w *scaleWorld) addTenant(t *testing.T, store *platform.Store, syncer *adsy
 	if _, err := syncer.Run(ctx, conn, adsync.Options{}); err != nil {
 		t.Fatalf("%s: sync %s: %v", w.name, a.Network, err)
 	}
-	utms, err := demoUTMs(ctx, adsync.NewStore(w.st.pg), demoOutput{Connections: []platform.Connection{conn}})
-	if err != nil || len(utms) == 0 {
-		t.Fatalf("%s: %d UTMs, %v", w.name, len(utms), err)
+	loc, err := time.LoadLocation(p.Timezone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ads, err := demoAds(ctx, w.st.ch, adsync.NewStore(w.st.pg), p.ID, []platform.Connection{conn})
+	if err != nil || len(ads) == 0 {
+		t.Fatalf("%s: %d ads, %v", w.name, len(ads), err)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, trafficDays)
@@ -164,7 +168,7 @@ func (w *scaleWorld) addTenant(t *testing.T, store *platform.Store, syncer *adsy
 		go func() {
 			defer wg.Done()
 			s := trafficSender{app: w.app, domain: domain, trackingKey: key.Token, webhook: "/v2/tracking/generic?k=" + custom.WebhookKey,
-				utms: utms, r: rand.New(rand.NewSource(int64(i*100 + day)))}
+				ads: ads, loc: loc, r: rand.New(rand.NewSource(int64(i*100 + day)))}
 			errs <- s.sendDay(day, now)
 		}()
 	}

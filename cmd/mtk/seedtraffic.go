@@ -10,7 +10,6 @@ import (
 	"math/rand"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
@@ -37,7 +36,11 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	if err := st.ch.QueryRow(ctx, "SELECT count() FROM events WHERE project_id = ?", demo.Project.ID).Scan(&n); err != nil || n > 0 {
 		return err
 	}
-	utms, err := demoUTMs(ctx, adsync.NewStore(st.pg), demo)
+	ads, err := demoAds(ctx, st.ch, adsync.NewStore(st.pg), demo.Project.ID, demo.Connections)
+	if err != nil {
+		return err
+	}
+	loc, err := time.LoadLocation(demo.Project.Timezone)
 	if err != nil {
 		return err
 	}
@@ -62,7 +65,7 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 			defer wg.Done()
 			for day := range days {
 				s := trafficSender{app: app, domain: "demo-store.example", trackingKey: demo.Keys[1].Token,
-					webhook: "/v2/tracking/generic?k=" + webhookKey, utms: utms, r: rand.New(rand.NewSource(int64(day)))}
+					webhook: "/v2/tracking/generic?k=" + webhookKey, ads: ads, loc: loc, r: rand.New(rand.NewSource(int64(day)))}
 				errs <- s.sendDay(day, now)
 			}
 		}()
@@ -85,42 +88,13 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	return err
 }
 
-// demoUTMs are the UTM parameters of every synced demo ad, by the naming convention
-// (name|id for campaign, ad set and ad).
-func demoUTMs(ctx context.Context, store *adsync.Store, demo demoOutput) ([]map[string]string, error) {
-	var out []map[string]string
-	for _, c := range demo.Connections {
-		if c.SourceID == nil {
-			continue
-		}
-		objs, err := store.Objects(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		ids := make([]string, 0, len(objs))
-		for id := range objs {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids) // a stable order: the traffic is the same on every machine
-		for _, id := range ids {
-			ad := objs[id]
-			if ad.Level != adsync.LevelAd {
-				continue
-			}
-			set, camp := objs[ad.ParentID], objs[ad.CampaignID]
-			out = append(out, map[string]string{"utm_source": c.Kind, "utm_campaign": camp.Name + "|" + camp.ID,
-				"utm_medium": set.Name + "|" + set.ID, "utm_content": ad.Name + "|" + ad.ID})
-		}
-	}
-	return out, nil
-}
-
 type trafficSender struct {
 	app *fiber.App
 	// domain is the container's: page views are public calls that name it.
 	domain               string
 	trackingKey, webhook string
-	utms                 []map[string]string
+	ads                  []demoAd
+	loc                  *time.Location // the project's zone, whose dates the ads' days are
 	r                    *rand.Rand
 }
 
@@ -150,74 +124,106 @@ func (s trafficSender) post(path string, body any, key string) error {
 // demoSenders is how many days are sent at once.
 const demoSenders = 16
 
-// sendDay makes a day's visitors (day days ago): a page view each, then some leads, checkouts
-// and orders.
+// sendDay sends the shop's traffic of one local date (day days ago), ad by ad: its buyers (its
+// synced clicks that day times its conversion) each view the page from the ad's link, sign up
+// (a Lead), start a checkout and order; as many other visitors only look. Orders carry the
+// ad's UTM as a shop's checkout passes it, and their status updates carry none.
 func (s trafficSender) sendDay(day int, now time.Time) error {
-	start := now.Add(-time.Duration(day) * 24 * time.Hour).Truncate(time.Hour).Add(-23 * time.Hour)
-	for i := range 15 + s.r.Intn(15) {
-		visitor := day*1000 + i
-		at := start.Add(time.Duration(s.r.Intn(23*60)) * time.Minute)
-		var utm map[string]string
-		if s.r.Intn(10) < 8 {
-			utm = s.utms[s.r.Intn(len(s.utms))]
-		}
-		page := map[string]any{"url": "https://" + s.domain + "/product?" + query(utm), "referrer": "https://alpha.example/"}
-		if err := s.post("/v3/tracking/events", map[string]any{"domain": s.domain, "source": "website",
-			"event_id": fmt.Sprintf("demo-pv-%d", visitor), "timestamp": at.Unix(), "page": page,
-			"config": map[string]any{"name": "page_view"}}, ""); err != nil {
-			return err
-		}
-		if s.r.Intn(10) >= 4 {
+	local := now.In(s.loc)
+	start := time.Date(local.Year(), local.Month(), local.Day()-day, 0, 0, 0, 0, s.loc)
+	span := min(now.Sub(start), 24*time.Hour) - 30*time.Minute // the day so far, for today
+	if span <= 0 {
+		return nil
+	}
+	date := start.Format(time.DateOnly)
+	visitor := day * 100_000
+	for _, ad := range s.ads {
+		d := ad.days[date]
+		if d.clicks == 0 {
 			continue
 		}
-		lead := map[string]any{"email": fmt.Sprintf("visitor%d@demo.example", visitor), "first_name": "Visitor",
-			"last_name": fmt.Sprint(visitor), "city": "São Paulo", "state": "SP", "country": "BR"}
-		ev := map[string]any{"event_id": fmt.Sprintf("demo-lead-%d", visitor), "timestamp": at.Add(2 * time.Minute).Unix(),
-			"config": map[string]any{"name": "Lead"}, "lead": lead, "utm": utm, "source": "api"}
-		if day < 6 { // recent leads are forwarded too
-			ev["config"] = map[string]any{"name": "Lead", "alpha": map[string]any{"name": "Lead"}}
+		expected := float64(d.clicks) * ad.conversion
+		buyers := int(expected)
+		if s.r.Float64() < expected-float64(buyers) {
+			buyers++
 		}
-		if err := s.post("/v3/tracking/events", ev, s.trackingKey); err != nil {
-			return err
-		}
-		if s.r.Intn(3) > 0 {
-			continue
-		}
-		if err := s.post("/v3/tracking/events", map[string]any{"event_id": fmt.Sprintf("demo-ic-%d", visitor),
-			"timestamp": at.Add(5 * time.Minute).Unix(), "config": map[string]any{"name": "InitiateCheckout"},
-			"lead": lead}, s.trackingKey); err != nil {
-			return err
-		}
-		if err := s.order(visitor, lead, at.Add(8*time.Minute), now); err != nil {
-			return err
+		for i := 0; i < 2*buyers; i++ {
+			visitor++
+			at := start.Add(time.Duration(s.r.Int63n(int64(span))))
+			if err := s.pageView(visitor, ad.utm, at); err != nil {
+				return err
+			}
+			if i%2 == 1 {
+				continue // a visitor who only looks
+			}
+			if err := s.buyer(visitor, ad, d, at, now); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// order sends a checkout's order: pending first, then (most often) approved, some refunded
-// later; the order carries no UTM, so it takes its lead's.
-func (s trafficSender) order(visitor int, lead map[string]any, at, now time.Time) error {
-	value := int64(4990 + s.r.Intn(40)*1000)
-	tx := map[string]any{"id": fmt.Sprintf("demo-order-%d", visitor), "value": value, "currency": "BRL",
+func (s trafficSender) pageView(visitor int, utm map[string]string, at time.Time) error {
+	page := map[string]any{"url": "https://" + s.domain + "/product?" + query(utm), "referrer": "https://alpha.example/"}
+	return s.post("/v3/tracking/events", map[string]any{"domain": s.domain, "source": "website",
+		"event_id": fmt.Sprintf("demo-pv-%d", visitor), "timestamp": at.Unix(), "page": page,
+		"config": map[string]any{"name": "page_view"}}, "")
+}
+
+// buyer signs up, starts a checkout and orders.
+func (s trafficSender) buyer(visitor int, ad demoAd, d adDay, at, now time.Time) error {
+	lead := map[string]any{"email": fmt.Sprintf("visitor%d@demo.example", visitor), "first_name": "Visitor",
+		"last_name": fmt.Sprint(visitor), "city": "São Paulo", "state": "SP", "country": "BR"}
+	ev := map[string]any{"event_id": fmt.Sprintf("demo-lead-%d", visitor), "timestamp": at.Add(2 * time.Minute).Unix(),
+		"config": map[string]any{"name": "Lead"}, "lead": lead, "utm": ad.utm, "source": "api"}
+	if now.Sub(at) < 6*24*time.Hour { // recent leads are forwarded too
+		ev["config"] = map[string]any{"name": "Lead", "alpha": map[string]any{"name": "Lead"}}
+	}
+	if err := s.post("/v3/tracking/events", ev, s.trackingKey); err != nil {
+		return err
+	}
+	if err := s.post("/v3/tracking/events", map[string]any{"event_id": fmt.Sprintf("demo-ic-%d", visitor),
+		"timestamp": at.Add(5 * time.Minute).Unix(), "config": map[string]any{"name": "InitiateCheckout"},
+		"lead": lead}, s.trackingKey); err != nil {
+		return err
+	}
+	return s.order(visitor, ad, d, lead, at.Add(8*time.Minute), now)
+}
+
+// order sends a buyer's order, worth the ad's cost per order times its ROAS (in the ad
+// account's currency, ±30 %): pending with the ad's UTM and the customer, then status updates
+// alone, as checkouts send them: mostly approved, some refunded or charged back later, some
+// left pending or failed.
+func (s trafficSender) order(visitor int, ad demoAd, d adDay, lead map[string]any, at, now time.Time) error {
+	costPerOrder := float64(d.spendMicros) / float64(d.clicks) / ad.conversion / 10_000 // cents
+	value := max(int64(costPerOrder*ad.roas*(0.7+0.6*s.r.Float64())), 500)
+	first := map[string]any{"id": fmt.Sprintf("demo-order-%d", visitor), "value": value, "currency": ad.currency,
 		"created_at": at.Format(time.RFC3339), "customer": map[string]any{"email": lead["email"], "name": "Visitor"},
-		"items": []map[string]any{{"id": fmt.Sprintf("sku-%d", 1+s.r.Intn(5)), "name": "Demo product", "quantity": 1,
-			"unit_price": value, "cost": value * int64(30+s.r.Intn(30)) / 100}}}
+		"utm": ad.utm, "items": []map[string]any{{"id": fmt.Sprintf("sku-%d", 1+s.r.Intn(5)), "name": "Demo product",
+			"quantity": 1, "unit_price": value, "cost": value * int64(30+s.r.Intn(30)) / 100}}}
 	states := []string{"pending", "approved"}
-	switch s.r.Intn(10) {
-	case 0:
+	switch n := s.r.Intn(100); {
+	case n < 6:
 		states = append(states, "refunded")
-	case 1:
-		states = []string{"pending", "failed"}
-	case 2:
+	case n < 7:
+		states = append(states, "chargeback")
+	case n < 12:
 		states = []string{"pending"}
+	case n < 15:
+		states = []string{"pending", "failed"}
 	}
 	for i, st := range states {
-		updated := at.Add(time.Duration(i*30) * time.Minute)
+		updated := at.Add(time.Duration(i*i*90) * time.Minute)
 		if updated.After(now) {
 			break
 		}
-		tx["status"], tx["updated_at"] = st, updated.Format(time.RFC3339)
+		tx := map[string]any{"id": first["id"], "status": st, "value": value, "currency": ad.currency,
+			"created_at": first["created_at"], "updated_at": updated.Format(time.RFC3339)}
+		if i == 0 {
+			tx = first
+			tx["status"], tx["updated_at"] = st, updated.Format(time.RFC3339)
+		}
 		if err := s.post(s.webhook, map[string]any{"transaction": tx}, ""); err != nil {
 			return err
 		}
