@@ -66,7 +66,7 @@ func (e *env) rebuild() {
 		e.events.Close()
 	}
 	log := slog.New(slog.NewJSONHandler(e.logs, nil))
-	e.resolver = attribution.New(e.ch, e.store, e.clock, 0)
+	e.resolver = attribution.New(e.store.Pool(), e.clock, 0)
 	e.events = events.New(e.eventsConfig, e.store.Pool(), e.store, e.resolver, e.clock, log)
 	e.app = New(Deps{
 		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events,

@@ -10,6 +10,7 @@ import (
 	"mtk/engine"
 	"mtk/ingest/outbox"
 	"mtk/platform"
+	adsync "mtk/sync"
 )
 
 // The ad entities seeded for attribution: campaign 900 > ad set 901 > ad 902 on the tenant's
@@ -24,10 +25,18 @@ const (
 var attributedUTM = map[string]string{"utm_source": "alpha", "utm_campaign": "Spring Sale|" + campaignID,
 	"utm_medium": "Broad|" + adsetID, "utm_content": "Video 1|" + adID}
 
-// seedEntities writes the tenant's alpha campaign, ad set and ad to ClickHouse's entities.
+// seedEntities writes the tenant's alpha campaign, ad set and ad as a sync does: the objects in
+// PostgreSQL (what attribution reads) and the entities in ClickHouse (the names queries show).
 func (e *env) seedEntities(tn trackingTenant) {
 	e.t.Helper()
 	acc := *tn.alpha.SourceID
+	objs := []adsync.Object{{Level: "account", ID: acc, Name: "Account"},
+		{Level: "campaign", ID: campaignID, ParentID: acc, CampaignID: campaignID, Name: "Spring Sale"},
+		{Level: "adset", ID: adsetID, ParentID: campaignID, CampaignID: campaignID, Name: "Broad"},
+		{Level: "ad", ID: adID, ParentID: adsetID, CampaignID: campaignID, Name: "Video 1"}}
+	if err := adsync.NewStore(e.store.Pool()).SaveObjects(context.Background(), tn.alpha.ID, objs, e.clock.Now()); err != nil {
+		e.t.Fatal(err)
+	}
 	err := engine.InsertEntities(context.Background(), e.ch, []engine.Entity{
 		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "account", ID: acc, Name: "Account", Version: 1},
 		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "campaign", ID: campaignID, Name: "Spring Sale", ParentID: acc, Version: 1},

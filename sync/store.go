@@ -115,6 +115,12 @@ func (s *Store) Objects(ctx context.Context, connectionID string) (map[string]Ob
 	return out, nil
 }
 
+// SaveObjects upserts objects of a connection as a sync does (for seeds, tests and benchmarks
+// that stand in for a network).
+func (s *Store) SaveObjects(ctx context.Context, connectionID string, objs []Object, at time.Time) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return saveObjects(ctx, tx, connectionID, objs, at) })
+}
+
 // saveObjects upserts objects of a connection.
 func saveObjects(ctx context.Context, tx pgx.Tx, connectionID string, objs []Object, at time.Time) error {
 	b := &pgx.Batch{}

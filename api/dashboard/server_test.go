@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"mtk/api"
 	"mtk/client"
 	"mtk/engine"
@@ -60,7 +62,7 @@ func startServer(t *testing.T) *fixture {
 	clk := clock.Real{}
 	store := platform.NewStore(pg.Pool, clk)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	resolver := attribution.New(ch.Conn, store, clk, 0)
+	resolver := attribution.New(pg.Pool, clk, 0)
 	evs := events.New(events.Config{}, pg.Pool, store, resolver, clk, log)
 	t.Cleanup(evs.Close)
 	app := api.New(api.Deps{
@@ -101,6 +103,7 @@ func startServer(t *testing.T) *fixture {
 	if err := ds.Write(ctx, ch.Conn); err != nil {
 		t.Fatal(err)
 	}
+	saveObjects(t, pg.Pool, ds.Entities, conns)
 
 	for i, cents := range []int64{129_990, 45_050} {
 		at := now.AddDate(0, 0, -2).Add(time.Duration(i) * time.Hour).UTC().Format(time.RFC3339)
@@ -128,6 +131,35 @@ func startServer(t *testing.T) *fixture {
 	f.fallbackStart = today.AddDate(0, 0, -40).Format(time.DateOnly)
 	f.fallbackEnd = today.AddDate(0, 0, -31).Format(time.DateOnly)
 	return f
+}
+
+// saveObjects stores the generated entities as a sync stores the objects of each network's
+// connection (conns by source): attribution reads them there.
+func saveObjects(t *testing.T, pool *pgxpool.Pool, entities []engine.Entity, conns map[string]string) {
+	t.Helper()
+	parent := map[string]string{}
+	for _, e := range entities {
+		parent[e.ID] = e.ParentID
+	}
+	bySource := map[string][]adsync.Object{}
+	for _, e := range entities {
+		campaign := ""
+		switch e.Level {
+		case "campaign":
+			campaign = e.ID
+		case "adset":
+			campaign = e.ParentID
+		case "ad":
+			campaign = parent[e.ParentID]
+		}
+		bySource[e.Source] = append(bySource[e.Source], adsync.Object{Level: e.Level, ID: e.ID, ParentID: e.ParentID,
+			CampaignID: campaign, Name: e.Name})
+	}
+	for source, objs := range bySource {
+		if err := adsync.NewStore(pool).SaveObjects(context.Background(), conns[source], objs, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func must[T any](v T, err error) T {

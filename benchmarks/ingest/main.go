@@ -43,6 +43,7 @@ import (
 	"mtk/internal/db"
 	"mtk/platform"
 	"mtk/schema"
+	adsync "mtk/sync"
 )
 
 const dbName = "mtk_bench_ingest"
@@ -292,8 +293,9 @@ func start(ctx context.Context) (*setup, error) {
 		Currency: "BRL", Timezone: "America/Sao_Paulo"}); err != nil {
 		return nil, err
 	}
-	if _, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindAlpha,
-		Name: "Alpha", SourceID: "act_1"}); err != nil {
+	alpha, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindAlpha,
+		Name: "Alpha", SourceID: "act_1"})
+	if err != nil {
 		return nil, err
 	}
 	custom, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindCustom, Name: "Checkout"})
@@ -308,11 +310,12 @@ func start(ctx context.Context) (*setup, error) {
 		return nil, err
 	}
 	s.key = key.Token
-	if err := engine.InsertEntities(ctx, s.ch, []engine.Entity{
-		{ProjectID: s.project.ID, Source: platform.KindAlpha, Level: "campaign", ID: "900", Name: "Bench", ParentID: "act_1", Version: 1},
-		{ProjectID: s.project.ID, Source: platform.KindAlpha, Level: "adset", ID: "901", Name: "Set", ParentID: "900", Version: 1},
-		{ProjectID: s.project.ID, Source: platform.KindAlpha, Level: "ad", ID: "902", Name: "Ad", ParentID: "901", Version: 1},
-	}); err != nil {
+	// The ad that events and orders are attributed to, as a sync stores it.
+	if err := adsync.NewStore(s.pg).SaveObjects(ctx, alpha.ID, []adsync.Object{
+		{Level: "campaign", ID: "900", Name: "Bench", ParentID: "act_1", CampaignID: "900"},
+		{Level: "adset", ID: "901", Name: "Set", ParentID: "900", CampaignID: "900"},
+		{Level: "ad", ID: "902", Name: "Ad", ParentID: "901", CampaignID: "900"},
+	}, clk.Now()); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -323,7 +326,7 @@ func start(ctx context.Context) (*setup, error) {
 	s.webhook = custom.WebhookKey
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
-	resolver := attribution.New(s.ch, store, clk, 0)
+	resolver := attribution.New(s.pg, clk, 0)
 	evs := events.New(events.Config{Batch: batcher.Config{Flushers: flushers}}, s.pg, store, resolver, clk, log)
 	app := api.New(api.Deps{Config: cfg, Platform: store, ClickHouse: s.ch, Events: evs, Clock: clk, Logger: log,
 		Orders: orders.New(s.pg, store, resolver, clk), Engine: engine.New(s.ch, engine.Options{Clock: clk})})

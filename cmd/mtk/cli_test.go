@@ -315,3 +315,32 @@ func TestBackgroundJobsRun(t *testing.T) {
 		t.Fatalf("expired record left: %d %v", n, err)
 	}
 }
+
+// mtk serve starts and takes events while ClickHouse is down: acknowledging needs PostgreSQL
+// only (the events wait in its outbox), and /readyz names the missing store.
+func TestServeStartsWithClickHouseDown(t *testing.T) {
+	useTestStores(t)
+	wsID := cliJSON(t, "workspace", "create", "--name", "Acme")["id"].(string)
+	prjID := cliJSON(t, "project", "create", "--workspace", wsID, "--name", "Shop", "--currency", "USD", "--timezone", "UTC")["id"].(string)
+	cliJSON(t, "container", "create", "--project", prjID, "--domain", "shop.example")
+	token := cliJSON(t, "key", "create", "--workspace", wsID, "--name", "ingest", "--scopes", "tracking:write")["token"].(string)
+	t.Setenv("MTK_CLICKHOUSE_URL", "clickhouse://127.0.0.1:1/mtk_down?dial_timeout=200ms")
+	base := serve(t)
+
+	req, _ := http.NewRequest("POST", base+"/v3/tracking/events", strings.NewReader(`{"config":{"name":"Lead"},"lead":{"email":"a@b.com"}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"lead_id":"lead_`) {
+		t.Fatalf("event with ClickHouse down: %d %s", resp.StatusCode, body)
+	}
+	status, ready := get(t, base+"/readyz", "")
+	if status != 503 || !strings.Contains(ready, `"clickhouse":"unavailable"`) || !strings.Contains(ready, `"postgres":"ok"`) {
+		t.Fatalf("/readyz: %d %s", status, ready)
+	}
+}

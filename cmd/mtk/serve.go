@@ -23,46 +23,53 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) > 0 {
 		return usageError{"takes no arguments"}
 	}
-	return withStores(ctx, func(cfg config.Config, st stores) error {
-		logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-		clk := clock.Real{}
-		m := newMetrics(cfg, st, clk, logger)
-		app, closeApp := newApp(cfg, st, clk, logger, m)
-		defer closeApp() // after the HTTP server stopped: stores what is queued
-		wctx, stopWorkers := context.WithCancel(ctx)
-		workers := startWorkers(wctx, st, clk, logger, m)
-		defer func() { stopWorkers(); workers.Wait() }()
-		runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger, m))
-		if err != nil {
-			return err
-		}
-		runner.Start()
-		defer runner.Stop()
-		ln, err := net.Listen("tcp", cfg.Listen)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-		}
-		stopMetrics, err := serveMetrics(cfg, m, logger)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		defer stopMetrics()
-		logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits,
-			"metrics", cfg.Metrics, "clickhouse_cluster", cfg.ClickHouseCluster)
-		served := make(chan error, 1)
-		go func() { served <- app.Listener(ln) }()
-		select {
-		case err := <-served:
-			return err
-		case <-ctx.Done():
-		}
-		logger.Info("mtk shutting down", "grace", shutdownGrace.String())
-		if err := app.ShutdownWithTimeout(shutdownGrace); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return nil
-	})
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	st, err := openServeStores(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	clk := clock.Real{}
+	m := newMetrics(cfg, st, clk, logger)
+	app, closeApp := newApp(cfg, st, clk, logger, m)
+	defer closeApp() // after the HTTP server stopped: stores what is queued
+	wctx, stopWorkers := context.WithCancel(ctx)
+	workers := startWorkers(wctx, st, clk, logger, m)
+	defer func() { stopWorkers(); workers.Wait() }()
+	runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger, m))
+	if err != nil {
+		return err
+	}
+	runner.Start()
+	defer runner.Stop()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	stopMetrics, err := serveMetrics(cfg, m, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
+	logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits,
+		"metrics", cfg.Metrics, "clickhouse_cluster", cfg.ClickHouseCluster)
+	served := make(chan error, 1)
+	go func() { served <- app.Listener(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("mtk shutting down", "grace", shutdownGrace.String())
+	if err := app.ShutdownWithTimeout(shutdownGrace); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
 }
 
 func runMigrate(ctx context.Context, args []string, out io.Writer) error {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -47,13 +49,22 @@ func openStores(ctx context.Context, cfg config.Config) (stores, error) {
 	if s.pg, err = db.OpenPostgres(ctx, cfg.PostgresURL); err != nil {
 		return s, err
 	}
-	if s.ch, err = db.OpenClickHouseCluster(ctx, cfg.ClickHouseURL, cfg.ClickHouseCluster); err != nil {
-		s.Close()
-		return s, err
-	}
 	if _, err := schema.MigratePostgres(ctx, s.pg); err != nil {
 		s.Close()
 		return s, fmt.Errorf("migrate postgres: %w", err)
+	}
+	if s.ch, err = openClickHouse(ctx, cfg); err != nil {
+		s.Close()
+		return s, err
+	}
+	return s, nil
+}
+
+// openClickHouse connects to ClickHouse (creating the database when missing) and migrates it.
+func openClickHouse(ctx context.Context, cfg config.Config) (driver.Conn, error) {
+	ch, err := db.OpenClickHouseCluster(ctx, cfg.ClickHouseURL, cfg.ClickHouseCluster)
+	if err != nil {
+		return nil, err
 	}
 	migrateCH := schema.MigrateClickHouse
 	if cfg.ClickHouseCluster != "" {
@@ -61,12 +72,50 @@ func openStores(ctx context.Context, cfg config.Config) (stores, error) {
 			return schema.MigrateClickHouseCluster(ctx, conn, cfg.ClickHouseCluster)
 		}
 	}
-	if _, err := migrateCH(ctx, s.ch); err != nil {
-		s.Close()
-		return s, fmt.Errorf("migrate clickhouse: %w", err)
+	if _, err := migrateCH(ctx, ch); err != nil {
+		ch.Close()
+		return nil, fmt.Errorf("migrate clickhouse: %w", err)
 	}
-	return s, nil
+	return ch, nil
 }
+
+// openServeStores is openStores for mtk serve, which starts while ClickHouse is down: ingest
+// needs PostgreSQL only (events and facts wait in its outboxes), queries answer 503 and /readyz
+// says which store is missing. ClickHouse is then reached through a connection that dials on
+// use, and opened and migrated again every clickhouseRetry until it answers.
+func openServeStores(ctx context.Context, cfg config.Config, log *slog.Logger) (stores, error) {
+	pg, err := db.OpenPostgres(ctx, cfg.PostgresURL)
+	if err != nil {
+		return stores{}, err
+	}
+	if _, err := schema.MigratePostgres(ctx, pg); err != nil {
+		pg.Close()
+		return stores{}, fmt.Errorf("migrate postgres: %w", err)
+	}
+	ch, err := openClickHouse(ctx, cfg)
+	if err == nil {
+		return stores{pg: pg, ch: ch}, nil
+	}
+	log.Warn("clickhouse unavailable at start: serving ingest from PostgreSQL, retrying", "error", err.Error())
+	if ch, err = db.DialClickHouseOnUse(cfg.ClickHouseURL, cfg.ClickHouseCluster); err != nil {
+		pg.Close()
+		return stores{}, err
+	}
+	go func() {
+		for ctx.Err() == nil {
+			time.Sleep(clickhouseRetry)
+			if up, err := openClickHouse(ctx, cfg); err == nil {
+				up.Close()
+				log.Info("clickhouse is back: migrated")
+				return
+			}
+		}
+	}()
+	return stores{pg: pg, ch: ch}, nil
+}
+
+// clickhouseRetry is how often mtk serve tries again a ClickHouse that was down at start.
+const clickhouseRetry = 5 * time.Second
 
 // withStores loads the configuration, opens (and migrates) both stores, runs fn, and closes them.
 func withStores(ctx context.Context, fn func(config.Config, stores) error) error {

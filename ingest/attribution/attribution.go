@@ -1,34 +1,27 @@
 // Package attribution links an event's or order's UTM to a project's synced ad entities. It reads
-// the names and parents of campaigns, ad sets and ads from ClickHouse's entities table (latest
-// version of each), the connections that own their accounts from PostgreSQL, and keeps each
+// the names and parents of campaigns, ad sets and ads, and the connections that own them, from
+// PostgreSQL (adsync's ad_objects), so that ingest works while ClickHouse is down, and keeps each
 // project's index in memory for TTL: an entity synced meanwhile attributes at most TTL later.
 package attribution
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/utm"
 	"mtk/internal/clock"
-	"mtk/platform"
 )
 
 // DefaultTTL is how long a project's entities are kept before they are read again.
 const DefaultTTL = time.Minute
 
-// Connections lists a project's connections (platform.Store does).
-type Connections interface {
-	ListConnections(ctx context.Context, projectID string) ([]platform.Connection, error)
-}
-
 // Resolver attributes UTM parameters to entities, with a per-project cache.
 type Resolver struct {
-	ch    driver.Conn
-	conns Connections
+	pool  *pgxpool.Pool
 	clock clock.Clock
 	ttl   time.Duration
 
@@ -43,11 +36,11 @@ type cached struct {
 }
 
 // New returns a Resolver; ttl <= 0 means DefaultTTL.
-func New(ch driver.Conn, conns Connections, clk clock.Clock, ttl time.Duration) *Resolver {
+func New(pool *pgxpool.Pool, clk clock.Clock, ttl time.Duration) *Resolver {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Resolver{ch: ch, conns: conns, clock: clk, ttl: ttl, projects: map[string]*cached{}}
+	return &Resolver{pool: pool, clock: clk, ttl: ttl, projects: map[string]*cached{}}
 }
 
 // Fact is the entity part of a fact: where an attributed event or order counts.
@@ -100,59 +93,31 @@ func (r *Resolver) index(ctx context.Context, projectID string) (*utm.Index, err
 	return c.ix, nil
 }
 
-type entityRow struct {
-	level, source, id, name, parent string
-}
-
-// load reads a project's entities and links each account to its connection.
+// load reads a project's synced ad objects (adsync keeps them in PostgreSQL's ad_objects, with
+// the connection that owns them): acknowledging an event or order then needs PostgreSQL only.
 func (r *Resolver) load(ctx context.Context, projectID string) (*utm.Index, error) {
-	rows, err := r.ch.Query(ctx, `SELECT level, source, entity_id, argMax(name, version), argMax(parent_id, version)
-		FROM entities WHERE project_id = ? GROUP BY level, source, entity_id`, projectID)
+	rows, err := r.pool.Query(ctx, `SELECT c.kind, o.connection_id, o.level, o.id, o.name, o.parent_id,
+		CASE WHEN o.level = 'campaign' THEN o.parent_id ELSE a.parent_id END
+		FROM ad_objects o JOIN connections c ON c.id = o.connection_id
+		LEFT JOIN ad_objects a ON a.connection_id = o.connection_id AND a.id = o.campaign_id AND a.level = 'campaign'
+		WHERE c.project_id = $1 AND o.level IN ('campaign', 'adset', 'ad')`, projectID)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var all []entityRow
-	byID := map[string]entityRow{}
-	for rows.Next() {
-		var e entityRow
-		if err := rows.Scan(&e.level, &e.source, &e.id, &e.name, &e.parent); err != nil {
-			return nil, err
-		}
-		all = append(all, e)
-		byID[e.level+"|"+e.source+"|"+e.id] = e
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	conns, err := r.conns.ListConnections(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	connOf := map[string]string{}
-	for _, c := range conns {
-		if c.SourceID != nil {
-			connOf[c.Kind+"|"+accountKey(*c.SourceID)] = c.ID
-		}
-	}
-	parentLevel := map[string]string{string(utm.LevelAd): string(utm.LevelAdset), string(utm.LevelAdset): string(utm.LevelCampaign)}
 	var entities []utm.Entity
-	for _, e := range all {
-		if _, ok := parentLevel[e.level]; !ok && e.level != string(utm.LevelCampaign) {
-			continue
+	var e utm.Entity
+	var level string
+	var account *string
+	_, err = pgx.ForEachRow(rows, []any{&e.Source, &e.ConnectionID, &level, &e.ID, &e.Name, &e.ParentID, &account}, func() error {
+		e.Level, e.AccountID = utm.Level(level), ""
+		if account != nil {
+			e.AccountID = *account
 		}
-		// Walk up to the campaign, whose parent is the account.
-		cur, level := e, e.level
-		for level != string(utm.LevelCampaign) {
-			level = parentLevel[level]
-			cur = byID[level+"|"+e.source+"|"+cur.parent]
-		}
-		account := cur.parent
-		entities = append(entities, utm.Entity{Level: utm.Level(e.level), ID: e.id, Name: e.name, ParentID: e.parent,
-			Source: e.source, AccountID: account, ConnectionID: connOf[e.source+"|"+accountKey(account)]})
+		entities = append(entities, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return utm.NewIndex(entities), nil
 }
-
-// accountKey compares ad account ids with and without the first network's act_ prefix.
-func accountKey(id string) string { return strings.TrimPrefix(id, "act_") }

@@ -101,6 +101,27 @@ func OpenClickHouseCluster(ctx context.Context, dsn, cluster string) (driver.Con
 	return conn, nil
 }
 
+// DialClickHouseOnUse is a connection to the DSN's database that dials when used, without
+// creating the database or asking the server anything now: for a server that must start while
+// ClickHouse is down (its calls fail until it is back, and its pool then dials again).
+func DialClickHouseOnUse(dsn, cluster string) (driver.Conn, error) {
+	opts, err := ClickHouseOptions(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Auth.Database == "" {
+		opts.Auth.Database = "default"
+	}
+	if cluster != "" {
+		opts.Settings = clickhouse.Settings{"insert_distributed_sync": 1}
+	}
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("clickhouse: %w", err)
+	}
+	return conn, nil
+}
+
 func createClickHouseDatabase(ctx context.Context, opts clickhouse.Options, name, cluster string) error {
 	opts.Auth.Database = "default"
 	opts.MaxOpenConns, opts.MaxIdleConns = 1, 1

@@ -25,7 +25,7 @@ import (
 // queued; call it after the HTTP server has stopped.
 func App(cfg config.Config, store *platform.Store, ch driver.Conn, clk clock.Clock, log *slog.Logger, m *metrics.Metrics) (app *fiber.App, close func()) {
 	pg := store.Pool()
-	resolver := attribution.New(ch, store, clk, 0)
+	resolver := attribution.New(pg, clk, 0)
 	evCfg, engOpts := events.Config{}, engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "",
 		MaxConcurrent: cfg.QuerySlots()}
 	if m != nil {
