@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -89,6 +90,9 @@ func (s *server) trackEvent(c *fiber.Ctx) error {
 	var in events.Input
 	if err := decodeJSON(c, &in); err != nil {
 		return err
+	}
+	if r, ok := idempotency.RequestOf(c); ok && strings.TrimSpace(in.EventID) == "" {
+		in.EventID = events.IdempotentEventID(r.Scope, r.Key)
 	}
 	t, ok := c.Locals(targetKey).(events.Target)
 	if !ok { // an API key on POST /v3/tracking/events

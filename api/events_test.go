@@ -398,3 +398,29 @@ func TestRepeatedEventIDIsStoredOnce(t *testing.T) {
 		t.Fatal("a repeat's identity made a lead")
 	}
 }
+
+// A retry after a crash that stored the event but never finished its idempotency record (here:
+// the record is gone, so the retry runs again as a first call) finds the stored event: an event
+// sent without event_id under an Idempotency-Key gets an id derived from the key.
+func TestRetryAfterCrashStoresOnce(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	body := map[string]any{"config": map[string]any{"name": "Lead"}, "lead": map[string]any{"email": "x@y.com"}}
+	h := append([]string{"Idempotency-Key", "crash-1"}, bearer(a.key)...)
+	first := e.event(body, h...)
+	if first.Status != 200 {
+		t.Fatalf("%d %s", first.Status, first.Body)
+	}
+	if _, err := e.store.Pool().Exec(context.Background(), "DELETE FROM idempotency_records"); err != nil {
+		t.Fatal(err)
+	}
+	again := e.event(body, h...)
+	if again.Status != 200 || again.Header.Get("X-Idempotent-Replayed") != "" || string(again.Body) != string(first.Body) {
+		t.Fatalf("retry: %d %s (replayed %q), first %s", again.Status, again.Body, again.Header.Get("X-Idempotent-Replayed"), first.Body)
+	}
+	e.drain()
+	var n uint64
+	if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE project_id = ?", a.project.ID).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("stored %d times (%v)", n, err)
+	}
+}

@@ -90,8 +90,20 @@ func New(cfg Config) fiber.Handler {
 			return apperr.Conflict(apperr.CodeIdempotencyConflict,
 				"A request with this Idempotency-Key is still being processed.")
 		}
+		c.Locals(requestLocal, req)
 		return run(c, cfg.Store, claim)
 	}
+}
+
+// requestLocal is where a request that runs as its key's first call finds its Request.
+const requestLocal = "mtk.idempotency_request"
+
+// RequestOf is the idempotent request being run (scope and key), false without a key. A handler
+// that makes an id derives it from them, so that a retry after a crash (the record never
+// finished, the work done) makes the same id and finds the work.
+func RequestOf(c *fiber.Ctx) (Request, bool) {
+	r, ok := c.Locals(requestLocal).(Request)
+	return r, ok
 }
 
 func writeMethod(m string) bool {

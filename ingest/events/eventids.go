@@ -3,6 +3,8 @@ package events
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"time"
 
@@ -117,6 +119,14 @@ func (c *claims) queueLeads(b *pgx.Batch, evs []*event, stored []bool, found []l
 		b.Queue(`UPDATE event_ids e SET lead_id = u.l FROM unnest($1::text[], $2::text[], $3::text[]) AS u(p, i, l)
 			WHERE e.project_id = u.p AND e.event_id = u.i`, projects, ids, leadIDs)
 	}
+}
+
+// IdempotentEventID is the event_id of an event sent without one under an Idempotency-Key: the
+// same for every call with that key in its scope, so that a retry after a crash (the event
+// stored, its idempotency record never finished) is a repeat of the stored event, not a second.
+func IdempotentEventID(scope, key string) string {
+	h := sha256.Sum256([]byte(scope + "\x00" + key))
+	return "evt_" + hex.EncodeToString(h[:12])
 }
 
 // PurgeEventIDs deletes the event ids older than EventIDWindow; a scheduled job calls it.
