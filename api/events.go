@@ -102,6 +102,9 @@ func (s *server) trackEvent(c *fiber.Ctx) error {
 		}
 	}
 	meta := events.Meta{ClientIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)}
+	if rc := idempotency.ReceiptOf(c); rc != nil {
+		meta.Receipt = rc // the answer is stored in the event's own transaction
+	}
 	r, err := s.events.Track(c.UserContext(), t, in, meta, c.Body())
 	if err != nil {
 		return err

@@ -2,11 +2,14 @@ package api
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"mtk/api/idempotency"
 	"mtk/ingest/events"
 	"mtk/ingest/outbox"
 	"mtk/internal/testenv"
@@ -307,34 +310,48 @@ func TestEventStoreDownIs503(t *testing.T) {
 	}
 }
 
-// Once MaxBacklog events wait for ClickHouse, new events are refused with 503 until the drainer
-// catches up; the backlog is counted again at most every few seconds.
-func TestEventBacklogFull(t *testing.T) {
+// The outboxes' bounds are counted exactly at the edge, in the storing transaction: with room for
+// 4 events, 10 sent at once store 4 and refuse 6 with 503 and Retry-After; the drain makes room
+// at once (no recount to wait for), and a fact bound refuses an attributed event whose fact
+// would pass it while unattributed events (no fact) still pass.
+func TestOutboxBoundsAreExact(t *testing.T) {
 	e := newEnv(t)
-	e.eventsConfig = events.Config{MaxBacklog: 2}
+	e.eventsConfig = events.Config{Bounds: outbox.Bounds{Events: 4, Facts: 1}}
 	e.rebuild()
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
-	send := func() response {
-		return e.event(map[string]any{"config": map[string]any{"name": "x"}}, bearer(a.key)...)
+	e.seedEntities(a)
+	plain := map[string]any{"config": map[string]any{"name": "x"}}
+	var wg sync.WaitGroup
+	statuses := make([]int, 10)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := e.event(plain, bearer(a.key)...)
+			if r.Status == 503 && r.Header.Get("Retry-After") == "" {
+				t.Errorf("503 without Retry-After: %v", r.Header)
+			}
+			statuses[i] = r.Status
+		}()
 	}
-	for i := range 3 { // counted once, empty: all three are taken
-		if r := send(); r.Status != 200 {
-			t.Fatalf("event %d: %d %s", i, r.Status, r.Body)
-		}
+	wg.Wait()
+	count := map[int]int{}
+	for _, s := range statuses {
+		count[s]++
 	}
-	e.clock.Advance(5 * time.Second)
-	r := send()
-	wantError(t, r, 503, "api_error", "service_unavailable")
-	if r.Header.Get("Retry-After") == "" {
-		t.Fatalf("no Retry-After: %v", r.Header)
+	if count[200] != 4 || count[503] != 6 || e.pgCount(t, "SELECT count(*) FROM event_outbox") != 4 {
+		t.Fatalf("statuses %v, %d rows stored; want 4 stored, 6 refused", count,
+			e.pgCount(t, "SELECT count(*) FROM event_outbox"))
 	}
+	wantError(t, e.event(plain, bearer(a.key)...), 503, "api_error", "service_unavailable")
 	e.drain()
-	if r := send(); r.Status != 503 {
-		t.Fatalf("before the next count: %d %s", r.Status, r.Body)
-	}
-	e.clock.Advance(5 * time.Second)
-	if r := send(); r.Status != 200 {
+	attributed := map[string]any{"utm": attributedUTM, "config": map[string]any{"name": "PageView"}}
+	if r := e.event(attributed, bearer(a.key)...); r.Status != 200 {
 		t.Fatalf("after the drain: %d %s", r.Status, r.Body)
+	}
+	wantError(t, e.event(attributed, bearer(a.key)...), 503, "api_error", "service_unavailable")
+	if r := e.event(plain, bearer(a.key)...); r.Status != 200 {
+		t.Fatalf("an event without a fact, fact outbox full: %d %s", r.Status, r.Body)
 	}
 }
 
@@ -422,5 +439,50 @@ func TestRetryAfterCrashStoresOnce(t *testing.T) {
 	var n uint64
 	if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM events WHERE project_id = ?", a.project.ID).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("stored %d times (%v)", n, err)
+	}
+}
+
+// An event's answer is stored in its batch's transaction: when the process dies after the commit
+// and before the request's own bookkeeping (here the middleware never finishes its record), the
+// retry with the same Idempotency-Key replays the answer at once, in the first call's name, and
+// nothing is stored twice. (A batch that does not commit leaves the record running and the
+// middleware removes it: TestEventStoreDownIs503's retry runs again.)
+func TestEventAnswerCommitsWithItsBatch(t *testing.T) {
+	e := newEnv(t)
+	e.newTrackingTenant("acme", "act_111", "acme.example")
+	ctx := context.Background()
+	body := `{"domain":"acme.example","config":{"name":"Lead"},"lead":{"email":"ana@x.com"}}`
+	tgt, err := e.events.PublicTarget(ctx, "acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := sha256.Sum256([]byte(body))
+	req := idempotency.Request{Scope: idempotency.ContainerScope(tgt.Container.ID), Key: "crash-1", Method: "POST",
+		Path: "/v3/tracking/events", BodyHash: hash[:]}
+	claim, err := idempotency.NewStore(e.store.Pool()).Begin(ctx, req, e.clock.Now())
+	if err != nil || claim.Outcome != idempotency.Started {
+		t.Fatalf("claim %+v: %v", claim, err)
+	}
+	// The handler's work, up to its answer; then the process dies.
+	var in events.Input
+	if err := json.Unmarshal([]byte(body), &in); err != nil {
+		t.Fatal(err)
+	}
+	in.EventID = events.IdempotentEventID(req.Scope, req.Key)
+	first, err := e.events.Track(ctx, tgt, in, events.Meta{Receipt: idempotency.NewReceipt(claim, "req_first", marshalJSON)}, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := marshalJSON(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("POST", "/v3/tracking/events", body, "Idempotency-Key", "crash-1")
+	if r.Status != 200 || r.Header.Get("X-Idempotent-Replayed") != "true" || r.Header.Get("Original-Request") != "req_first" ||
+		string(r.Body) != string(want) {
+		t.Fatalf("retry: %d %v %s, want the replay of %s", r.Status, r.Header, r.Body, want)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM event_outbox"); n != 1 {
+		t.Fatalf("%d events stored, want 1", n)
 	}
 }

@@ -70,7 +70,7 @@ func (e *env) rebuild() {
 	e.events = events.New(e.eventsConfig, e.store.Pool(), e.store, e.resolver, e.clock, log)
 	e.app = New(Deps{
 		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events,
-		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock),
+		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock, e.eventsConfig.Bounds),
 		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock}),
 		Logger:  log,
 		Objects: &adsync.Objects{Store: adsync.NewStore(e.store.Pool()), Connectors: networks.Factory{}.Connector, Clock: e.clock},

@@ -296,3 +296,42 @@ func TestOrderLifeCyclesKeepAttribution(t *testing.T) {
 		`{"ad_id":null,"ad_name":null,"source":"alpha_ads","tx_count":1,"tx_count_pending":0,"tx_count_refunded":0,"tx_count_total":1,"tx_revenue":30},`+
 		`{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_count":1,"tx_count_pending":0,"tx_count_refunded":2,"tx_count_total":3,"tx_revenue":25}]`)
 }
+
+// A webhook whose facts would pass the fact outbox's bound is refused whole with 503 and
+// Retry-After (no order row, no fact), and the checkout's retry after the drain is stored. An
+// unattributed order (no facts) passes a full outbox.
+func TestOrderFactOutboxFull(t *testing.T) {
+	e := newEnv(t)
+	e.eventsConfig.Bounds = outbox.Bounds{Facts: 2}
+	e.rebuild()
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	key := a.custom.WebhookKey
+	t0 := e.clock.Now().Add(-time.Hour)
+	if r := e.webhook(key, order("tx-1", "approved", 1000, t0)); r.Status != 200 {
+		t.Fatalf("first: %d %s", r.Status, r.Body)
+	}
+	// The refund negates the sale and adds its refund: two rows, one too many.
+	refund := order("tx-1", "refunded", 1000, t0.Add(time.Minute))
+	r := e.webhook(key, refund)
+	wantError(t, r, 503, "api_error", "service_unavailable")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatalf("no Retry-After: %v", r.Header)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM orders WHERE status = 'refunded'"); n != 0 {
+		t.Fatalf("a refused webhook changed the order (%d refunded)", n)
+	}
+	plain := order("tx-2", "approved", 500, t0)
+	delete(plain, "utm")
+	plain["customer"] = map[string]any{"email": "other@x.com"}
+	if r := e.webhook(key, plain); r.Status != 200 {
+		t.Fatalf("an order without facts: %d %s", r.Status, r.Body)
+	}
+	e.drain()
+	if r := e.webhook(key, refund); r.Status != 200 {
+		t.Fatalf("retry after the drain: %d %s", r.Status, r.Body)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM fact_outbox"); n != 2 {
+		t.Fatalf("%d fact rows after the refund, want its 2", n)
+	}
+}

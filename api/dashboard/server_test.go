@@ -69,7 +69,7 @@ func startServer(t *testing.T) *fixture {
 		Config: config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
 			BaseURL: "http://127.0.0.1", RateLimits: "on"},
 		Platform: store, ClickHouse: ch.Conn, Clock: clk, Events: evs, Logger: log,
-		Orders:  orders.New(pg.Pool, store, resolver, clk),
+		Orders:  orders.New(pg.Pool, store, resolver, clk, outbox.Bounds{}),
 		Engine:  engine.New(ch.Conn, engine.Options{Clock: clk}),
 		Objects: &adsync.Objects{Store: adsync.NewStore(pg.Pool), Connectors: networks.Factory{}.Connector, Clock: clk},
 	})

@@ -20,6 +20,9 @@
 //     (its own X-RateLimit-* headers).
 //   - Answers with status 500 and above are not stored: the record is removed and a retry runs
 //     again. So is a call whose handler panicked. Every other status (2xx, 3xx, 4xx) is stored.
+//   - A handler whose work is one PostgreSQL transaction stores its answer in that transaction
+//     (Receipt; the event routes do): a crash then leaves the work and the finished record both,
+//     or neither, and the retry replays or runs.
 //   - A first call that never finished (the process died) holds its key for Lease; after that a
 //     repeat of the same request takes the key over and runs. A stale first call that finishes
 //     after being taken over does not overwrite the new owner's answer. Lease must exceed the

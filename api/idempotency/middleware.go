@@ -91,7 +91,9 @@ func New(cfg Config) fiber.Handler {
 				"A request with this Idempotency-Key is still being processed.")
 		}
 		c.Locals(requestLocal, req)
-		return run(c, cfg.Store, claim)
+		receipt := NewReceipt(claim, c.GetRespHeader(fiber.HeaderXRequestID), c.App().Config().JSONEncoder)
+		c.Locals(receiptLocal, receipt)
+		return run(c, cfg.Store, receipt)
 	}
 }
 
@@ -129,7 +131,8 @@ func replay(c *fiber.Ctx, r Response) error {
 // run calls the rest of the chain as the key's first call and stores its answer. An error of the
 // chain is rendered here, by the app's error handler, so that the stored answer is the one the
 // client gets; run then returns nil.
-func run(c *fiber.Ctx, store *Store, claim Claim) error {
+func run(c *fiber.Ctx, store *Store, receipt *Receipt) error {
+	claim := receipt.claim
 	defer func() {
 		if p := recover(); p != nil {
 			settle(c, func(ctx context.Context) error { return store.Abandon(ctx, claim) })
@@ -143,6 +146,9 @@ func run(c *fiber.Ctx, store *Store, claim Claim) error {
 		}
 	}
 	resp := c.Response()
+	if receipt.answered.Load() {
+		return nil // finished in the handler's transaction
+	}
 	if resp.StatusCode() >= fiber.StatusInternalServerError {
 		settle(c, func(ctx context.Context) error { return store.Abandon(ctx, claim) })
 		return nil

@@ -146,16 +146,22 @@ func (s *Store) existing(ctx context.Context, r Request, now time.Time) (c Claim
 	return Claim{Outcome: Replay, Response: resp}, true, nil
 }
 
-// Finish stores the answer of a Started claim. It does nothing when the claim was taken over.
+// Finish stores the answer of a Started claim. It does nothing when the claim was taken over, or
+// finished in the handler's transaction (Receipt).
 func (s *Store) Finish(ctx context.Context, c Claim, resp Response) error {
-	_, err := s.pool.Exec(ctx, `
-		UPDATE idempotency_records SET status = $4, content_type = $5, response_body = $6, request_id = $7
-		WHERE scope = $1 AND key = $2 AND created_at = $3 AND status IS NULL`,
-		c.scope, c.key, c.started, resp.Status, resp.ContentType, resp.Body, resp.RequestID)
-	if err != nil {
+	b := &pgx.Batch{}
+	queueFinish(b, c, resp)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("idempotency: store answer: %w", err)
 	}
 	return nil
+}
+
+func queueFinish(b *pgx.Batch, c Claim, resp Response) {
+	b.Queue(`
+		UPDATE idempotency_records SET status = $4, content_type = $5, response_body = $6, request_id = $7
+		WHERE scope = $1 AND key = $2 AND created_at = $3 AND status IS NULL`,
+		c.scope, c.key, c.started, resp.Status, resp.ContentType, resp.Body, resp.RequestID)
 }
 
 // Abandon removes the record of a Started claim, so that a retry runs again. It does nothing when

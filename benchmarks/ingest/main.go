@@ -350,7 +350,7 @@ func start(ctx context.Context) (*setup, error) {
 	resolver := attribution.New(s.pg, clk, 0)
 	evs := events.New(events.Config{Batch: batcher.Config{Flushers: flushers}}, s.pg, store, resolver, clk, log)
 	app := api.New(api.Deps{Config: cfg, Platform: store, ClickHouse: s.ch, Events: evs, Clock: clk, Logger: log,
-		Orders: orders.New(s.pg, store, resolver, clk), Engine: engine.New(s.ch, engine.Options{Clock: clk})})
+		Orders: orders.New(s.pg, store, resolver, clk, outbox.Bounds{}), Engine: engine.New(s.ch, engine.Options{Clock: clk})})
 	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
 	// The drainers run as in mtk serve, so that ClickHouse's share of the work is measured too.
 	workers, stopWorkers := context.WithCancel(context.Background())

@@ -7,6 +7,7 @@ import (
 
 	"mtk/api/idempotency"
 	"mtk/ingest/events"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/internal/metrics"
@@ -43,6 +44,12 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Met
 				}
 				return err
 			},
+		},
+		{
+			// The outboxes' sizes, which bound what waits for ClickHouse, are kept as one row per
+			// PostgreSQL backend; this folds them and corrects any drift (outbox.Recount).
+			Name: "outbox-recount", Schedule: "@every 10m", Jitter: time.Minute,
+			Run: func(ctx context.Context) error { return outbox.Recount(ctx, st.pg) },
 		},
 		{
 			// Moves containers whose latest event is 24 hours old to not_receiving_events_p24h.

@@ -15,19 +15,43 @@ import (
 	"mtk/platform"
 )
 
-// flush stores one batch (see the package comment) and answers each event: a repeat of an
-// event_id (within the batch or of a stored event) with the first event's lead and timestamp.
+// flush stores one batch (see the package comment) and answers each event. The events past what
+// the outboxes' bounds leave room for are refused (Result.refused), the batch's first ones
+// stored.
 func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 	now := s.clock.Now()
-	found, c, err := s.store(ctx, evs, now)
-	if err != nil {
-		return nil, fmt.Errorf("events: store batch: %w", err)
+	admit := evs
+	var stored []Result
+	for len(admit) > 0 {
+		var fit int
+		var err error
+		if stored, fit, err = s.store(ctx, admit, now); err != nil {
+			return nil, fmt.Errorf("events: store batch: %w", err)
+		}
+		if fit == len(admit) {
+			break
+		}
+		admit = admit[:fit]
 	}
-	stored, firstOf := c.firsts(evs)
+	out := make([]Result, len(evs))
+	copy(out, stored)
+	for i := len(admit); i < len(evs); i++ {
+		out[i] = Result{refused: true}
+	}
 	containers := map[string]bool{}
+	for _, ev := range admit {
+		containers[ev.target.Container.ID] = true
+	}
+	s.touch(ctx, containers, now)
+	return out, nil
+}
+
+// answers are the answers of a stored batch: a repeat of an event_id (within the batch or of a
+// stored event) is answered with the first event's lead and timestamp.
+func answers(evs []*event, found []leads.Result, c *claims) []Result {
+	stored, firstOf := c.firsts(evs)
 	out := make([]Result, len(evs))
 	for i, ev := range evs {
-		containers[ev.target.Container.ID] = true
 		leadID, ts := found[firstOf[i]].LeadID, *evs[firstOf[i]].in.Timestamp
 		if !stored[firstOf[i]] { // a repeat of a stored event
 			f := c.first[eventKey{ev.target.Project.ID, ev.in.EventID}]
@@ -38,28 +62,31 @@ func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 			out[i].LeadID = &leadID
 		}
 	}
-	s.touch(ctx, containers, now)
-	return out, nil
+	return out
 }
 
-// store writes a batch in one transaction of two round trips: BEGIN with the claim of the
-// events' ids (event_ids) and every project's lead lock and read, then the writes of the leads,
-// events, facts and conversions with COMMIT. Only the events that claimed their ids are
-// written; the others repeat an event and are stored nowhere. A batch holding a repeat reads its
-// leads again without the repeats' identities (a third round trip, rare). It returns each
-// event's lead (none for a repeat) and the claims. On failure nothing is stored: a connection
-// left inside the transaction is closed by the pool on release, which rolls it back. The
-// transaction's statements run on generic plans that look leads up by index
-// (leads.GenericPlans).
-func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]leads.Result, *claims, error) {
+// store writes a batch in one transaction of two round trips: BEGIN with the outboxes' sizes,
+// the claim of the events' ids (event_ids) and every project's lead lock and read, then the
+// writes of the leads, events, facts and conversions with COMMIT. Only the events that claimed
+// their ids are written; the others repeat an event and are stored nowhere. A batch holding a
+// repeat reads its leads again without the repeats' identities (a third round trip, rare). It
+// returns each event's answer, also written, for an event sent with an Idempotency-Key, to its
+// record (Meta.Receipt) before the COMMIT. When the outboxes' bounds
+// (Config.Bounds) leave room for fewer events than the batch, it rolls back and returns how
+// many of its first events fit (counting a row of each outbox per event, which a repeat or an
+// unattributed event does not write). On failure nothing is stored: a connection left inside the
+// transaction is closed by the pool on release, which rolls it back. The transaction's
+// statements run on generic plans that look leads up by index (leads.GenericPlans).
+func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]Result, int, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	defer conn.Release()
 	load := &pgx.Batch{}
 	load.Queue("BEGIN")
 	load.Queue(leads.GenericPlans)
+	outbox.QueueSizes(load)
 	c := queueClaims(load, evs, now)
 	lp := planLeads(evs, func(int) bool { return true })
 	lp.queueLoad(load)
@@ -67,6 +94,10 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 	_, err = br.Exec()
 	if err == nil {
 		_, err = br.Exec()
+	}
+	var sizes outbox.Sizes
+	if err == nil {
+		sizes, err = outbox.ReadSizes(br)
 	}
 	if err == nil {
 		err = c.read(br)
@@ -78,7 +109,11 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 		err = cerr
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
+	}
+	if fit := s.fit(sizes, evs); fit < len(evs) {
+		_, err := conn.Exec(ctx, "ROLLBACK")
+		return nil, fit, err
 	}
 	stored, _ := c.firsts(evs)
 	if slices.Contains(stored, false) {
@@ -92,7 +127,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 				err = cerr
 			}
 			if err != nil {
-				return nil, nil, err
+				return nil, 0, err
 			}
 		}
 	}
@@ -110,14 +145,42 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]lea
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
 	for i, ev := range keep {
 		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
-			return nil, nil, err
+			return nil, 0, err
+		}
+	}
+	out := answers(evs, found, c)
+	for i, ev := range evs {
+		if ev.meta.Receipt != nil {
+			if err := ev.meta.Receipt.QueueAnswer(w, out[i]); err != nil {
+				return nil, 0, err
+			}
 		}
 	}
 	w.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, w).Close(); err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
-	return found, c, nil
+	for _, ev := range evs {
+		if ev.meta.Receipt != nil {
+			ev.meta.Receipt.Answered()
+		}
+	}
+	return out, len(evs), nil
+}
+
+// fit is how many of evs's first events the outboxes have room for, at most one row of each
+// outbox per event (attributed events write a fact).
+func (s *Service) fit(sizes outbox.Sizes, evs []*event) int {
+	facts := 0
+	for i, ev := range evs {
+		if ev.attributed {
+			facts++
+		}
+		if !s.bounds.Fits(sizes, i+1, facts) {
+			return i
+		}
+	}
+	return len(evs)
 }
 
 // leadPlans are a batch's lead plans, one per project, in a fixed order so that concurrent

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+
 	"mtk/ingest/capi"
 	"mtk/ingest/leads"
 	"mtk/ingest/utm"
@@ -79,6 +81,17 @@ var eventIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@/+=-]{1,100}$`)
 type Meta struct {
 	ClientIP  string
 	UserAgent string
+	// Receipt, when set, is the record of the request's Idempotency-Key: the event's answer is
+	// written to it in the batch's transaction.
+	Receipt Receipt
+}
+
+// Receipt is what the batch needs of an idempotency record (api/idempotency.Receipt): the
+// answer is queued in the batch's transaction, so that a crash leaves the event and its record
+// both or neither, and Answered is told once the batch commits.
+type Receipt interface {
+	QueueAnswer(b *pgx.Batch, v any) error
+	Answered()
 }
 
 // normalize validates in at now (naming every problem) and fills its defaults: a generated

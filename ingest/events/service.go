@@ -10,7 +10,8 @@
 // and the caller retries). The outbox drainers (ingest/outbox) then move events to ClickHouse's
 // events table and facts to facts_raw, each exactly once, within about a second. Memory is
 // bounded by the batcher's queue; when ClickHouse is down the events wait in PostgreSQL, and
-// once MaxBacklog of them wait, new events are refused with 503 until it catches up.
+// events that would pass the outboxes' bounds (Config.Bounds) are refused with 503 and
+// Retry-After until the drainers make room.
 //
 // Attribution: an event's UTM (utm.Extract: body, then page URL, then cookies) is resolved
 // against the project's synced entities; only an attributed event writes facts (facts_raw holds
@@ -30,6 +31,7 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
 	"mtk/ingest/leads"
+	"mtk/ingest/outbox"
 	"mtk/ingest/utm"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
@@ -42,9 +44,9 @@ type Config struct {
 	Batch batcher.Config
 	// Geo locates leads by IP; nil means none.
 	Geo leads.Geolocator
-	// MaxBacklog is how many events may wait in the event outbox before new ones are refused
-	// with 503 (default DefaultMaxBacklog).
-	MaxBacklog int
+	// Bounds are the most rows the event and fact outboxes may hold; an event that would pass
+	// one is refused with 503 (zero values: outbox.DefaultMaxRows).
+	Bounds outbox.Bounds
 	// QueueFull, when set, is called for every event refused because the queue is full (metrics).
 	QueueFull func()
 }
@@ -60,7 +62,7 @@ type Service struct {
 	full     func()
 	batcher  *batcher.Batcher[*event, Result]
 	targets  targets
-	backlog  *backlog
+	bounds   outbox.Bounds
 
 	touchMu sync.Mutex
 	touched map[string]time.Time
@@ -69,16 +71,13 @@ type Service struct {
 // New starts a Service; Close stops it.
 func New(cfg Config, pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolver,
 	clk clock.Clock, log *slog.Logger) *Service {
-	if cfg.MaxBacklog <= 0 {
-		cfg.MaxBacklog = DefaultMaxBacklog
-	}
 	if cfg.Batch.Flushers <= 0 {
 		// One transaction at a time: batches of one project wait for its lead lock anyway, and
 		// one flusher takes everything that arrived during the previous flush, however many
 		// projects (measured: 4,060 events/s, p99 40 ms against 3,710/s, p99 63 ms with two).
 		cfg.Batch.Flushers = 1
 	}
-	s := &Service{pool: pool, platform: store, backlog: &backlog{pool: pool, max: cfg.MaxBacklog}, resolver: resolver,
+	s := &Service{pool: pool, platform: store, bounds: cfg.Bounds.WithDefaults(), resolver: resolver,
 		clock: clk, log: log, geo: cfg.Geo, full: cfg.QueueFull, targets: targets{store: store, m: map[string]cacheEntry{}},
 		touched: map[string]time.Time{}}
 	s.batcher = batcher.New(cfg.Batch, s.flush)
@@ -97,6 +96,8 @@ type Result struct {
 	EventID   string  `json:"event_id"`
 	LeadID    *string `json:"lead_id"`
 	Timestamp int64   `json:"timestamp"`
+
+	refused bool // not stored: the outboxes are full
 }
 
 // event is one event on its way to storage.
@@ -127,11 +128,10 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 	if ev.attr, ev.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, ev.utm); err != nil {
 		return Result{}, err
 	}
-	if !s.backlog.allow(ctx, now) {
-		return Result{}, apperr.Unavailable("Too many events are waiting for the analytics store; retry shortly.", overloadRetryAfter)
-	}
 	r, err := s.batcher.Submit(ev)
 	switch {
+	case err == nil && r.refused:
+		return Result{}, apperr.Unavailable("Too many events are waiting for the analytics store; retry shortly.", overloadRetryAfter)
 	case errors.Is(err, batcher.ErrOverloaded):
 		if s.full != nil {
 			s.full()

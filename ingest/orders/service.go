@@ -34,6 +34,7 @@ import (
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/ingest/utm"
+	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/platform"
 )
@@ -44,12 +45,18 @@ type Service struct {
 	platform *platform.Store
 	resolver *attribution.Resolver
 	clock    clock.Clock
+	bounds   outbox.Bounds
 }
 
-// New returns a Service.
-func New(pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolver, clk clock.Clock) *Service {
-	return &Service{pool: pool, platform: store, resolver: resolver, clock: clk}
+// New returns a Service; a webhook whose facts would pass the fact outbox's bound (zero:
+// outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
+func New(pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
+	return &Service{pool: pool, platform: store, resolver: resolver, clock: clk, bounds: bounds.WithDefaults()}
 }
+
+// fullRetryAfter is the Retry-After, in seconds, of a webhook refused because the fact outbox is
+// full: the drainers make room within seconds once ClickHouse takes rows.
+const fullRetryAfter = 2
 
 // microsPerCent converts cents to the micros of facts_raw.
 const microsPerCent = 10_000
@@ -154,7 +161,16 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 			st = st.keeping(prev)
 			updateOrder(w, conn, st, now)
 		}
-		queueFacts(w, p, prev, found, st, now)
+		if facts := factChange(p, prev, found, st); len(facts) > 0 {
+			sizes, err := outbox.ReadSizesTx(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if !s.bounds.Fits(sizes, 0, len(facts)) {
+				return apperr.Unavailable("Too many orders are waiting for the analytics store; retry shortly.", fullRetryAfter)
+			}
+			outbox.QueueFacts(w, facts, now)
+		}
 		if err := queuePurchase(w, conn, p, prev, found, st, pixels, now); err != nil {
 			return err
 		}

@@ -87,16 +87,16 @@ func orderArgs(conn platform.WebhookConnection, st stored, now time.Time) []any 
 		attr.ConnectionID, attr.AccountID, attr.CampaignID, attr.AdsetID, attr.AdID, st.created, st.updated, now}
 }
 
-// queueFacts queues the change from prev (when found) to st: prev's contribution negated and
-// st's, unless they are the same.
-func queueFacts(w *pgx.Batch, p platform.Project, prev stored, found bool, st stored, now time.Time) {
+// factChange is the change from prev (when found) to st: prev's contribution negated and st's,
+// none when they are the same.
+func factChange(p platform.Project, prev stored, found bool, st stored) []outbox.FactRow {
 	before, had := outbox.FactRow{}, false
 	if found {
 		before, had = prev.contribution(p)
 	}
 	after, has := st.contribution(p)
 	if had && has && before == after {
-		return
+		return nil
 	}
 	var rows []outbox.FactRow
 	if had {
@@ -105,7 +105,7 @@ func queueFacts(w *pgx.Batch, p platform.Project, prev stored, found bool, st st
 	if has {
 		rows = append(rows, after)
 	}
-	outbox.QueueFacts(w, rows, now)
+	return rows
 }
 
 // queuePurchase queues the Purchase conversion on the transaction's first approved state, once

@@ -164,13 +164,16 @@ func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[in
 	return prior, nil
 }
 
-// settle deletes the inserted rows and their attempt (0: none), and (when there were prior
+// settle deletes the inserted rows, less their outbox's size by as many, and their attempt (0: none), and (when there were prior
 // attempts) every earlier attempt none of whose rows is left, in one transaction: a crash before
 // it commits leaves the rows listed as suspects.
 func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64, prior bool) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	b.Queue("DELETE FROM "+d.table.name+" WHERE id = ANY($1)", ids)
+	// The size shrinks by the rows deleted, in the same transaction (see Bounds).
+	b.Queue(`WITH d AS (DELETE FROM `+d.table.name+` WHERE id = ANY($1) RETURNING 1)
+		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT $2, pg_backend_pid(), -count(*) FROM d
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, ids, d.table.name)
 	if attempt != 0 {
 		b.Queue("DELETE FROM outbox_attempts WHERE id = $1", attempt)
 	}

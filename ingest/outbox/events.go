@@ -29,8 +29,8 @@ const eventTextColumns = `project_id, container_id, event_id, name, alpha_name, 
 	utm_medium, utm_campaign, utm_content, utm_term, campaign_id, adset_id, ad_id, page_url, referrer, currency,
 	client_ip, user_agent`
 
-// QueueEvents queues evs on w as one statement (however many rows), to be written in the
-// caller's transaction, in order. Nothing is queued for no rows.
+// QueueEvents queues evs on w as one statement (however many rows), and the growth of the
+// outbox's size, to be written in the caller's transaction, in order. Nothing is queued for no rows.
 func QueueEvents(w *pgx.Batch, evs []EventRow) {
 	if len(evs) == 0 {
 		return
@@ -59,4 +59,5 @@ func QueueEvents(w *pgx.Batch, evs []EventRow) {
 			$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
 			$16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::timestamptz[], $22::timestamptz[],
 			$23::boolean[], $24::bigint[], $25::text[])`, args...)
+	queueResize(w, "event_outbox", n)
 }

@@ -29,8 +29,8 @@ func (f FactRow) Negate() FactRow {
 	return f
 }
 
-// QueueFacts queues fs on w as one statement (however many rows), to be written in the caller's
-// transaction. Nothing is queued for no rows.
+// QueueFacts queues fs on w as one statement (however many rows), and the growth of the outbox's
+// size, to be written in the caller's transaction. Nothing is queued for no rows.
 func QueueFacts(w *pgx.Batch, fs []FactRow, now time.Time) {
 	if len(fs) == 0 {
 		return
@@ -68,6 +68,7 @@ func QueueFacts(w *pgx.Batch, fs []FactRow, now time.Time) {
 		ORDER BY ord`,
 		text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7], text[8], ts,
 		num[0], num[1], num[2], num[3], num[4], num[5], num[6], num[7], num[8], now)
+	queueResize(w, "fact_outbox", n)
 }
 
 // Conversion is one event for one pixel.

@@ -54,6 +54,23 @@ type Config struct {
 	// QueryConcurrency is how many query statements this server runs on ClickHouse at once
 	// (MTK_QUERY_CONCURRENCY): "auto" (the ClickHouse server's cores plus one) or a number.
 	QueryConcurrency string
+	// EventOutboxMax and FactOutboxMax bound the rows waiting in PostgreSQL for ClickHouse
+	// (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX; default outbox.DefaultMaxRows): past them,
+	// events and orders are refused with 503 and Retry-After until the drainers make room.
+	EventOutboxMax, FactOutboxMax string
+}
+
+// OutboxBounds are EventOutboxMax and FactOutboxMax as numbers, 0 for the default.
+func (c Config) OutboxBounds() (events, facts int64) {
+	return positive(c.EventOutboxMax), positive(c.FactOutboxMax)
+}
+
+func positive(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // QuerySlots is QueryConcurrency as a number, 0 for "auto" (engine.Options.MaxConcurrent).
@@ -94,6 +111,8 @@ func FromEnv() Config {
 		AdsimURL:          strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
 		Metrics:           env("MTK_METRICS", "on"),
 		QueryConcurrency:  strings.ToLower(env("MTK_QUERY_CONCURRENCY", "auto")),
+		EventOutboxMax:    env("MTK_EVENT_OUTBOX_MAX", ""),
+		FactOutboxMax:     env("MTK_FACT_OUTBOX_MAX", ""),
 	}
 	if m := strings.ToLower(c.Metrics); m == "on" || m == "off" {
 		c.Metrics = m
@@ -135,6 +154,11 @@ func (c Config) Validate() error {
 	}
 	if c.QueryConcurrency != "" && c.QueryConcurrency != "auto" && (c.QuerySlots() == 0 || c.QuerySlots() > 1000) {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CONCURRENCY %q: want auto or a number from 1 to 1000", c.QueryConcurrency))
+	}
+	for name, v := range map[string]string{"MTK_EVENT_OUTBOX_MAX": c.EventOutboxMax, "MTK_FACT_OUTBOX_MAX": c.FactOutboxMax} {
+		if v != "" && positive(v) == 0 {
+			problems = append(problems, fmt.Sprintf("%s %q: want a number of rows, 1 or more", name, v))
+		}
 	}
 	if c.RateLimits != "on" && c.RateLimits != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))

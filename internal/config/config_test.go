@@ -8,7 +8,7 @@ import (
 )
 
 func TestDefaultsAreValid(t *testing.T) {
-	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY"} {
+	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
@@ -20,18 +20,22 @@ func TestDefaultsAreValid(t *testing.T) {
 		!c.MetricsOn() || c.MetricsListen() != "" || c.QueryConcurrency != "auto" || c.QuerySlots() != 0 {
 		t.Fatalf("defaults %+v", c)
 	}
+	if ev, f := c.OutboxBounds(); ev != 0 || f != 0 {
+		t.Fatalf("defaults %+v", c)
+	}
 }
 
 func TestValidateNamesEveryBadValue(t *testing.T) {
 	c := Config{
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
 		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QueryConcurrency: "lots",
+		EventOutboxMax: "0", FactOutboxMax: "1e6",
 	}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY"} {
+	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}

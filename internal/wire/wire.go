@@ -13,6 +13,7 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/metrics"
@@ -26,7 +27,9 @@ import (
 func App(cfg config.Config, store *platform.Store, ch driver.Conn, clk clock.Clock, log *slog.Logger, m *metrics.Metrics) (app *fiber.App, close func()) {
 	pg := store.Pool()
 	resolver := attribution.New(pg, clk, 0)
-	evCfg, engOpts := events.Config{}, engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "",
+	var bounds outbox.Bounds
+	bounds.Events, bounds.Facts = cfg.OutboxBounds()
+	evCfg, engOpts := events.Config{Bounds: bounds}, engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "",
 		MaxConcurrent: cfg.QuerySlots()}
 	if m != nil {
 		evCfg.Batch.Observe, evCfg.QueueFull, engOpts.Observe = m.EventFlush, m.EventRefused, m.Query
@@ -36,7 +39,7 @@ func App(cfg config.Config, store *platform.Store, ch driver.Conn, clk clock.Clo
 		m.WatchEventQueue(evs.Queued)
 	}
 	app = api.New(api.Deps{
-		Config: cfg, Platform: store, ClickHouse: ch, Events: evs, Orders: orders.New(pg, store, resolver, clk),
+		Config: cfg, Platform: store, ClickHouse: ch, Events: evs, Orders: orders.New(pg, store, resolver, clk, bounds),
 		Engine: engine.New(ch, engOpts), Clock: clk, Logger: log,
 		Objects: &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk},
 		Metrics: m,

@@ -1,0 +1,90 @@
+package outbox
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/internal/clock"
+	"mtk/internal/testenv"
+)
+
+// The outboxes' sizes follow every write and drain in their own transactions, from many
+// connections at once, without a row that writers share; Recount folds them to one row per
+// outbox and corrects rows deleted by hand.
+func TestOutboxSizes(t *testing.T) {
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(t0)
+	sizes := func() Sizes {
+		t.Helper()
+		var s Sizes
+		err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) (err error) {
+			s, err = ReadSizesTx(ctx, tx)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	write := func(facts, events int) error {
+		return pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
+			w := &pgx.Batch{}
+			f := FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
+				AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Leads: 1}
+			fs := make([]FactRow, facts)
+			for i := range fs {
+				fs[i] = f
+			}
+			QueueFacts(w, fs, clk.Now())
+			evs := make([]EventRow, events)
+			for i := range evs {
+				evs[i] = EventRow{ProjectID: "prj_1", ContainerID: "ctr_1", EventID: "e", Time: t0, ReceivedAt: t0}
+			}
+			QueueEvents(w, evs)
+			return tx.SendBatch(ctx, w).Close()
+		})
+	}
+	errs := make(chan error, 20)
+	for range 20 {
+		go func() { errs <- write(3, 2) }()
+	}
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := sizes(); s != (Sizes{Events: 40, Facts: 60}) {
+		t.Fatalf("after 20 concurrent writes: %+v", s)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if _, err := NewEventDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := sizes(); s != (Sizes{Facts: 60}) {
+		t.Fatalf("after the event drain: %+v", s)
+	}
+	if _, err := pg.Pool.Exec(ctx, "DELETE FROM fact_outbox WHERE id IN (SELECT id FROM fact_outbox LIMIT 10)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Recount(ctx, pg.Pool); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := pg.Pool.QueryRow(ctx, "SELECT count(*) FROM outbox_sizes").Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if s := sizes(); s != (Sizes{Facts: 50}) || rows != 2 {
+		t.Fatalf("after a recount: %+v in %d rows", s, rows)
+	}
+	if b := (Bounds{Events: 1, Facts: 52}); !b.Fits(sizes(), 1, 2) || b.Fits(sizes(), 2, 0) || b.Fits(sizes(), 0, 3) {
+		t.Fatal("Fits is not exact at the edge")
+	}
+}
