@@ -40,6 +40,7 @@ services-stop:
 bench: services
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
+	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s
 
 build:
 	$(GO) build -o bin/mtk ./cmd/mtk

@@ -7,7 +7,11 @@
 //
 // The clients are a lean load generator (see poster).
 //
-//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-flushers n] [-cpuprofile file]
+// With -outage, ClickHouse is stopped (as its clients see it: see chGate) for that long, a quarter
+// into the events phase: events must still be answered (they wait in PostgreSQL), and the run
+// reports how far the event outbox grew and how long the drain took to catch up after.
+//
+//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-outage 0] [-flushers n] [-cpuprofile file]
 package main
 
 import (
@@ -54,11 +58,15 @@ var flushers int
 // profilePath is where the events phase's CPU profile goes ("": none).
 var profilePath string
 
+// outage is how long ClickHouse is stopped during the events phase (0: not at all).
+var outage time.Duration
+
 func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "how long events are sent")
 	ordersDuration := flag.Duration("orders-duration", 10*time.Second, "how long orders are sent")
 	flag.IntVar(&flushers, "flushers", 0, "event batches stored at once (0: the default)")
+	flag.DurationVar(&outage, "outage", 0, "stop ClickHouse for this long, a quarter into the events phase")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the events phase (server and clients) to this file")
 	flag.Parse()
 	profilePath = *cpuProfile
@@ -71,6 +79,7 @@ func main() {
 type setup struct {
 	pg       *pgxpool.Pool
 	ch       driver.Conn
+	gate     *chGate // between the drainers and ClickHouse
 	project  platform.Project
 	key      string
 	webhook  string // the custom connection's webhook key
@@ -97,6 +106,19 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	// One call in retryEvery repeats the worker's previous event, as an SDK retries: the same
 	// event_id, which must be stored once.
 	var answeredIDs sync.Map // event_id → struct{}, for every event answered 2xx
+	loaded := make(chan struct{})
+	type watched struct {
+		r   outageReport
+		err error
+	}
+	outageDone := make(chan watched, 1)
+	if outage > 0 {
+		fmt.Printf("  ClickHouse stopped from %s to %s\n", duration/4, duration/4+outage)
+		go func() {
+			r, err := watchOutage(ctx, s.pg, s.gate, duration/4, outage, loaded)
+			outageDone <- watched{r, err}
+		}()
+	}
 	evs := load(clients, duration, func(worker, i int) (func() error, error) {
 		n := i
 		if i%retryEvery == retryEvery-1 {
@@ -121,6 +143,15 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		return err
 	}
 	fmt.Printf("event outbox: %d events were waiting for ClickHouse at the end, drained in %s\n", waiting, time.Since(start).Round(time.Millisecond))
+	close(loaded)
+	if outage > 0 {
+		w := <-outageDone
+		if w.err != nil {
+			return w.err
+		}
+		fmt.Printf("  outage: the event outbox grew from %d (before) to %d; caught up %s after ClickHouse came back\n",
+			w.r.before, w.r.peak, w.r.caughtUp.Round(10*time.Millisecond))
+	}
 	stored, err := count(ctx, s.ch, "SELECT count() FROM events WHERE project_id = ?", s.project.ID)
 	if err != nil {
 		return err
@@ -298,6 +329,15 @@ func start(ctx context.Context) (*setup, error) {
 	if s.ch, err = db.OpenClickHouse(ctx, chURL); err != nil {
 		return nil, err
 	}
+	// The drainers reach ClickHouse through a gate that -outage closes; the benchmark's own
+	// counts go straight to it.
+	if s.gate, err = newCHGate(hostOf(chURL)); err != nil {
+		return nil, err
+	}
+	drainCH, err := db.OpenClickHouse(ctx, withHost(chURL, s.gate.addr))
+	if err != nil {
+		return nil, err
+	}
 	if _, err := schema.MigratePostgres(ctx, s.pg); err != nil {
 		return nil, err
 	}
@@ -358,11 +398,11 @@ func start(ctx context.Context) (*setup, error) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		outbox.Run(workers, outbox.EventsInterval, log, "events", outbox.NewEventDrainer(s.pg, s.ch, clk, log).RunOnce)
+		outbox.Run(workers, outbox.EventsInterval, log, "events", outbox.NewEventDrainer(s.pg, drainCH, clk, log).RunOnce)
 	}()
 	go func() {
 		defer wg.Done()
-		outbox.Run(workers, outbox.Interval, log, "facts", outbox.NewDrainer(s.pg, s.ch, clk, log).RunOnce)
+		outbox.Run(workers, outbox.Interval, log, "facts", outbox.NewDrainer(s.pg, drainCH, clk, log).RunOnce)
 	}()
 	s.shutdown = func() {
 		app.Shutdown() //nolint:errcheck
@@ -371,6 +411,7 @@ func start(ctx context.Context) (*setup, error) {
 		wg.Wait()
 		s.pg.Close()
 		s.ch.Close()
+		drainCH.Close()
 	}
 	return s, nil
 }
