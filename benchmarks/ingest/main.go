@@ -11,7 +11,7 @@
 // into the events phase: events must still be answered (they wait in PostgreSQL), and the run
 // reports how far the event outbox grew and how long the drain took to catch up after.
 //
-//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-outage 0] [-flushers n] [-cpuprofile file]
+//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-outage 0] [-retry-every 10] [-flushers n] [-cpuprofile file]
 package main
 
 import (
@@ -66,6 +66,7 @@ func main() {
 	duration := flag.Duration("duration", 20*time.Second, "how long events are sent")
 	ordersDuration := flag.Duration("orders-duration", 10*time.Second, "how long orders are sent")
 	flag.IntVar(&flushers, "flushers", 0, "event batches stored at once (0: the default)")
+	flag.IntVar(&retryEvery, "retry-every", 10, "one events call in this many repeats the previous event_id (0: none)")
 	flag.DurationVar(&outage, "outage", 0, "stop ClickHouse for this long, a quarter into the events phase")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the events phase (server and clients) to this file")
 	flag.Parse()
@@ -121,7 +122,7 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	}
 	evs := load(clients, duration, func(worker, i int) (func() error, error) {
 		n := i
-		if i%retryEvery == retryEvery-1 {
+		if retryEvery > 0 && i%retryEvery == retryEvery-1 {
 			n = i - 1
 		}
 		ev := &client.Event{Config: client.EventConfig{Name: "Lead"}, EventID: fmt.Sprintf("b-%d-%d", worker, n),
@@ -156,7 +157,11 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	if err != nil {
 		return err
 	}
-	evs.report("events (one call in 10 a retry of the previous event_id)", stored)
+	label := "events (no retries)"
+	if retryEvery > 0 {
+		label = fmt.Sprintf("events (one call in %d a retry of the previous event_id)", retryEvery)
+	}
+	evs.report(label, stored)
 	distinct := uint64(0)
 	answeredIDs.Range(func(any, any) bool { distinct++; return true })
 	fmt.Printf("  %d distinct event_ids answered 2xx, %d stored: %d lost, %d doubled\n", distinct, stored,
@@ -218,8 +223,8 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	return nil
 }
 
-// retryEvery is how often an events call repeats the previous event (1 in retryEvery).
-const retryEvery = 10
+// retryEvery is how often an events call repeats the previous event (1 in retryEvery; 0: never).
+var retryEvery int
 
 // drainEvents waits until the running event drainer has emptied the event outbox, and returns
 // how many events were waiting.
