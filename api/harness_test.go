@@ -14,6 +14,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/engine"
 	"mtk/ingest/attribution"
 	"mtk/ingest/events"
@@ -23,8 +25,6 @@ import (
 	"mtk/internal/config"
 	"mtk/internal/testenv"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 const testSecret = "test-secret-test-secret-test-secret-0123"

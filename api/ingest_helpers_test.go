@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"testing"
 
+	"mtk/adsync"
 	"mtk/engine"
 	"mtk/ingest/outbox"
 	"mtk/platform"
-	adsync "mtk/sync"
 )
 
 // The ad entities seeded for attribution: campaign 900 > ad set 901 > ad 902 on the tenant's

@@ -3,9 +3,9 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/adsync"
 	"mtk/api/idempotency"
 	"mtk/internal/auth"
-	adsync "mtk/sync"
 )
 
 // objectRoutes registers PUT /v3/connections/{id}/objects: scope data:write (a JWT needs

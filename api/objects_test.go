@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/internal/adsim"
 	"mtk/internal/auth"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 // objectsWorld is a tenant whose alpha and gamma connections point at an in-process simulator

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
+	"mtk/adsync"
 	"mtk/api/dashboard"
 	"mtk/api/openapi"
 	"mtk/api/ratelimit"
@@ -22,7 +23,6 @@ import (
 	"mtk/internal/config"
 	"mtk/internal/metrics"
 	"mtk/platform"
-	adsync "mtk/sync"
 )
 
 // BodyLimit is the largest request body accepted.

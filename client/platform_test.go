@@ -6,11 +6,11 @@ import (
 	"slices"
 	"testing"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/client"
 	"mtk/internal/adsim"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 func TestLoginAndJWT(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
-// A sync batch (see sync/) is written with one INSERT per landing table, every row carrying the
+// A sync batch (see adsync/) is written with one INSERT per landing table, every row carrying the
 // batch's id, into tables whose rows are never collapsed (schema/clickhouse/0006). After a
 // failure, MissingBatchFacts tells which of a batch's rows ClickHouse lacks, so that completing
 // the batch writes each row exactly once.

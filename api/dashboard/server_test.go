@@ -14,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/api"
 	"mtk/client"
 	"mtk/engine"
@@ -27,8 +29,6 @@ import (
 	"mtk/internal/config"
 	"mtk/internal/testenv"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 // The seeded project's zone and ad accounts; the generated ad act_5550_c0_s0_a0 gets the orders.

@@ -32,6 +32,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/adsync"
 	"mtk/api"
 	"mtk/benchmarks/internal/profile"
 	"mtk/client"
@@ -47,7 +48,6 @@ import (
 	"mtk/internal/db"
 	"mtk/platform"
 	"mtk/schema"
-	adsync "mtk/sync"
 )
 
 const dbName = "mtk_bench_ingest"

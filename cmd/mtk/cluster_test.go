@@ -16,6 +16,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/engine/enginetest"
 	"mtk/ingest/outbox"
 	"mtk/internal/adsim"
@@ -23,8 +25,6 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 // scaleWorld is mtk over one ClickHouse layout: one server, or the two-shard test cluster.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"mtk/adsync"
 	"mtk/api/idempotency"
 	"mtk/ingest/events"
 	"mtk/ingest/outbox"
@@ -12,7 +13,6 @@ import (
 	"mtk/internal/jobs"
 	"mtk/internal/metrics"
 	"mtk/platform"
-	adsync "mtk/sync"
 )
 
 // backgroundJobs is the one table of mtk's scheduled jobs; m (nil: none) measures the syncs.
@@ -64,7 +64,7 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Met
 		},
 		{
 			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5
-			// minutes) has passed since its last run; see sync.Scheduler.
+			// minutes) has passed since its last run; see adsync.Scheduler.
 			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second,
 			Run: scheduler.RunDue,
 		},

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/adsync"
 	"mtk/platform"
-	adsync "mtk/sync"
 )
 
 // demoAd is a synced ad as the demo's shop sees it: the UTM its links carry, its account's

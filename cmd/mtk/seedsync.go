@@ -9,10 +9,10 @@ import (
 	"slices"
 	"time"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/engine/enginetest"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 // demoDays is how much metric history the demo has.

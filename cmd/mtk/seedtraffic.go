@@ -15,11 +15,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/adsync"
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/platform"
-	adsync "mtk/sync"
 )
 
 // demoTrafficDays is how many days of events and orders the demo sends (the events route takes

@@ -9,11 +9,11 @@ import (
 	"os"
 	"strings"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 // newSyncer wires the syncer over the open stores.

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"mtk/adsync"
 	"mtk/engine"
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
@@ -22,7 +23,6 @@ import (
 	"mtk/internal/metrics/metricstest"
 	"mtk/internal/testenv"
 	"mtk/platform"
-	adsync "mtk/sync"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -3,8 +3,8 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"mtk/adsync"
 	"mtk/platform"
-	adsync "mtk/sync"
 )
 
 // syncBuckets go from an incremental run's tenth of a second to a long backfill's minutes.
@@ -42,7 +42,7 @@ func newSyncMetrics(reg prometheus.Registerer) syncMetrics {
 	return s
 }
 
-// SyncRun records one recorded sync run. It fits sync.Syncer.Observe.
+// SyncRun records one recorded sync run. It fits adsync.Syncer.Observe.
 func (m *Metrics) SyncRun(c platform.Connection, res adsync.Result, err error) {
 	s := &m.sync
 	s.duration.WithLabelValues(c.ID, c.Kind).Observe(res.Took.Seconds())

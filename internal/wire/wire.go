@@ -8,6 +8,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/adsync"
+	"mtk/adsync/networks"
 	"mtk/api"
 	"mtk/engine"
 	"mtk/ingest/attribution"
@@ -18,8 +20,6 @@ import (
 	"mtk/internal/config"
 	"mtk/internal/metrics"
 	"mtk/platform"
-	adsync "mtk/sync"
-	"mtk/sync/networks"
 )
 
 // App wires the HTTP API to the stores; m (nil: none) measures it. close stores the events still

@@ -1,0 +1,139 @@
+package adsync
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Batch states (sync_batches.status).
+const (
+	batchPending = "pending"
+	batchApplied = "applied"
+)
+
+// batchHistory is how long an applied batch's header is kept, as a record of what each run
+// wrote; its changes are deleted when it is applied.
+const batchHistory = 7 * 24 * time.Hour
+
+// changeColumns are sync_batch_changes' columns after batch_id, in changeRow's order.
+var changeColumns = []string{"local_date", "hour", "ad_id", "position", "campaign_id", "adset_id",
+	"spend", "impressions", "clicks", "reach", "video_plays", "video_views_3s", "video_views_p75",
+	"delta_spend", "delta_impressions", "delta_clicks", "delta_reach", "delta_video_plays",
+	"delta_video_views_3s", "delta_video_views_p75"}
+
+func changeRow(batchID string, c change) ([]any, error) {
+	date, err := time.Parse(time.DateOnly, c.Date)
+	if err != nil {
+		return nil, err
+	}
+	m, d := c.Metrics, c.delta
+	return []any{batchID, date, int16(c.Hour), c.AdID, c.Position, c.CampaignID, c.AdsetID,
+		m.Spend, m.Impressions, m.Clicks, m.Reach, m.VideoPlays, m.VideoViews3s, m.VideoViewsP75,
+		d.Spend, d.Impressions, d.Clicks, d.Reach, d.VideoPlays, d.VideoViews3s, d.VideoViewsP75}, nil
+}
+
+// saveBatch stores b as pending in tx: its header (what places its facts) and its changes.
+func saveBatch(ctx context.Context, tx pgx.Tx, b batch, at time.Time) error {
+	s := b.sink
+	if _, err := tx.Exec(ctx, `INSERT INTO sync_batches (id, connection_id, status, project_id, source, account_id, currency,
+		account_tz, project_tz, written_at, fact_rows, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		b.id, s.connectionID, batchPending, s.projectID, s.source, s.account.ID, s.account.Currency,
+		s.accountLoc.String(), s.projectLoc.String(), s.now, len(b.changes), at); err != nil {
+		return err
+	}
+	rows := make([][]any, len(b.changes))
+	for i, c := range b.changes {
+		r, err := changeRow(b.id, c)
+		if err != nil {
+			return err
+		}
+		rows[i] = r
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"sync_batch_changes"}, append([]string{"batch_id"}, changeColumns...),
+		pgx.CopyFromRows(rows))
+	return err
+}
+
+// pendingBatch reads the connection's pending batch, if it has one.
+func (s *Store) pendingBatch(ctx context.Context, connectionID string) (batch, bool, error) {
+	b := batch{sink: factSink{connectionID: connectionID}}
+	var accountTZ, projectTZ string
+	err := s.pool.QueryRow(ctx, `SELECT id, project_id, source, account_id, currency, account_tz, project_tz, written_at
+		FROM sync_batches WHERE connection_id = $1 AND status = $2`, connectionID, batchPending).Scan(
+		&b.id, &b.sink.projectID, &b.sink.source, &b.sink.account.ID, &b.sink.account.Currency, &accountTZ, &projectTZ, &b.sink.now)
+	if err == pgx.ErrNoRows {
+		return b, false, nil
+	}
+	if err != nil {
+		return b, false, err
+	}
+	if b.sink.accountLoc, err = time.LoadLocation(accountTZ); err != nil {
+		return b, false, fmt.Errorf("batch %s: %w", b.id, err)
+	}
+	if b.sink.projectLoc, err = time.LoadLocation(projectTZ); err != nil {
+		return b, false, fmt.Errorf("batch %s: %w", b.id, err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT local_date, hour, ad_id, position, campaign_id, adset_id, spend, impressions, clicks,
+		reach, video_plays, video_views_3s, video_views_p75, delta_spend, delta_impressions, delta_clicks, delta_reach,
+		delta_video_plays, delta_video_views_3s, delta_video_views_p75
+		FROM sync_batch_changes WHERE batch_id = $1 ORDER BY local_date, hour, ad_id`, b.id)
+	if err != nil {
+		return b, false, err
+	}
+	defer rows.Close()
+	var date time.Time
+	var hour int16
+	for rows.Next() {
+		var c change
+		m, d := &c.Metrics, &c.delta
+		if err := rows.Scan(&date, &hour, &c.AdID, &c.Position, &c.CampaignID, &c.AdsetID,
+			&m.Spend, &m.Impressions, &m.Clicks, &m.Reach, &m.VideoPlays, &m.VideoViews3s, &m.VideoViewsP75,
+			&d.Spend, &d.Impressions, &d.Clicks, &d.Reach, &d.VideoPlays, &d.VideoViews3s, &d.VideoViewsP75); err != nil {
+			return b, false, err
+		}
+		c.Date, c.Hour = date.Format(time.DateOnly), int(hour)
+		b.changes = append(b.changes, c)
+	}
+	return b, true, rows.Err()
+}
+
+// applyBatch stores a landed batch's bucket states in the snapshot and marks it applied, in one
+// transaction; beforeCommit runs just before the commit (a test seam: its error rolls back).
+// Applied batches older than batchHistory are deleted.
+func (s *Store) applyBatch(ctx context.Context, id string, at time.Time, beforeCommit func() error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
+	if _, err := tx.Exec(ctx, `INSERT INTO sync_buckets (connection_id, local_date, hour, ad_id, position, campaign_id, adset_id,
+		spend, impressions, clicks, reach, video_plays, video_views_3s, video_views_p75)
+		SELECT b.connection_id, c.local_date, c.hour, c.ad_id, c.position, c.campaign_id, c.adset_id,
+			c.spend, c.impressions, c.clicks, c.reach, c.video_plays, c.video_views_3s, c.video_views_p75
+		FROM sync_batch_changes c JOIN sync_batches b ON b.id = c.batch_id WHERE c.batch_id = $1
+		ON CONFLICT (connection_id, local_date, hour, ad_id) DO UPDATE SET spend = EXCLUDED.spend,
+			impressions = EXCLUDED.impressions, clicks = EXCLUDED.clicks, reach = EXCLUDED.reach,
+			video_plays = EXCLUDED.video_plays, video_views_3s = EXCLUDED.video_views_3s,
+			video_views_p75 = EXCLUDED.video_views_p75`, id); err != nil {
+		return err
+	}
+	var connectionID string
+	if err := tx.QueryRow(ctx, `UPDATE sync_batches SET status = $2, applied_at = $3 WHERE id = $1 AND status = $4
+		RETURNING connection_id`, id, batchApplied, at, batchPending).Scan(&connectionID); err != nil {
+		return fmt.Errorf("mark batch %s applied: %w", id, err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_batch_changes WHERE batch_id = $1`, id); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_batches WHERE connection_id = $1 AND status = $2 AND applied_at < $3`,
+		connectionID, batchApplied, at.Add(-batchHistory)); err != nil {
+		return err
+	}
+	if err := beforeCommit(); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}

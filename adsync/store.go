@@ -1,0 +1,134 @@
+package adsync
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/internal/ids"
+	"mtk/platform"
+)
+
+// Store is sync's PostgreSQL side: runs, connection outcomes, per-connection locks, ad objects
+// and the bucket snapshot (schema/postgres/0003_sync.sql).
+type Store struct{ pool *pgxpool.Pool }
+
+// NewStore returns a Store over pool.
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// tryLock takes the session advisory lock of a connection on a connection of its own, so that
+// one mtk instance at a time syncs it. ok is false when another session holds it.
+func (s *Store) tryLock(ctx context.Context, connectionID string) (release func(), ok bool, err error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	key := "sync:" + connectionID
+	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key).Scan(&ok); err != nil || !ok {
+		c.Release()
+		return nil, false, err
+	}
+	return func() {
+		if _, err := c.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtextextended($1, 0))", key); err != nil {
+			c.Conn().Close(context.Background()) // closing the session drops its locks
+		}
+		c.Release()
+	}, true, nil
+}
+
+func (s *Store) startRun(ctx context.Context, connectionID, syncType string, at time.Time) (string, error) {
+	id := ids.New(ids.SyncRun)
+	_, err := s.pool.Exec(ctx, `INSERT INTO sync_runs (id, connection_id, sync_type, status, started_at) VALUES ($1, $2, $3, $4, $5)`,
+		id, connectionID, syncType, platform.SyncRunning, at)
+	return id, err
+}
+
+// finishRun records a run's end and moves the connection's status: back to active after a
+// success; error after the third failure in a row. Paused and disabled connections keep theirs.
+func (s *Store) finishRun(ctx context.Context, connectionID, runID string, rows int64, runErr error, at time.Time) error {
+	status, errText := platform.SyncSuccess, (*string)(nil)
+	if runErr != nil {
+		msg := runErr.Error()
+		status, errText = platform.SyncError, &msg
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	if _, err := tx.Exec(ctx, `UPDATE sync_runs SET status = $2, completed_at = $3, rows_synced = $4, error = $5 WHERE id = $1`,
+		runID, status, at, rows, errText); err != nil {
+		return err
+	}
+	if runErr == nil {
+		_, err = tx.Exec(ctx, `UPDATE connections SET consecutive_failures = 0,
+			status = CASE WHEN status = $2 THEN $3 ELSE status END WHERE id = $1`, connectionID, platform.ConnError, platform.ConnActive)
+	} else {
+		_, err = tx.Exec(ctx, `UPDATE connections SET consecutive_failures = consecutive_failures + 1,
+			status = CASE WHEN status = $2 AND consecutive_failures + 1 >= $4 THEN $3 ELSE status END WHERE id = $1`,
+			connectionID, platform.ConnActive, platform.ConnError, FailuresBeforeError)
+	}
+	if err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// FailuresBeforeError is how many failed syncs in a row put a connection in error.
+const FailuresBeforeError = 3
+
+// lastSuccessStart is when the connection's latest successful run started.
+func (s *Store) lastSuccessStart(ctx context.Context, connectionID string) (time.Time, bool, error) {
+	var t time.Time
+	err := s.pool.QueryRow(ctx, `SELECT started_at FROM sync_runs WHERE connection_id = $1 AND status = $2
+		ORDER BY started_at DESC LIMIT 1`, connectionID, platform.SyncSuccess).Scan(&t)
+	if err == pgx.ErrNoRows {
+		return t, false, nil
+	}
+	return t, err == nil, err
+}
+
+const objectColumns = "id, level, parent_id, campaign_id, name, status, budget_kind, budget_micros, budget_ref"
+
+func scanObject(row pgx.CollectableRow) (Object, error) {
+	var o Object
+	err := row.Scan(&o.ID, &o.Level, &o.ParentID, &o.CampaignID, &o.Name, &o.Status, &o.BudgetKind, &o.BudgetMicros, &o.BudgetRef)
+	return o, err
+}
+
+// Objects returns a connection's stored objects by id.
+func (s *Store) Objects(ctx context.Context, connectionID string) (map[string]Object, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+objectColumns+" FROM ad_objects WHERE connection_id = $1", connectionID)
+	if err != nil {
+		return nil, err
+	}
+	list, err := pgx.CollectRows(rows, scanObject)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Object, len(list))
+	for _, o := range list {
+		out[o.ID] = o
+	}
+	return out, nil
+}
+
+// SaveObjects upserts objects of a connection as a sync does (for seeds, tests and benchmarks
+// that stand in for a network).
+func (s *Store) SaveObjects(ctx context.Context, connectionID string, objs []Object, at time.Time) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return saveObjects(ctx, tx, connectionID, objs, at) })
+}
+
+// saveObjects upserts objects of a connection.
+func saveObjects(ctx context.Context, tx pgx.Tx, connectionID string, objs []Object, at time.Time) error {
+	b := &pgx.Batch{}
+	for _, o := range objs {
+		b.Queue(`INSERT INTO ad_objects (connection_id, `+objectColumns+`, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (connection_id, id) DO UPDATE SET level = $3, parent_id = $4, campaign_id = $5, name = $6, status = $7,
+			budget_kind = $8, budget_micros = $9, budget_ref = $10, updated_at = $11`,
+			connectionID, o.ID, o.Level, o.ParentID, o.CampaignID, o.Name, o.Status, o.BudgetKind, o.BudgetMicros, o.BudgetRef, at)
+	}
+	return tx.SendBatch(ctx, b).Close()
+}
