@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/ids"
+	"mtk/internal/pglock"
 	"mtk/platform"
 )
 
@@ -25,13 +26,13 @@ func (s *Store) tryLock(ctx context.Context, connectionID string) (release func(
 	if err != nil {
 		return nil, false, err
 	}
-	key := "sync:" + connectionID
-	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key).Scan(&ok); err != nil || !ok {
+	key := pglock.Sync(connectionID)
+	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock("+pglock.KeyedID+")", key).Scan(&ok); err != nil || !ok {
 		c.Release()
 		return nil, false, err
 	}
 	return func() {
-		if _, err := c.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtextextended($1, 0))", key); err != nil {
+		if _, err := c.Exec(context.Background(), "SELECT pg_advisory_unlock("+pglock.KeyedID+")", key); err != nil {
 			c.Conn().Close(context.Background()) // closing the session drops its locks
 		}
 		c.Release()

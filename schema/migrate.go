@@ -19,6 +19,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/internal/pglock"
 )
 
 //go:embed postgres/*.sql clickhouse/*.sql
@@ -90,7 +92,7 @@ func Statements(sql string) []string {
 }
 
 // migrationLockID is the PostgreSQL advisory lock that serialises concurrent migrators.
-const migrationLockID = 7_346_001
+const migrationLockID = pglock.Migrations
 
 // MigratePostgres applies the PostgreSQL migrations not yet recorded, each in its own
 // transaction, and returns the names it applied.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/internal/ids"
+	"mtk/internal/pglock"
 )
 
 // row is what a Plan knows of a lead row: its root and, for roots, their own identifiers and
@@ -87,7 +88,7 @@ func (p *Plan) QueueLoad(b *pgx.Batch) {
 			documents = append(documents, k.document)
 		}
 	}
-	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "mtk.leads:"+p.project)
+	b.Queue("SELECT pg_advisory_xact_lock("+pglock.KeyedID+")", pglock.Leads(p.project))
 	b.Queue(loadSQL, p.project, emails, phones, documents)
 }
 

@@ -10,13 +10,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/clock"
+	"mtk/internal/pglock"
 )
 
 // NewEventDrainer returns the Drainer of the event outbox: it moves event_outbox rows into the
 // events table and deletes them.
 func NewEventDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "event_outbox", target: "events", lock: 7_346_102, load: loadEvents,
+		name: "event_outbox", target: "events", lock: pglock.EventDrainer, load: loadEvents,
 	})
 }
 

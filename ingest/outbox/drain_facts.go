@@ -12,13 +12,14 @@ import (
 
 	"mtk/engine"
 	"mtk/internal/clock"
+	"mtk/internal/pglock"
 )
 
 // NewDrainer returns the Drainer of the fact outbox: it moves fact_outbox rows into facts_raw
 // and deletes them.
 func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "fact_outbox", target: "facts_raw", lock: 7_346_101, load: loadFacts,
+		name: "fact_outbox", target: "facts_raw", lock: pglock.FactDrainer, load: loadFacts,
 	})
 }
 

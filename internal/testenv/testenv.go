@@ -25,6 +25,7 @@ import (
 	"mtk/internal/config"
 	"mtk/internal/db"
 	"mtk/internal/ids"
+	"mtk/internal/pglock"
 	"mtk/schema"
 )
 
@@ -73,7 +74,7 @@ var (
 
 // templateLock serialises template creation across test processes (go test runs packages in
 // parallel).
-const templateLock = 7_346_002
+const templateLock = pglock.TestTemplate
 
 // migrationsHash names the template after the migrations, so that a changed migration makes a
 // new template rather than reusing a stale one.

@@ -1,0 +1,27 @@
+// Package pglock names every PostgreSQL advisory lock mtk takes, in one place, so that no two
+// uses share a lock by accident. Fixed ids are for singletons; keyed locks hash a prefixed name
+// with hashtextextended in SQL (Keyed's SQL fragment), so that their ids cannot meet the fixed
+// ones except by a 64-bit hash collision.
+package pglock
+
+// The fixed locks.
+const (
+	// Migrations serializes concurrent migrators (schema).
+	Migrations int64 = 7_346_001
+	// TestTemplate serializes the building of the tests' template database across test
+	// processes (internal/testenv).
+	TestTemplate int64 = 7_346_002
+	// FactDrainer and EventDrainer let one drainer of each outbox run at a time (ingest/outbox).
+	FactDrainer  int64 = 7_346_101
+	EventDrainer int64 = 7_346_102
+)
+
+// KeyedID is the SQL expression of a keyed lock's id, from its name bound as $1.
+const KeyedID = "hashtextextended($1, 0)"
+
+// Leads is the name of a project's lead lock, held by a transaction that resolves its leads
+// (ingest/leads).
+func Leads(project string) string { return "mtk.leads:" + project }
+
+// Sync is the name of a connection's sync lock, held by the session that syncs it (adsync).
+func Sync(connection string) string { return "sync:" + connection }
