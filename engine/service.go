@@ -9,6 +9,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/internal/clock"
+	"mtk/internal/ttlcache"
 )
 
 // Options configure a Service. Zero values take the defaults.
@@ -73,7 +74,7 @@ type Service struct {
 	// converting remembers, per project, until when its money queries skip Attempt.OneCurrency
 	// (a recent one found facts in another currency): a hint that saves a statement, never a
 	// source of answers.
-	converting sync.Map // project id → time.Time
+	converting *ttlcache.Cache[string, bool] // project id → mixes currencies
 	slotsOnce  sync.Once
 	slots      chan struct{}
 }
@@ -84,7 +85,7 @@ const convertingFor = 10 * time.Minute
 
 // New returns a Service reading through conn.
 func New(conn driver.Conn, opts Options) *Service {
-	return &Service{conn: conn, opts: opts.withDefaults()}
+	return &Service{conn: conn, opts: opts.withDefaults(), converting: ttlcache.New[string, bool](convertingFor, 100_000)}
 }
 
 // Settings are the ClickHouse settings a statement on table (facts_raw, facts_hourly or
@@ -215,12 +216,12 @@ func (s *Service) probe(ctx context.Context, a Attempt) (uint64, error) {
 func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
 	project := a.plan.projectID
 	if a.OneCurrency != nil {
-		if until, ok := s.converting.Load(project); !ok || s.opts.Clock.Now().After(until.(time.Time)) {
+		if _, mixes := s.converting.Get(project, s.opts.Clock.Now()); !mixes {
 			res, facts, foreign, err := s.runStatement(ctx, a, *a.OneCurrency)
 			if err != nil || !foreign {
 				return res, facts, err
 			}
-			s.converting.Store(project, s.opts.Clock.Now().Add(convertingFor))
+			s.converting.Put(project, true, s.opts.Clock.Now())
 		}
 	}
 	res, facts, _, err := s.runStatement(ctx, a, a.Query)

@@ -103,7 +103,7 @@ func (s *Store) CreateConnection(ctx context.Context, in ConnectionInput) (Conne
 		Status: ConnActive, WorkspaceID: p.WorkspaceID, ProjectID: p.ID, Kind: in.Kind,
 		APIBaseURL: in.APIBaseURL, AccessToken: in.AccessToken, CreatedAt: s.clock.Now(),
 	}
-	defer s.scopes.forget(func(sc ProjectScope) bool { return sc.ID == p.ID })
+	defer s.scopes.Forget(func(_ string, sc ProjectScope) bool { return sc.ID == p.ID })
 	var webhookKey *string
 	if in.Kind == KindCustom {
 		c.Source = CustomSource

@@ -106,7 +106,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, 
 
 // RevokeAPIKey revokes a key; revoking twice keeps the first time.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
-	defer s.keys.forget(func(k cachedKey) bool { return k.principal.KeyID == id })
+	defer s.keys.Forget(func(_ string, k cachedKey) bool { return k.principal.KeyID == id })
 	return queryOne(ctx, s, scanKey, apperr.NotFound("API key not found."),
 		"UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
 }
@@ -125,7 +125,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 	hash := auth.HashAPIKey(token)
 	cacheKey := string(hash)
 	now := s.clock.Now()
-	if k, ok := s.keys.get(cacheKey, now); ok {
+	if k, ok := s.keys.Get(cacheKey, now); ok {
 		if k.expires != nil && !now.Before(*k.expires) {
 			return nil, apperr.Unauthenticated(apperr.CodeExpiredAPIKey, "This API key has expired.")
 		}
@@ -158,6 +158,6 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 			return nil, err
 		}
 	}
-	s.keys.put(cacheKey, cachedKey{principal: *p, expires: expires}, now)
+	s.keys.Put(cacheKey, cachedKey{principal: *p, expires: expires}, now)
 	return p, nil
 }

@@ -99,12 +99,12 @@ type ProjectScope struct {
 // created through this Store shows at once.
 func (s *Store) ProjectScope(ctx context.Context, id string) (ProjectScope, error) {
 	now := s.clock.Now()
-	if p, ok := s.scopes.get(id, now); ok {
+	if p, ok := s.scopes.Get(id, now); ok {
 		return p, nil
 	}
 	p, err := s.readProjectScope(ctx, id)
 	if err == nil {
-		s.scopes.put(id, p, now)
+		s.scopes.Put(id, p, now)
 	}
 	return p, err
 }

@@ -14,19 +14,22 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/clock"
+	"mtk/internal/ttlcache"
 )
 
 // Store reads and writes platform entities.
 type Store struct {
 	pool   *pgxpool.Pool
 	clock  clock.Clock
-	keys   *ttlCache[cachedKey]
-	scopes *ttlCache[ProjectScope]
+	keys   *ttlcache.Cache[string, cachedKey]
+	scopes *ttlcache.Cache[string, ProjectScope]
 }
 
 // NewStore returns a Store over pool. clk is the time source (clock.Real{} in production).
 func NewStore(pool *pgxpool.Pool, clk clock.Clock) *Store {
-	return &Store{pool: pool, clock: clk, keys: &ttlCache[cachedKey]{}, scopes: &ttlCache[ProjectScope]{}}
+	return &Store{pool: pool, clock: clk,
+		keys:   ttlcache.New[string, cachedKey](KeyCacheTTL, cacheMax),
+		scopes: ttlcache.New[string, ProjectScope](KeyCacheTTL, cacheMax)}
 }
 
 // Pool returns the underlying pool, for components that share it.

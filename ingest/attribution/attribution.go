@@ -6,7 +6,6 @@ package attribution
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,6 +13,7 @@ import (
 
 	"mtk/ingest/utm"
 	"mtk/internal/clock"
+	"mtk/internal/ttlcache"
 )
 
 // DefaultTTL is how long a project's entities are kept before they are read again.
@@ -23,24 +23,19 @@ const DefaultTTL = time.Minute
 type Resolver struct {
 	pool  *pgxpool.Pool
 	clock clock.Clock
-	ttl   time.Duration
 
-	mu       sync.Mutex
-	projects map[string]*cached
+	projects *ttlcache.Cache[string, *utm.Index]
 }
 
-type cached struct {
-	mu     sync.Mutex // one load at a time per project
-	ix     *utm.Index
-	loaded time.Time
-}
+// maxProjects bounds the projects whose entities are kept.
+const maxProjects = 10_000
 
 // New returns a Resolver; ttl <= 0 means DefaultTTL.
 func New(pool *pgxpool.Pool, clk clock.Clock, ttl time.Duration) *Resolver {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Resolver{pool: pool, clock: clk, ttl: ttl, projects: map[string]*cached{}}
+	return &Resolver{pool: pool, clock: clk, projects: ttlcache.New[string, *utm.Index](ttl, maxProjects)}
 }
 
 // Fact is the entity part of a fact: where an attributed event or order counts.
@@ -68,29 +63,12 @@ func (r *Resolver) Resolve(ctx context.Context, projectID string, p utm.Params) 
 
 // Forget drops a project's cached entities (after a sync, or in tests).
 func (r *Resolver) Forget(projectID string) {
-	r.mu.Lock()
-	delete(r.projects, projectID)
-	r.mu.Unlock()
+	r.projects.Forget(func(id string, _ *utm.Index) bool { return id == projectID })
 }
 
+// index is a project's entities, read at most once per ttl (one read at a time per project).
 func (r *Resolver) index(ctx context.Context, projectID string) (*utm.Index, error) {
-	r.mu.Lock()
-	c, ok := r.projects[projectID]
-	if !ok {
-		c = &cached{}
-		r.projects[projectID] = c
-	}
-	r.mu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if now := r.clock.Now(); c.ix == nil || now.Sub(c.loaded) >= r.ttl {
-		ix, err := r.load(ctx, projectID)
-		if err != nil {
-			return nil, err
-		}
-		c.ix, c.loaded = ix, now
-	}
-	return c.ix, nil
+	return r.projects.Load(projectID, r.clock.Now(), func() (*utm.Index, error) { return r.load(ctx, projectID) })
 }
 
 // load reads a project's synced ad objects (adsync keeps them in PostgreSQL's ad_objects, with

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"mtk/internal/apperr"
+	"mtk/internal/ttlcache"
 	"mtk/platform"
 )
 
@@ -23,37 +23,35 @@ type Target struct {
 // is seen at most this much later.
 const cacheTTL = 30 * time.Second
 
-type cacheEntry struct {
+// resolved is a container resolution as cached: a refusal (unknown container, domain no
+// container takes) is kept like a target; a store failure is not kept.
+type resolved struct {
 	t   Target
 	err error
-	at  time.Time
 }
 
 // targets caches container resolution, by how it was asked.
 type targets struct {
 	store *platform.Store
-	mu    sync.Mutex
-	m     map[string]cacheEntry
+	cache *ttlcache.Cache[string, resolved]
+}
+
+func newTargets(store *platform.Store) targets {
+	return targets{store: store, cache: ttlcache.New[string, resolved](cacheTTL, 10_000)}
 }
 
 func (c *targets) get(ctx context.Context, key string, now time.Time, load func() (Target, error)) (Target, error) {
-	c.mu.Lock()
-	e, ok := c.m[key]
-	c.mu.Unlock()
-	if ok && now.Sub(e.at) < cacheTTL {
-		return e.t, e.err
+	r, err := c.cache.Load(key, now, func() (resolved, error) {
+		t, err := load()
+		if _, known := apperr.As(err); err != nil && !known {
+			return resolved{}, err
+		}
+		return resolved{t: t, err: err}, nil
+	})
+	if err != nil {
+		return Target{}, err
 	}
-	t, err := load()
-	if _, known := apperr.As(err); err != nil && !known {
-		return t, err // a store failure is not cached
-	}
-	c.mu.Lock()
-	if len(c.m) > 10_000 {
-		c.m = map[string]cacheEntry{}
-	}
-	c.m[key] = cacheEntry{t: t, err: err, at: now}
-	c.mu.Unlock()
-	return t, err
+	return r.t, r.err
 }
 
 func (c *targets) target(ctx context.Context, ctr platform.Container) (Target, error) {

@@ -78,7 +78,7 @@ func New(cfg Config, pool *pgxpool.Pool, store *platform.Store, resolver *attrib
 		cfg.Batch.Flushers = 1
 	}
 	s := &Service{pool: pool, platform: store, bounds: cfg.Bounds.WithDefaults(), resolver: resolver,
-		clock: clk, log: log, geo: cfg.Geo, full: cfg.QueueFull, targets: targets{store: store, m: map[string]cacheEntry{}},
+		clock: clk, log: log, geo: cfg.Geo, full: cfg.QueueFull, targets: newTargets(store),
 		touched: map[string]time.Time{}}
 	s.batcher = batcher.New(cfg.Batch, s.flush)
 	return s

@@ -1,0 +1,68 @@
+package ttlcache
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func TestExpiryBoundAndForget(t *testing.T) {
+	c := New[string, int](time.Second, 2)
+	c.Put("a", 1, t0)
+	if v, ok := c.Get("a", t0.Add(999*time.Millisecond)); !ok || v != 1 {
+		t.Fatalf("fresh: %d %v", v, ok)
+	}
+	if _, ok := c.Get("a", t0.Add(time.Second)); ok {
+		t.Fatal("trusted after its TTL")
+	}
+	if _, ok := c.Get("a", t0.Add(-time.Millisecond)); ok {
+		t.Fatal("trusted with the clock set back")
+	}
+	c.Put("b", 2, t0)
+	c.Put("c", 3, t0) // full: starts over
+	if _, ok := c.Get("a", t0); ok {
+		t.Fatal("more than max entries kept")
+	}
+	c.Forget(func(k string, v int) bool { return v == 3 })
+	if _, ok := c.Get("c", t0); ok {
+		t.Fatal("forgotten entry kept")
+	}
+}
+
+func TestLoadOnceForConcurrentCallers(t *testing.T) {
+	c := New[string, int](time.Minute, 10)
+	var calls atomic.Int64
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := c.Load("k", t0, func() (int, error) {
+				calls.Add(1)
+				<-release
+				return 7, nil
+			})
+			if err != nil || v != 7 {
+				t.Errorf("%d %v", v, err)
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if calls.Load() != 1 {
+		t.Fatalf("%d loads for 20 concurrent callers", calls.Load())
+	}
+	boom := errors.New("boom")
+	if _, err := c.Load("e", t0, func() (int, error) { return 0, boom }); !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if _, ok := c.Get("e", t0); ok {
+		t.Fatal("a failed load was stored")
+	}
+}
