@@ -11,6 +11,7 @@ import (
 	"mtk/adsync"
 	"mtk/adsync/netclient"
 	"mtk/adsync/networks"
+	"mtk/engine"
 	"mtk/internal/adsim"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
@@ -105,7 +106,7 @@ type metricsRow struct {
 }
 
 func fromTruth(m adsim.Metrics, withReach bool) metricsRow {
-	r := metricsRow{m.Spend * adsync.MicrosPerMinor, m.Impressions, m.Clicks, 0, m.VideoPlays, m.VideoViews3s, m.VideoViewsP75}
+	r := metricsRow{m.Spend * engine.MicrosPerMinor, m.Impressions, m.Clicks, 0, m.VideoPlays, m.VideoViews3s, m.VideoViewsP75}
 	if withReach {
 		r.Reach = m.Reach
 	}

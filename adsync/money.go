@@ -6,9 +6,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// MicrosPerMinor is how many micros one cent (minor unit of a two-decimal currency) is.
-const MicrosPerMinor = 10_000
-
 // MajorToMicros reads a decimal amount in major units ("12.34") as integer micros, exactly:
 // an amount finer than a micro is refused rather than rounded.
 func MajorToMicros(s string) (int64, error) {

@@ -44,6 +44,10 @@ type Entity struct {
 	Version   uint64
 }
 
+// MicrosPerMinor is how many micros (the unit of every money measure) one minor unit of a
+// two-decimal currency (a cent) is.
+const MicrosPerMinor = 10_000
+
 // The instants a fact may have: ClickHouse's DateTime holds 1970 to 2106 (an unsigned 32-bit
 // count of seconds), and a day is kept inside it in every zone. A time outside wraps around
 // silently (1965 becomes 2101), so writers refuse it.

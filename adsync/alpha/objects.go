@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"mtk/adsync"
+	"mtk/engine"
 )
 
 type node struct {
@@ -64,6 +65,6 @@ func budget(o *adsync.Object, n node) error {
 	if err != nil {
 		return err
 	}
-	o.BudgetKind, o.BudgetMicros = kind, minor*adsync.MicrosPerMinor
+	o.BudgetKind, o.BudgetMicros = kind, minor*engine.MicrosPerMinor
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mtk/adsync"
+	"mtk/engine"
 	"mtk/internal/adsim"
 	"mtk/internal/clock"
 	"mtk/platform"
@@ -49,7 +50,7 @@ func TestConnectorsReadWhatTheNetworkHolds(t *testing.T) {
 			}
 			for _, w := range want {
 				o := byID[w.ID]
-				if o.Name != w.Name || o.Status != string(w.Status) || o.BudgetMicros != w.Budget*adsync.MicrosPerMinor || (w.ParentID != "" && o.ParentID != w.ParentID) {
+				if o.Name != w.Name || o.Status != string(w.Status) || o.BudgetMicros != w.Budget*engine.MicrosPerMinor || (w.ParentID != "" && o.ParentID != w.ParentID) {
 					t.Fatalf("object %+v, want %+v", o, w)
 				}
 			}
@@ -68,7 +69,7 @@ func TestConnectorsReadWhatTheNetworkHolds(t *testing.T) {
 					got = got.Add(r.Metrics)
 				}
 				tt := truth.Total
-				wantM := adsync.Metrics{Spend: tt.Spend * adsync.MicrosPerMinor, Impressions: tt.Impressions, Clicks: tt.Clicks,
+				wantM := adsync.Metrics{Spend: tt.Spend * engine.MicrosPerMinor, Impressions: tt.Impressions, Clicks: tt.Clicks,
 					VideoPlays: tt.VideoPlays, VideoViews3s: tt.VideoViews3s, VideoViewsP75: tt.VideoViewsP75}
 				if conn.HasReach() && g == adsync.GrainDay {
 					wantM.Reach = tt.Reach

@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/engine"
 	"mtk/ingest/attribution"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
@@ -57,9 +58,6 @@ func New(pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolv
 // fullRetryAfter is the Retry-After, in seconds, of a webhook refused because the fact outbox is
 // full: the drainers make room within seconds once ClickHouse takes rows.
 const fullRetryAfter = 2
-
-// microsPerCent converts cents to the micros of facts_raw.
-const microsPerCent = 10_000
 
 // Upsert applies one webhook call for the connection that owns webhookKey.
 func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error {
@@ -203,7 +201,7 @@ func (st stored) contribution(p platform.Project) (outbox.FactRow, bool) {
 		AdsetID: st.attr.AdsetID, AdID: st.attr.AdID, Currency: st.currency, TxCountTotal: 1}
 	switch st.Status {
 	case StatusApproved:
-		f.TxRevenue, f.TxCount, f.TxProductCosts = st.value*microsPerCent, 1, st.productCost*microsPerCent
+		f.TxRevenue, f.TxCount, f.TxProductCosts = st.value*engine.MicrosPerMinor, 1, st.productCost*engine.MicrosPerMinor
 	case StatusPending:
 		f.TxCountPending = 1
 	default: // refunded, chargeback
