@@ -3,9 +3,12 @@ package adsync
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"mtk/facts"
 )
 
 // Batch states (sync_batches.status).
@@ -18,21 +21,32 @@ const (
 // wrote; its changes are deleted when it is applied.
 const batchHistory = 7 * 24 * time.Hour
 
+// applyBucketsSQL moves a batch's changes ($1) into sync_buckets: each bucket's new measures.
+var applyBucketsSQL = func() string {
+	set := make([]string, len(facts.AdMeasures))
+	for i, m := range facts.AdMeasures {
+		c := facts.Specs[m].Column
+		set[i] = c + " = EXCLUDED." + c
+	}
+	return `INSERT INTO sync_buckets (connection_id, local_date, hour, ad_id, position, campaign_id, adset_id, ` +
+		facts.Columns(facts.AdMeasures, "") + `)
+		SELECT b.connection_id, c.local_date, c.hour, c.ad_id, c.position, c.campaign_id, c.adset_id, ` +
+		facts.Columns(facts.AdMeasures, "c.") + `
+		FROM sync_batch_changes c JOIN sync_batches b ON b.id = c.batch_id WHERE c.batch_id = $1
+		ON CONFLICT (connection_id, local_date, hour, ad_id) DO UPDATE SET ` + strings.Join(set, ", ")
+}()
+
 // changeColumns are sync_batch_changes' columns after batch_id, in changeRow's order.
-var changeColumns = []string{"local_date", "hour", "ad_id", "position", "campaign_id", "adset_id",
-	"spend", "impressions", "clicks", "reach", "video_plays", "video_views_3s", "video_views_p75",
-	"delta_spend", "delta_impressions", "delta_clicks", "delta_reach", "delta_video_plays",
-	"delta_video_views_3s", "delta_video_views_p75"}
+var changeColumns = strings.Split("local_date, hour, ad_id, position, campaign_id, adset_id, "+
+	facts.Columns(facts.AdMeasures, "")+", "+facts.Columns(facts.AdMeasures, "delta_"), ", ")
 
 func changeRow(batchID string, c change) ([]any, error) {
 	date, err := time.Parse(time.DateOnly, c.Date)
 	if err != nil {
 		return nil, err
 	}
-	m, d := c.Metrics, c.delta
-	return []any{batchID, date, int16(c.Hour), c.AdID, c.Position, c.CampaignID, c.AdsetID,
-		m.Spend, m.Impressions, m.Clicks, m.Reach, m.VideoPlays, m.VideoViews3s, m.VideoViewsP75,
-		d.Spend, d.Impressions, d.Clicks, d.Reach, d.VideoPlays, d.VideoViews3s, d.VideoViewsP75}, nil
+	row := []any{batchID, date, int16(c.Hour), c.AdID, c.Position, c.CampaignID, c.AdsetID}
+	return append(append(row, c.Metrics.Pick(facts.AdMeasures)...), c.delta.Pick(facts.AdMeasures)...), nil
 }
 
 // saveBatch stores b as pending in tx: its header (what places its facts) and its changes.
@@ -76,9 +90,7 @@ func (s *Store) pendingBatch(ctx context.Context, connectionID string) (batch, b
 	if b.sink.projectLoc, err = time.LoadLocation(projectTZ); err != nil {
 		return b, false, fmt.Errorf("batch %s: %w", b.id, err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT local_date, hour, ad_id, position, campaign_id, adset_id, spend, impressions, clicks,
-		reach, video_plays, video_views_3s, video_views_p75, delta_spend, delta_impressions, delta_clicks, delta_reach,
-		delta_video_plays, delta_video_views_3s, delta_video_views_p75
+	rows, err := s.pool.Query(ctx, `SELECT `+strings.Join(changeColumns, ", ")+`
 		FROM sync_batch_changes WHERE batch_id = $1 ORDER BY local_date, hour, ad_id`, b.id)
 	if err != nil {
 		return b, false, err
@@ -88,10 +100,8 @@ func (s *Store) pendingBatch(ctx context.Context, connectionID string) (batch, b
 	var hour int16
 	for rows.Next() {
 		var c change
-		m, d := &c.Metrics, &c.delta
-		if err := rows.Scan(&date, &hour, &c.AdID, &c.Position, &c.CampaignID, &c.AdsetID,
-			&m.Spend, &m.Impressions, &m.Clicks, &m.Reach, &m.VideoPlays, &m.VideoViews3s, &m.VideoViewsP75,
-			&d.Spend, &d.Impressions, &d.Clicks, &d.Reach, &d.VideoPlays, &d.VideoViews3s, &d.VideoViewsP75); err != nil {
+		dest := append([]any{&date, &hour, &c.AdID, &c.Position, &c.CampaignID, &c.AdsetID}, c.Metrics.Dest(facts.AdMeasures)...)
+		if err := rows.Scan(append(dest, c.delta.Dest(facts.AdMeasures)...)...); err != nil {
 			return b, false, err
 		}
 		c.Date, c.Hour = date.Format(time.DateOnly), int(hour)
@@ -109,15 +119,7 @@ func (s *Store) applyBatch(ctx context.Context, id string, at time.Time, beforeC
 		return err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
-	if _, err := tx.Exec(ctx, `INSERT INTO sync_buckets (connection_id, local_date, hour, ad_id, position, campaign_id, adset_id,
-		spend, impressions, clicks, reach, video_plays, video_views_3s, video_views_p75)
-		SELECT b.connection_id, c.local_date, c.hour, c.ad_id, c.position, c.campaign_id, c.adset_id,
-			c.spend, c.impressions, c.clicks, c.reach, c.video_plays, c.video_views_3s, c.video_views_p75
-		FROM sync_batch_changes c JOIN sync_batches b ON b.id = c.batch_id WHERE c.batch_id = $1
-		ON CONFLICT (connection_id, local_date, hour, ad_id) DO UPDATE SET spend = EXCLUDED.spend,
-			impressions = EXCLUDED.impressions, clicks = EXCLUDED.clicks, reach = EXCLUDED.reach,
-			video_plays = EXCLUDED.video_plays, video_views_3s = EXCLUDED.video_views_3s,
-			video_views_p75 = EXCLUDED.video_views_p75`, id); err != nil {
+	if _, err := tx.Exec(ctx, applyBucketsSQL, id); err != nil {
 		return err
 	}
 	var connectionID string

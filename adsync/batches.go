@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"mtk/engine"
+	"mtk/facts"
 )
 
 // batch is one run's fact writes: the changed buckets and where their facts go. Its id is the
@@ -39,17 +39,17 @@ func (s *Syncer) land(ctx context.Context, b batch, recovering bool) (int64, err
 	byLanding := b.sink.facts(b.changes)
 	var written int64
 	for _, l := range landings {
-		facts := byLanding[l]
+		rows := byLanding[l]
 		if recovering {
 			var err error
-			if facts, err = engine.MissingBatchFacts(ctx, s.ClickHouse, l, b.sink.projectLoc, b.id, facts); err != nil {
+			if rows, err = facts.MissingBatchFacts(ctx, s.ClickHouse, l, b.sink.projectLoc, b.id, rows); err != nil {
 				return written, err
 			}
 		}
-		if err := engine.InsertBatch(ctx, s.ClickHouse, l, b.sink.projectLoc, b.id, facts); err != nil {
+		if err := facts.InsertBatch(ctx, s.ClickHouse, l, b.sink.projectLoc, b.id, rows); err != nil {
 			return written, err
 		}
-		written += int64(len(facts))
+		written += int64(len(rows))
 		if err := s.fail(string(l)); err != nil {
 			return written, err
 		}

@@ -3,6 +3,8 @@ package adsync
 import (
 	"context"
 	"time"
+
+	"mtk/facts"
 )
 
 // Where a bucket's facts live in ClickHouse.
@@ -28,14 +30,13 @@ type bucket struct {
 	bucketKey
 	Position            string
 	CampaignID, AdsetID string
-	Metrics
+	Metrics             facts.Values
 }
 
 // loadBuckets reads the snapshot of a connection's buckets on local dates since..until.
 func (s *Store) loadBuckets(ctx context.Context, connectionID, since, until string) (map[bucketKey]bucket, error) {
-	rows, err := s.pool.Query(ctx, `SELECT local_date, hour, ad_id, position, campaign_id, adset_id, spend, impressions, clicks,
-		reach, video_plays, video_views_3s, video_views_p75 FROM sync_buckets
-		WHERE connection_id = $1 AND local_date >= $2::date AND local_date <= $3::date`, connectionID, since, until)
+	rows, err := s.pool.Query(ctx, `SELECT local_date, hour, ad_id, position, campaign_id, adset_id, `+
+		facts.Columns(facts.AdMeasures, "")+` FROM sync_buckets WHERE connection_id = $1 AND local_date >= $2::date AND local_date <= $3::date`, connectionID, since, until)
 	if err != nil {
 		return nil, err
 	}
@@ -45,9 +46,8 @@ func (s *Store) loadBuckets(ctx context.Context, connectionID, since, until stri
 	var hour int16
 	for rows.Next() {
 		var b bucket
-		m := &b.Metrics
-		if err := rows.Scan(&date, &hour, &b.AdID, &b.Position, &b.CampaignID, &b.AdsetID, &m.Spend, &m.Impressions, &m.Clicks,
-			&m.Reach, &m.VideoPlays, &m.VideoViews3s, &m.VideoViewsP75); err != nil {
+		dest := append([]any{&date, &hour, &b.AdID, &b.Position, &b.CampaignID, &b.AdsetID}, b.Metrics.Dest(facts.AdMeasures)...)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		b.Date, b.Hour = date.Format(time.DateOnly), int(hour)

@@ -3,6 +3,8 @@ package adsync
 import (
 	"context"
 	"fmt"
+
+	"mtk/facts"
 )
 
 // The object levels, as the engine's entities name them.
@@ -48,27 +50,6 @@ type Object struct {
 	BudgetRef    string
 }
 
-// Metrics are one bucket's additive measures; Spend is in micros of the account currency.
-type Metrics struct {
-	Spend, Impressions, Clicks, Reach       int64
-	VideoPlays, VideoViews3s, VideoViewsP75 int64
-}
-
-// Sub returns m - o.
-func (m Metrics) Sub(o Metrics) Metrics {
-	return Metrics{m.Spend - o.Spend, m.Impressions - o.Impressions, m.Clicks - o.Clicks, m.Reach - o.Reach,
-		m.VideoPlays - o.VideoPlays, m.VideoViews3s - o.VideoViews3s, m.VideoViewsP75 - o.VideoViewsP75}
-}
-
-// Add returns m + o.
-func (m Metrics) Add(o Metrics) Metrics {
-	return Metrics{m.Spend + o.Spend, m.Impressions + o.Impressions, m.Clicks + o.Clicks, m.Reach + o.Reach,
-		m.VideoPlays + o.VideoPlays, m.VideoViews3s + o.VideoViews3s, m.VideoViewsP75 + o.VideoViewsP75}
-}
-
-// IsZero reports whether every measure is 0.
-func (m Metrics) IsZero() bool { return m == Metrics{} }
-
 // Grain is the size of an insights bucket.
 type Grain int
 
@@ -87,7 +68,9 @@ type Insight struct {
 	AdID, AdsetID, CampaignID string
 	Date                      string // YYYY-MM-DD in the account's time zone
 	Hour                      int
-	Metrics
+	// Metrics are the bucket's ad measures (facts.AdMeasures); spend in micros of the account
+	// currency.
+	Metrics facts.Values
 }
 
 // Update is one change of an object: a status or a budget in minor units (cents). For a

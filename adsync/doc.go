@@ -22,7 +22,7 @@
 //
 // Every run first completes, under the connection's lock, the batch a failure left pending
 // (Recover does only that): it asks ClickHouse which of the batch's rows each landing table
-// holds (engine.MissingBatchFacts), inserts the others, then applies. Whatever step a failure
+// holds (facts.MissingBatchFacts), inserts the others, then applies. Whatever step a failure
 // or a crash stopped, the batch's facts are then in ClickHouse once and the snapshot matches
 // them, and the run compares with that snapshot.
 package adsync

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/platform"
 )
 
@@ -20,7 +20,7 @@ func (s *Syncer) writeObjects(ctx context.Context, tx pgx.Tx, c platform.Connect
 	}
 	all := append([]Object{{Level: LevelAccount, ID: acct.ID, Name: acct.Name, Status: StatusActive}}, objs...)
 	var changed []Object
-	var versions []engine.Entity
+	var versions []facts.Entity
 	for _, o := range all {
 		old, seen := stored[o.ID]
 		if seen && old == o {
@@ -32,7 +32,7 @@ func (s *Syncer) writeObjects(ctx context.Context, tx pgx.Tx, c platform.Connect
 			if o.Level == LevelCampaign {
 				parent = acct.ID
 			}
-			versions = append(versions, engine.Entity{ProjectID: projectID, Source: c.Kind, Level: o.Level, ID: o.ID,
+			versions = append(versions, facts.Entity{ProjectID: projectID, Source: c.Kind, Level: o.Level, ID: o.ID,
 				Name: o.Name, ParentID: parent, Version: uint64(now.UnixNano())})
 		}
 	}
@@ -40,7 +40,7 @@ func (s *Syncer) writeObjects(ctx context.Context, tx pgx.Tx, c platform.Connect
 		return 0, err
 	}
 	if len(versions) > 0 {
-		if err := engine.InsertEntities(ctx, s.ClickHouse, versions); err != nil {
+		if err := facts.InsertEntities(ctx, s.ClickHouse, versions); err != nil {
 			return 0, err
 		}
 	}

@@ -3,7 +3,7 @@ package adsync
 import (
 	"time"
 
-	"mtk/engine"
+	"mtk/facts"
 )
 
 // factSink is where one run's facts go: the project, connection and account they belong to,
@@ -40,27 +40,25 @@ func rawStamp(k bucketKey, loc *time.Location, now time.Time) time.Time {
 }
 
 // landings are the tables a batch's facts land in, in the order they are written.
-var landings = []engine.Landing{engine.LandingRaw, engine.LandingHourly, engine.LandingDaily}
+var landings = []facts.Landing{facts.LandingRaw, facts.LandingHourly, facts.LandingDaily}
 
 // facts places the differences of changes, each at its bucket's position: raw at rawStamp (in
 // facts_raw); hourly at the bucket's start (in facts_hourly_in: hour and day of the project's
 // zone); daily on the account's local date (in facts_daily_in). The same changes and sink
 // always give the same facts, so a stored batch can be written again exactly.
-func (s factSink) facts(changes []change) map[engine.Landing][]engine.Fact {
-	out := map[engine.Landing][]engine.Fact{}
+func (s factSink) facts(changes []change) map[facts.Landing][]facts.Fact {
+	out := map[facts.Landing][]facts.Fact{}
 	for _, c := range changes {
-		f := engine.Fact{
+		f := facts.Fact{
 			ProjectID: s.projectID, Source: s.source, ConnectionID: s.connectionID, AccountID: s.account.ID,
-			CampaignID: c.CampaignID, AdsetID: c.AdsetID, AdID: c.AdID, Currency: s.account.Currency,
-			Spend: c.delta.Spend, Impressions: c.delta.Impressions, Clicks: c.delta.Clicks, Reach: c.delta.Reach,
-			VideoPlays: c.delta.VideoPlays, VideoViews3s: c.delta.VideoViews3s, VideoViewsP75: c.delta.VideoViewsP75,
+			CampaignID: c.CampaignID, AdsetID: c.AdsetID, AdID: c.AdID, Currency: s.account.Currency, Values: c.delta,
 		}
-		l := engine.LandingDaily
+		l := facts.LandingDaily
 		switch c.Position {
 		case PositionRaw:
-			l, f.Time = engine.LandingRaw, rawStamp(c.bucketKey, s.accountLoc, s.now)
+			l, f.Time = facts.LandingRaw, rawStamp(c.bucketKey, s.accountLoc, s.now)
 		case PositionHourly:
-			l = engine.LandingHourly
+			l = facts.LandingHourly
 			f.Time, _ = bounds(c.bucketKey, s.accountLoc)
 		default:
 			f.Time, _ = time.Parse(time.DateOnly, c.Date)

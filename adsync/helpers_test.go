@@ -11,7 +11,7 @@ import (
 	"mtk/adsync"
 	"mtk/adsync/netclient"
 	"mtk/adsync/networks"
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/adsim"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
@@ -106,7 +106,7 @@ type metricsRow struct {
 }
 
 func fromTruth(m adsim.Metrics, withReach bool) metricsRow {
-	r := metricsRow{m.Spend * engine.MicrosPerMinor, m.Impressions, m.Clicks, 0, m.VideoPlays, m.VideoViews3s, m.VideoViewsP75}
+	r := metricsRow{m.Spend * facts.MicrosPerMinor, m.Impressions, m.Clicks, 0, m.VideoPlays, m.VideoViews3s, m.VideoViewsP75}
 	if withReach {
 		r.Reach = m.Reach
 	}

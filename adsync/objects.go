@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/platform"
@@ -129,7 +129,7 @@ func (c sentUpdate) values() (field, before, after string) {
 	if c.Status != "" {
 		return "status", c.Object.Status, c.Status
 	}
-	return "budget", strconv.FormatInt(c.Object.BudgetMicros/engine.MicrosPerMinor, 10), strconv.FormatInt(c.Budget, 10)
+	return "budget", strconv.FormatInt(c.Object.BudgetMicros/facts.MicrosPerMinor, 10), strconv.FormatInt(c.Budget, 10)
 }
 
 // recordChanges writes the audit trail and makes the stored objects follow the successes.
@@ -152,7 +152,7 @@ func (s *Store) recordChanges(ctx context.Context, connectionID, level string, a
 			b.Queue(`UPDATE ad_objects SET status = $3, updated_at = $4 WHERE connection_id = $1 AND id = $2`, connectionID, c.Object.ID, c.Status, at)
 		} else {
 			b.Queue(`UPDATE ad_objects SET budget_micros = $3, updated_at = $4 WHERE connection_id = $1 AND id = $2`,
-				connectionID, c.Object.ID, c.Budget*engine.MicrosPerMinor, at)
+				connectionID, c.Object.ID, c.Budget*facts.MicrosPerMinor, at)
 		}
 	}
 	return s.pool.SendBatch(ctx, b).Close()

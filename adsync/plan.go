@@ -3,6 +3,7 @@ package adsync
 import (
 	"time"
 
+	"mtk/facts"
 	"mtk/platform"
 )
 
@@ -58,7 +59,7 @@ func planWindow(syncType string, today string, lastSuccess string, days int, hou
 // rows never carry it).
 func target(w window, days, hours []Insight, hasReach bool) map[bucketKey]bucket {
 	out := map[bucketKey]bucket{}
-	add := func(in Insight, m Metrics) {
+	add := func(in Insight, m facts.Values) {
 		k := bucketKey{Date: in.Date, Hour: in.Hour, AdID: in.AdID}
 		b := out[k]
 		b.bucketKey, b.CampaignID, b.AdsetID = k, in.CampaignID, in.AdsetID
@@ -70,13 +71,13 @@ func target(w window, days, hours []Insight, hasReach bool) map[bucketKey]bucket
 		case in.Date < w.since || in.Date > w.today:
 		case in.Date < w.hourFrom:
 			add(in, in.Metrics)
-		case hasReach && in.Reach != 0:
-			add(in, Metrics{Reach: in.Reach})
+		case hasReach && in.Metrics[facts.Reach] != 0:
+			add(in, facts.Values{facts.Reach: in.Metrics[facts.Reach]})
 		}
 	}
 	for _, in := range hours {
 		if in.Date >= w.hourFrom && in.Date <= w.today {
-			in.Reach = 0
+			in.Metrics[facts.Reach] = 0
 			add(in, in.Metrics)
 		}
 	}
@@ -86,7 +87,7 @@ func target(w window, days, hours []Insight, hasReach bool) map[bucketKey]bucket
 // change is a bucket's new state and the difference to write for it.
 type change struct {
 	bucket
-	delta Metrics
+	delta facts.Values
 }
 
 // diff compares what the network reports (want) with the snapshot (have) over the window and
@@ -110,7 +111,7 @@ func diff(w window, want, have map[bucketKey]bucket) []change {
 			continue
 		}
 		gone := old
-		gone.Metrics = Metrics{}
+		gone.Metrics = facts.Values{}
 		out = append(out, change{bucket: gone, delta: gone.Metrics.Sub(old.Metrics)})
 	}
 	return out

@@ -1,6 +1,10 @@
 package adsync
 
-import "testing"
+import (
+	"testing"
+
+	"mtk/facts"
+)
 
 func TestMajorToMicros(t *testing.T) {
 	for in, want := range map[string]int64{"12.34": 12_340_000, "0": 0, "0.000001": 1, "-1.5": -1_500_000, "120.50": 120_500_000} {
@@ -41,14 +45,14 @@ func TestPlanWindow(t *testing.T) {
 func TestDiffKeepsPositions(t *testing.T) {
 	w := window{since: "2024-03-10", hourFrom: "2024-03-10", today: "2024-03-15"}
 	have := map[bucketKey]bucket{
-		{"2024-03-14", 3, "a"}:         {bucketKey: bucketKey{"2024-03-14", 3, "a"}, Position: PositionRaw, Metrics: Metrics{Spend: 5}},
-		{"2024-03-11", DayBucket, "a"}: {bucketKey: bucketKey{"2024-03-11", DayBucket, "a"}, Position: PositionDaily, Metrics: Metrics{Spend: 9}},
+		{"2024-03-14", 3, "a"}:         {bucketKey: bucketKey{"2024-03-14", 3, "a"}, Position: PositionRaw, Metrics: facts.Values{facts.Spend: 5}},
+		{"2024-03-11", DayBucket, "a"}: {bucketKey: bucketKey{"2024-03-11", DayBucket, "a"}, Position: PositionDaily, Metrics: facts.Values{facts.Spend: 9}},
 	}
 	want := target(w, nil, []Insight{
-		{AdID: "a", Date: "2024-03-14", Hour: 3, Metrics: Metrics{Spend: 6}},
-		{AdID: "a", Date: "2024-03-11", Hour: 0, Metrics: Metrics{Spend: 4}},
-		{AdID: "a", Date: "2024-03-11", Hour: 1, Metrics: Metrics{Spend: 5}},
-		{AdID: "a", Date: "2024-03-15", Hour: 1, Metrics: Metrics{Spend: 1}},
+		{AdID: "a", Date: "2024-03-14", Hour: 3, Metrics: facts.Values{facts.Spend: 6}},
+		{AdID: "a", Date: "2024-03-11", Hour: 0, Metrics: facts.Values{facts.Spend: 4}},
+		{AdID: "a", Date: "2024-03-11", Hour: 1, Metrics: facts.Values{facts.Spend: 5}},
+		{AdID: "a", Date: "2024-03-15", Hour: 1, Metrics: facts.Values{facts.Spend: 1}},
 	}, false)
 	got := map[bucketKey]change{}
 	for _, c := range diff(w, want, have) {
@@ -56,7 +60,7 @@ func TestDiffKeepsPositions(t *testing.T) {
 	}
 	check := func(k bucketKey, pos string, delta int64) {
 		t.Helper()
-		if c, ok := got[k]; !ok || c.Position != pos || c.delta.Spend != delta {
+		if c, ok := got[k]; !ok || c.Position != pos || c.delta[facts.Spend] != delta {
 			t.Errorf("%v: %+v (present %v), want %s %d", k, c, ok, pos, delta)
 		}
 	}

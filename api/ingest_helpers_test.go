@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"mtk/adsync"
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/ingest/outbox"
 	"mtk/platform"
 )
@@ -37,7 +37,7 @@ func (e *env) seedEntities(tn trackingTenant) {
 	if err := adsync.NewStore(e.store.Pool()).SaveObjects(context.Background(), tn.alpha.ID, objs, e.clock.Now()); err != nil {
 		e.t.Fatal(err)
 	}
-	err := engine.InsertEntities(context.Background(), e.ch, []engine.Entity{
+	err := facts.InsertEntities(context.Background(), e.ch, []facts.Entity{
 		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "account", ID: acc, Name: "Account", Version: 1},
 		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "campaign", ID: campaignID, Name: "Spring Sale", ParentID: acc, Version: 1},
 		{ProjectID: tn.project.ID, Source: platform.KindAlpha, Level: "adset", ID: adsetID, Name: "Broad", ParentID: campaignID, Version: 1},

@@ -9,7 +9,7 @@ import (
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/adsim"
 	"mtk/internal/auth"
 	"mtk/platform"
@@ -162,7 +162,7 @@ func TestObjectsUpdate(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		stored, _ := adsync.NewStore(e.store.Pool()).Objects(ctx, ow.alpha.ID)
-		if stored[camp.ID].Status != adsync.StatusPaused || stored[budgeted.ID].BudgetMicros != 12345*engine.MicrosPerMinor {
+		if stored[camp.ID].Status != adsync.StatusPaused || stored[budgeted.ID].BudgetMicros != 12345*facts.MicrosPerMinor {
 			t.Fatalf("stored objects did not follow: %+v %+v", stored[camp.ID], stored[budgeted.ID])
 		}
 		e.clock.Advance(2 * time.Hour)

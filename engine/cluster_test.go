@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/testenv"
 )
 
@@ -18,25 +18,25 @@ func TestBatchLandsOnceOnCluster(t *testing.T) {
 	ctx := context.Background()
 	cl := testenv.ClickHouseCluster(t)
 	day := time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC)
-	var facts []engine.Fact
+	var fs []facts.Fact
 	for i, p := range []string{"prj_a", "prj_b", "prj_c", "prj_d", "prj_e", "prj_f"} {
 		for h := range 3 {
-			facts = append(facts, engine.Fact{ProjectID: p, Time: day.Add(time.Duration(h) * time.Hour), Source: "alpha_ads",
-				ConnectionID: "con_" + p, AdID: "ad1", Currency: "USD", Spend: int64(1_000_000 * (i + 1)), Clicks: int64(h + 1)})
+			fs = append(fs, facts.Fact{ProjectID: p, Time: day.Add(time.Duration(h) * time.Hour), Source: "alpha_ads",
+				ConnectionID: "con_" + p, AdID: "ad1", Currency: "USD", Values: facts.Values{facts.Spend: int64(1_000_000 * (i + 1)), facts.Clicks: int64(h + 1)}})
 		}
 	}
-	for _, l := range []engine.Landing{engine.LandingRaw, engine.LandingHourly, engine.LandingDaily} {
-		if err := engine.InsertBatch(ctx, cl.Conn, l, time.UTC, "b1", facts[:len(facts)/2]); err != nil {
+	for _, l := range []facts.Landing{facts.LandingRaw, facts.LandingHourly, facts.LandingDaily} {
+		if err := facts.InsertBatch(ctx, cl.Conn, l, time.UTC, "b1", fs[:len(fs)/2]); err != nil {
 			t.Fatal(err)
 		}
-		missing, err := engine.MissingBatchFacts(ctx, cl.Conn, l, time.UTC, "b1", facts)
-		if err != nil || !reflect.DeepEqual(missing, facts[len(facts)/2:]) {
-			t.Fatalf("%s: missing %d facts, want %d: %v", l, len(missing), len(facts)-len(facts)/2, err)
+		missing, err := facts.MissingBatchFacts(ctx, cl.Conn, l, time.UTC, "b1", fs)
+		if err != nil || !reflect.DeepEqual(missing, fs[len(fs)/2:]) {
+			t.Fatalf("%s: missing %d facts, want %d: %v", l, len(missing), len(fs)-len(fs)/2, err)
 		}
-		if err := engine.InsertBatch(ctx, cl.Conn, l, time.UTC, "b1", missing); err != nil {
+		if err := facts.InsertBatch(ctx, cl.Conn, l, time.UTC, "b1", missing); err != nil {
 			t.Fatal(err)
 		}
-		if missing, err := engine.MissingBatchFacts(ctx, cl.Conn, l, time.UTC, "b1", facts); err != nil || len(missing) != 0 {
+		if missing, err := facts.MissingBatchFacts(ctx, cl.Conn, l, time.UTC, "b1", fs); err != nil || len(missing) != 0 {
 			t.Fatalf("%s: still missing %v, %v", l, missing, err)
 		}
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "mtk/facts"
+
 // A measure is a summed column of the fact tables. Every metric is computed from the sums of a
 // few measures over the row's group; money measures are Int64 micros of the fact's currency in
 // storage and exact Decimal(38, 8) micros of the answer's currency once converted.
@@ -15,26 +17,20 @@ type measure struct {
 	ad bool
 }
 
-// measures in the one order the compiler emits them, so that SQL is deterministic.
-var measures = indexed([]measure{
-	{name: "spend", money: true, ad: true},
-	{name: "impressions", ad: true},
-	{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)", ad: true},
-	{name: "clicks", ad: true},
-	{name: "reach", ad: true},
-	{name: "video_plays", ad: true},
-	{name: "video_views_3s", ad: true},
-	{name: "video_views_p75", ad: true},
-	{name: "page_views"},
-	{name: "leads"},
-	{name: "initiate_checkout"},
-	{name: "tx_revenue", money: true},
-	{name: "tx_count"},
-	{name: "tx_count_total"},
-	{name: "tx_count_pending"},
-	{name: "tx_count_refunded"},
-	{name: "tx_product_costs", money: true},
-})
+// measures are the fact tables' (facts.Specs, in their order) and alpha_impressions, the first
+// network's impressions, right after impressions: the one order the compiler emits them in, so
+// that SQL is deterministic.
+var measures = indexed(func() []measure {
+	var out []measure
+	for _, m := range facts.All {
+		s := facts.Specs[m]
+		out = append(out, measure{name: s.Column, money: s.Money, ad: s.Ad})
+		if m == facts.Impressions {
+			out = append(out, measure{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)", ad: true})
+		}
+	}
+	return out
+}())
 
 // indexed sets each measure's index. (The registries of metrics, initialised from measures,
 // read the indexes: package variables are initialised in the order of their dependencies, so

@@ -7,6 +7,7 @@ import (
 
 	"mtk/engine"
 	"mtk/engine/enginetest"
+	"mtk/facts"
 )
 
 // The reference's reading of the resolution rules (engine/README.md, "Resolutions"), written
@@ -26,7 +27,7 @@ var subHourGrans = []string{"5min", "10min", "15min", "30min"}
 
 // refFact is a fact with the table it landed in (raw, hour or day) and its local date.
 type refFact struct {
-	engine.Fact
+	facts.Fact
 	res string
 	day time.Time // local date, midnight UTC
 }
@@ -38,7 +39,7 @@ func refFacts(ds *enginetest.Dataset, p *time.Location, projectID string) []refF
 		l := t.In(p)
 		return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
 	}
-	for res, facts := range map[string][]engine.Fact{"raw": ds.Facts, "hour": ds.HourFacts, "day": ds.DayFacts} {
+	for res, facts := range map[string][]facts.Fact{"raw": ds.Facts, "hour": ds.HourFacts, "day": ds.DayFacts} {
 		for _, f := range facts {
 			if f.ProjectID != projectID {
 				continue
@@ -114,8 +115,8 @@ func resolve(ds *enginetest.Dataset, q refQuery) refQuery {
 			s = map[string]int64{}
 			sums[f.day] = s
 		}
-		for k, v := range map[string]int64{"spend": f.Spend, "impressions": f.Impressions, "clicks": f.Clicks,
-			"reach": f.Reach, "video_plays": f.VideoPlays, "video_views_3s": f.VideoViews3s, "video_views_p75": f.VideoViewsP75} {
+		for k, v := range map[string]int64{"spend": f.Values[facts.Spend], "impressions": f.Values[facts.Impressions], "clicks": f.Values[facts.Clicks],
+			"reach": f.Values[facts.Reach], "video_plays": f.Values[facts.VideoPlays], "video_views_3s": f.Values[facts.VideoViews3s], "video_views_p75": f.Values[facts.VideoViewsP75]} {
 			s[k] += v
 		}
 	}

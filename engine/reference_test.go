@@ -8,6 +8,7 @@ import (
 
 	"mtk/engine"
 	"mtk/engine/enginetest"
+	"mtk/facts"
 )
 
 // refQuery is a query as the reference understands it: the generator of random queries knows
@@ -169,7 +170,7 @@ func entityNames(ds *enginetest.Dataset, projectID string) map[string]string {
 }
 
 // inScope reports whether f passes q's source, connection and dimension filters.
-func inScope(f engine.Fact, q refQuery, names map[string]string) bool {
+func inScope(f facts.Fact, q refQuery, names map[string]string) bool {
 	if q.in.Source != "" && f.Source != q.in.Source {
 		return false
 	}
@@ -218,7 +219,7 @@ func in(s string, list []string) bool {
 	return false
 }
 
-func levelID(f engine.Fact, level string) string {
+func levelID(f facts.Fact, level string) string {
 	switch level {
 	case "account":
 		return f.AccountID
@@ -230,7 +231,7 @@ func levelID(f engine.Fact, level string) string {
 	return f.AdID
 }
 
-func dimValue(f engine.Fact, member string, names map[string]string) (string, bool) {
+func dimValue(f facts.Fact, member string, names map[string]string) (string, bool) {
 	switch member {
 	case "source":
 		return f.Source, true
@@ -248,7 +249,7 @@ func dimValue(f engine.Fact, member string, names map[string]string) (string, bo
 	return "", false
 }
 
-func dimsMatch(f engine.Fact, filters []engine.Filter, names map[string]string) bool {
+func dimsMatch(f facts.Fact, filters []engine.Filter, names map[string]string) bool {
 	for _, flt := range filters {
 		v, ok := dimValue(f, flt.Member, names)
 		if !ok {
@@ -336,12 +337,12 @@ func allBuckets(q refQuery) []refBucket {
 
 var moneyMeasures = []string{"spend", "tx_revenue", "tx_product_costs"}
 
-func addFact(g *refRow, f engine.Fact, q refQuery, localDay time.Time, rates map[string]decimal.Decimal, missing map[string]bool) {
+func addFact(g *refRow, f facts.Fact, q refQuery, localDay time.Time, rates map[string]decimal.Decimal, missing map[string]bool) {
 	day := localDay.Format("2006-01-02")
 	rate := decimal.NewFromInt(1)
 	if f.Currency != q.target {
 		r, ok := rates[day+f.Currency+q.target]
-		for name, v := range map[string]int64{"spend": f.Spend, "tx_revenue": f.TxRevenue, "tx_product_costs": f.TxProductCosts} {
+		for name, v := range map[string]int64{"spend": f.Values[facts.Spend], "tx_revenue": f.Values[facts.TxRevenue], "tx_product_costs": f.Values[facts.TxProductCosts]} {
 			if !ok && v != 0 {
 				missing[f.Currency] = true
 				if g.unknown == nil {
@@ -352,20 +353,20 @@ func addFact(g *refRow, f engine.Fact, q refQuery, localDay time.Time, rates map
 		}
 		rate = r
 	}
-	for name, v := range map[string]int64{"spend": f.Spend, "tx_revenue": f.TxRevenue, "tx_product_costs": f.TxProductCosts} {
+	for name, v := range map[string]int64{"spend": f.Values[facts.Spend], "tx_revenue": f.Values[facts.TxRevenue], "tx_product_costs": f.Values[facts.TxProductCosts]} {
 		g.money[name] = g.money[name].Add(decimal.NewFromInt(v).Mul(rate))
 		g.counts["stored_"+name] += v // micros as stored, in any currency
 	}
 	alpha := int64(0)
 	if f.Source == "alpha_ads" {
-		alpha = f.Impressions
+		alpha = f.Values[facts.Impressions]
 	}
 	for name, v := range map[string]int64{
-		"impressions": f.Impressions, "alpha_impressions": alpha, "clicks": f.Clicks, "reach": f.Reach,
-		"video_plays": f.VideoPlays, "video_views_3s": f.VideoViews3s, "video_views_p75": f.VideoViewsP75,
-		"page_views": f.PageViews, "leads": f.Leads, "initiate_checkout": f.InitiateCheckout,
-		"tx_count": f.TxCount, "tx_count_total": f.TxCountTotal, "tx_count_pending": f.TxCountPending,
-		"tx_count_refunded": f.TxCountRefunded,
+		"impressions": f.Values[facts.Impressions], "alpha_impressions": alpha, "clicks": f.Values[facts.Clicks], "reach": f.Values[facts.Reach],
+		"video_plays": f.Values[facts.VideoPlays], "video_views_3s": f.Values[facts.VideoViews3s], "video_views_p75": f.Values[facts.VideoViewsP75],
+		"page_views": f.Values[facts.PageViews], "leads": f.Values[facts.Leads], "initiate_checkout": f.Values[facts.InitiateCheckout],
+		"tx_count": f.Values[facts.TxCount], "tx_count_total": f.Values[facts.TxCountTotal], "tx_count_pending": f.Values[facts.TxCountPending],
+		"tx_count_refunded": f.Values[facts.TxCountRefunded],
 	} {
 		g.counts[name] += v
 	}

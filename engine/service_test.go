@@ -10,6 +10,7 @@ import (
 
 	"mtk/engine"
 	"mtk/engine/enginetest"
+	"mtk/facts"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
@@ -279,9 +280,9 @@ func TestNoFallbackForDataAtTheEdges(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ctx := context.Background()
 	loc, _ := time.LoadLocation("America/New_York")
-	fact := engine.Fact{ProjectID: "prj_1", Time: time.Date(2024, 3, 5, 10, 20, 0, 0, loc), Source: "beta_ads",
-		ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "USD", Leads: 7}
-	if err := engine.InsertFacts(ctx, ch.Conn, loc, []engine.Fact{fact}); err != nil {
+	fact := facts.Fact{ProjectID: "prj_1", Time: time.Date(2024, 3, 5, 10, 20, 0, 0, loc), Source: "beta_ads",
+		ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "USD", Values: facts.Values{facts.Leads: 7}}
+	if err := facts.InsertFacts(ctx, ch.Conn, loc, []facts.Fact{fact}); err != nil {
 		t.Fatal(err)
 	}
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})

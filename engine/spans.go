@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"mtk/facts"
 )
 
 // Ad networks report metrics per hour at best, and per day only for older days: sync writes
@@ -24,7 +26,7 @@ type daySpans []daySpan
 func spansOf(days []time.Time) daySpans {
 	var out daySpans
 	for _, d := range days {
-		d = civil(d, time.UTC)
+		d = facts.LocalDay(d, time.UTC)
 		if n := len(out); n > 0 && out[n-1].after.Equal(d) {
 			out[n-1].after = d.AddDate(0, 0, 1)
 			continue
@@ -82,7 +84,7 @@ func (p *plan) hourOnly(now time.Time) []string {
 		p.gran = &h
 		w = append(w, "ad metrics are known per hour at best; answered from the hourly table at hour granularity")
 	}
-	start, end := HourStart(p.start, p.loc), HourStart(p.end, p.loc)
+	start, end := facts.HourStart(p.start, p.loc), facts.HourStart(p.end, p.loc)
 	if end.Before(p.end) {
 		end = end.Add(time.Hour)
 	}
@@ -113,7 +115,7 @@ func (p *plan) spansStatement() Statement {
 		}
 	}
 	return Statement{
-		SQL: "SELECT day FROM " + string(LandingDaily) + " WHERE " + strings.Join(where, " AND ") +
+		SQL: "SELECT day FROM " + string(facts.LandingDaily) + " WHERE " + strings.Join(where, " AND ") +
 			" GROUP BY day HAVING " + strings.Join(having, " OR ") + " ORDER BY day",
 		Args: args,
 	}
@@ -129,10 +131,10 @@ func (p *plan) withSpans(s daySpans) []string {
 			"granularity on those days", s))
 	}
 	widened := false
-	if first := civil(p.start, p.loc); s.has(first) && !dayAligned(p.start, p.loc) {
+	if first := facts.LocalDay(p.start, p.loc); s.has(first) && !dayAligned(p.start, p.loc) {
 		p.start, widened = DayStart(first, p.loc), true
 	}
-	if last := civil(p.end.Add(-time.Second), p.loc); s.has(last) && !dayAligned(p.end, p.loc) {
+	if last := facts.LocalDay(p.end.Add(-time.Second), p.loc); s.has(last) && !dayAligned(p.end, p.loc) {
 		p.end, widened = DayStart(last.AddDate(0, 0, 1), p.loc), true
 	}
 	if widened {
@@ -175,7 +177,7 @@ func (p *plan) bucketLabel(b time.Time) (label, mark any) {
 	switch {
 	case p.gran.dayBased:
 		label = b.Format(time.DateOnly)
-	case p.spans.has(civil(b, p.loc)):
+	case p.spans.has(facts.LocalDay(b, p.loc)):
 		label, g = b.In(p.loc).Format(time.DateOnly), "day"
 	default:
 		label = b.In(p.loc).Format(time.RFC3339)

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"mtk/facts"
 )
 
 // table is one resolution of the fact tables.
@@ -29,7 +31,7 @@ func (t table) timeFilter(start, end time.Time, loc *time.Location, args *[]any)
 		*args = append(*args, first.Format("2006-01-02"), after.Format("2006-01-02"))
 		return "day >= toDate(?) AND day < toDate(?)"
 	case tableHourly:
-		s, e := HourStart(start, loc), HourStart(end, loc)
+		s, e := facts.HourStart(start, loc), facts.HourStart(end, loc)
 		if e.Before(end) {
 			e = e.Add(time.Hour)
 		}
@@ -47,14 +49,14 @@ func (t table) timeFilter(start, end time.Time, loc *time.Location, args *[]any)
 func (t table) probeFilter(start, end time.Time, loc *time.Location, args *[]any) string {
 	switch t {
 	case tableDaily:
-		first, after := civil(start, loc), civil(end, loc)
+		first, after := facts.LocalDay(start, loc), facts.LocalDay(end, loc)
 		if !dayAligned(start, loc) {
 			first = first.AddDate(0, 0, 1)
 		}
 		*args = append(*args, first.Format("2006-01-02"), after.Format("2006-01-02"))
 		return "day >= toDate(?) AND day < toDate(?)"
 	case tableHourly:
-		s, e := HourStart(start, loc), HourStart(end, loc)
+		s, e := facts.HourStart(start, loc), facts.HourStart(end, loc)
 		if s.Before(start) {
 			s = s.Add(time.Hour)
 		}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"time"
+
+	"mtk/facts"
 )
 
 // DefaultDays is the range of a query without `time`: the last 30 local days, today included.
@@ -35,7 +37,7 @@ func parseBound(s string, loc *time.Location) (t time.Time, dateOnly bool, ok bo
 // start of that local day; a date-only end includes that whole day; a date-time end is exclusive.
 func resolveRange(ts *TimeSpec, loc *time.Location, now time.Time) (start, end time.Time) {
 	if ts == nil {
-		today := civil(now, loc)
+		today := facts.LocalDay(now, loc)
 		return DayStart(today.AddDate(0, 0, 1-DefaultDays), loc), DayStart(today.AddDate(0, 0, 1), loc)
 	}
 	s, sDate, _ := parseBound(ts.Start, loc)
@@ -51,5 +53,5 @@ func resolveRange(ts *TimeSpec, loc *time.Location, now time.Time) (start, end t
 
 // dayRange is the local days [first, last+1) that the instants [start, end) touch.
 func dayRange(start, end time.Time, loc *time.Location) (first, after time.Time) {
-	return civil(start, loc), civil(end.Add(-time.Second), loc).AddDate(0, 0, 1)
+	return facts.LocalDay(start, loc), facts.LocalDay(end.Add(-time.Second), loc).AddDate(0, 0, 1)
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"time"
+
+	"mtk/facts"
 )
 
 // loadZone checks an IANA zone name before it may become a SQL string literal: a strict
@@ -24,12 +26,6 @@ func loadZone(name string) (*time.Location, bool) {
 	return loc, true
 }
 
-// civil returns t's local calendar day in loc, as midnight UTC of that date.
-func civil(t time.Time, loc *time.Location) time.Time {
-	y, m, d := t.In(loc).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
 // DayStart is the first instant of the local calendar day day (given as midnight UTC of that
 // date) in loc. On a day whose midnight does not exist (a DST change at 00:00) it is the first
 // instant that does, as in ClickHouse.
@@ -43,15 +39,8 @@ func DayStart(day time.Time, loc *time.Location) time.Time {
 	return t
 }
 
-// HourStart is the instant at which t's local hour in loc starts.
-func HourStart(t time.Time, loc *time.Location) time.Time {
-	l := t.In(loc)
-	return t.Add(-time.Duration(l.Minute())*time.Minute - time.Duration(l.Second())*time.Second -
-		time.Duration(l.Nanosecond())).Truncate(time.Second)
-}
-
 func dayAligned(t time.Time, loc *time.Location) bool {
-	return t.Equal(DayStart(civil(t, loc), loc))
+	return t.Equal(DayStart(facts.LocalDay(t, loc), loc))
 }
 
-func hourAligned(t time.Time, loc *time.Location) bool { return t.Equal(HourStart(t, loc)) }
+func hourAligned(t time.Time, loc *time.Location) bool { return t.Equal(facts.HourStart(t, loc)) }

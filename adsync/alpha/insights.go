@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mtk/adsync"
+	"mtk/facts"
 )
 
 type action struct {
@@ -64,15 +65,15 @@ func (r insightRow) insight() (adsync.Insight, error) {
 			return in, fmt.Errorf("bad hour %q", r.Hourly)
 		}
 	}
-	if in.Spend, err = adsync.ParseAmount(r.Spend); err != nil {
+	if in.Metrics[facts.Spend], err = adsync.ParseAmount(r.Spend); err != nil {
 		return in, err
 	}
 	for _, f := range []struct {
 		dst *int64
 		v   string
 	}{
-		{&in.Impressions, r.Impressions}, {&in.Clicks, r.Clicks}, {&in.Reach, r.Reach},
-		{&in.VideoViews3s, videoViews(r.Actions)}, {&in.VideoPlays, videoViews(r.Plays)}, {&in.VideoViewsP75, videoViews(r.P75)},
+		{&in.Metrics[facts.Impressions], r.Impressions}, {&in.Metrics[facts.Clicks], r.Clicks}, {&in.Metrics[facts.Reach], r.Reach},
+		{&in.Metrics[facts.VideoViews3s], videoViews(r.Actions)}, {&in.Metrics[facts.VideoPlays], videoViews(r.Plays)}, {&in.Metrics[facts.VideoViewsP75], videoViews(r.P75)},
 	} {
 		if *f.dst, err = adsync.ParseCount(f.v); err != nil {
 			return in, err

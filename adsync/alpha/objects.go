@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"mtk/adsync"
-	"mtk/engine"
+	"mtk/facts"
 )
 
 type node struct {
@@ -65,6 +65,6 @@ func budget(o *adsync.Object, n node) error {
 	if err != nil {
 		return err
 	}
-	o.BudgetKind, o.BudgetMicros = kind, minor*engine.MicrosPerMinor
+	o.BudgetKind, o.BudgetMicros = kind, minor*facts.MicrosPerMinor
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"mtk/adsync"
+	"mtk/facts"
 )
 
 type metricRow struct {
@@ -54,8 +55,8 @@ func (c *Connector) Insights(ctx context.Context, since, until string, g adsync.
 			dst *int64
 			v   string
 		}{
-			{&in.Spend, m.CostMicros}, {&in.Impressions, m.Impressions}, {&in.Clicks, m.Clicks},
-			{&in.VideoPlays, m.VideoStarts}, {&in.VideoViews3s, m.VideoViews}, {&in.VideoViewsP75, m.P75},
+			{&in.Metrics[facts.Spend], m.CostMicros}, {&in.Metrics[facts.Impressions], m.Impressions}, {&in.Metrics[facts.Clicks], m.Clicks},
+			{&in.Metrics[facts.VideoPlays], m.VideoStarts}, {&in.Metrics[facts.VideoViews3s], m.VideoViews}, {&in.Metrics[facts.VideoViewsP75], m.P75},
 		} {
 			if f.v == "" {
 				continue

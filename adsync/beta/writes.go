@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"mtk/adsync"
-	"mtk/engine"
+	"mtk/facts"
 )
 
 // maxOperations is the most operations one mutate takes.
@@ -49,7 +49,7 @@ func (c *Connector) SetBudget(ctx context.Context, level string, updates []adsyn
 	return c.mutate(ctx, "campaignBudgets", updates, func(u adsync.Update) operation {
 		return operation{Update: map[string]string{
 			"resourceName": "customers/" + c.customer + "/campaignBudgets/" + u.Object.BudgetRef,
-			"amountMicros": fmt.Sprint(u.Budget * engine.MicrosPerMinor),
+			"amountMicros": fmt.Sprint(u.Budget * facts.MicrosPerMinor),
 		}, UpdateMask: "amount_micros"}
 	})
 }

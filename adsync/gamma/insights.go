@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mtk/adsync"
+	"mtk/facts"
 )
 
 type reportRow struct {
@@ -75,15 +76,15 @@ func (r reportRow) insight() (adsync.Insight, error) {
 			return in, fmt.Errorf("bad hour %q", stamp)
 		}
 	}
-	if in.Spend, err = adsync.ParseAmount(m.Spend); err != nil {
+	if in.Metrics[facts.Spend], err = adsync.ParseAmount(m.Spend); err != nil {
 		return in, err
 	}
 	for _, f := range []struct {
 		dst *int64
 		v   string
 	}{
-		{&in.Impressions, m.Impressions}, {&in.Clicks, m.Clicks}, {&in.VideoPlays, m.Plays},
-		{&in.VideoViews3s, m.Views3s}, {&in.VideoViewsP75, m.P75},
+		{&in.Metrics[facts.Impressions], m.Impressions}, {&in.Metrics[facts.Clicks], m.Clicks}, {&in.Metrics[facts.VideoPlays], m.Plays},
+		{&in.Metrics[facts.VideoViews3s], m.Views3s}, {&in.Metrics[facts.VideoViewsP75], m.P75},
 	} {
 		if *f.dst, err = adsync.ParseCount(f.v); err != nil {
 			return in, err

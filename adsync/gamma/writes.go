@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"mtk/adsync"
-	"mtk/engine"
+	"mtk/facts"
 )
 
 // SetStatus changes statuses (ENABLE/DISABLE on the wire) 20 ids at a time. The network takes a
@@ -74,7 +74,7 @@ func (c *Connector) SetBudget(ctx context.Context, level string, updates []adsyn
 }
 
 // major writes minor units as a major-unit string.
-func major(minor int64) string { return adsync.MicrosToMajor(minor * engine.MicrosPerMinor) }
+func major(minor int64) string { return adsync.MicrosToMajor(minor * facts.MicrosPerMinor) }
 
 // inBatches sends idx in batches of 20; a failed batch of several is retried one by one.
 func (c *Connector) inBatches(idx []int, errs []error, send func([]int) error) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"mtk/adsync"
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/adsim"
 	"mtk/internal/clock"
 	"mtk/platform"
@@ -50,7 +50,7 @@ func TestConnectorsReadWhatTheNetworkHolds(t *testing.T) {
 			}
 			for _, w := range want {
 				o := byID[w.ID]
-				if o.Name != w.Name || o.Status != string(w.Status) || o.BudgetMicros != w.Budget*engine.MicrosPerMinor || (w.ParentID != "" && o.ParentID != w.ParentID) {
+				if o.Name != w.Name || o.Status != string(w.Status) || o.BudgetMicros != w.Budget*facts.MicrosPerMinor || (w.ParentID != "" && o.ParentID != w.ParentID) {
 					t.Fatalf("object %+v, want %+v", o, w)
 				}
 			}
@@ -64,15 +64,14 @@ func TestConnectorsReadWhatTheNetworkHolds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var got adsync.Metrics
+				var got facts.Values
 				for _, r := range rows {
 					got = got.Add(r.Metrics)
 				}
 				tt := truth.Total
-				wantM := adsync.Metrics{Spend: tt.Spend * engine.MicrosPerMinor, Impressions: tt.Impressions, Clicks: tt.Clicks,
-					VideoPlays: tt.VideoPlays, VideoViews3s: tt.VideoViews3s, VideoViewsP75: tt.VideoViewsP75}
+				wantM := facts.Values{facts.Spend: tt.Spend * facts.MicrosPerMinor, facts.Impressions: tt.Impressions, facts.Clicks: tt.Clicks, facts.VideoPlays: tt.VideoPlays, facts.VideoViews3s: tt.VideoViews3s, facts.VideoViewsP75: tt.VideoViewsP75}
 				if conn.HasReach() && g == adsync.GrainDay {
-					wantM.Reach = tt.Reach
+					wantM[facts.Reach] = tt.Reach
 				}
 				if got != wantM {
 					t.Fatalf("grain %d: sum %+v, want %+v", g, got, wantM)

@@ -20,6 +20,7 @@ import (
 	"mtk/client"
 	"mtk/engine"
 	"mtk/engine/enginetest"
+	"mtk/facts"
 	"mtk/ingest/attribution"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
@@ -117,15 +118,14 @@ func startServer(t *testing.T) *fixture {
 		t.Fatalf("outbox drained %d rows (%v), want the 2 orders", n, err)
 	}
 
-	var daily []engine.Fact
+	var daily []facts.Fact
 	for d := 40; d > 30; d-- {
 		day := today.AddDate(0, 0, -d)
-		daily = append(daily, engine.Fact{ProjectID: f.project.ID, Time: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, loc),
+		daily = append(daily, facts.Fact{ProjectID: f.project.ID, Time: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, loc),
 			Source: platform.KindAlpha, ConnectionID: conns[platform.KindAlpha], AccountID: alphaAccount,
-			CampaignID: alphaAccount + "_c1", AdsetID: alphaAccount + "_c1_s0", AdID: alphaAccount + "_c1_s0_a0", Currency: "BRL",
-			Spend: int64(10_000_000 + d*1_230_000), Impressions: int64(1000 + d), Clicks: int64(d)})
+			CampaignID: alphaAccount + "_c1", AdsetID: alphaAccount + "_c1_s0", AdID: alphaAccount + "_c1_s0_a0", Currency: "BRL", Values: facts.Values{facts.Spend: int64(10_000_000 + d*1_230_000), facts.Impressions: int64(1000 + d), facts.Clicks: int64(d)}})
 	}
-	if err := engine.InsertBatch(ctx, ch.Conn, engine.LandingDaily, loc, "daily-only", daily); err != nil {
+	if err := facts.InsertBatch(ctx, ch.Conn, facts.LandingDaily, loc, "daily-only", daily); err != nil {
 		t.Fatal(err)
 	}
 	f.fallbackStart = today.AddDate(0, 0, -40).Format(time.DateOnly)
@@ -135,7 +135,7 @@ func startServer(t *testing.T) *fixture {
 
 // saveObjects stores the generated entities as a sync stores the objects of each network's
 // connection (conns by source): attribution reads them there.
-func saveObjects(t *testing.T, pool *pgxpool.Pool, entities []engine.Entity, conns map[string]string) {
+func saveObjects(t *testing.T, pool *pgxpool.Pool, entities []facts.Entity, conns map[string]string) {
 	t.Helper()
 	parent := map[string]string{}
 	for _, e := range entities {

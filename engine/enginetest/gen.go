@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"mtk/engine"
+	"mtk/facts"
 )
 
 // ProjectSpec describes one generated project.
@@ -69,10 +70,10 @@ type Project struct {
 // Dataset is everything Generate made.
 type Dataset struct {
 	Projects []Project
-	Entities []engine.Entity
+	Entities []facts.Entity
 	// Facts land in facts_raw; HourFacts in facts_hourly_in, DayFacts in facts_daily_in (their
 	// Time is the local date, at midnight UTC), as a sync batch writes them.
-	Facts, HourFacts, DayFacts []engine.Fact
+	Facts, HourFacts, DayFacts []facts.Fact
 	Rates                      []Rate
 }
 
@@ -155,10 +156,10 @@ func Generate(cfg Config) (*Dataset, error) {
 func (d *Dataset) entities(r *rand.Rand, cfg Config, p *Project) []ad {
 	var ads []ad
 	add := func(source, level, id, name, parent string) {
-		d.Entities = append(d.Entities, engine.Entity{ProjectID: p.ID, Source: source, Level: level, ID: id,
+		d.Entities = append(d.Entities, facts.Entity{ProjectID: p.ID, Source: source, Level: level, ID: id,
 			Name: name, ParentID: parent, Version: 1})
 		if r.Intn(4) == 0 { // a rename: the later version wins
-			d.Entities = append(d.Entities, engine.Entity{ProjectID: p.ID, Source: source, Level: level, ID: id,
+			d.Entities = append(d.Entities, facts.Entity{ProjectID: p.ID, Source: source, Level: level, ID: id,
 				Name: name + " (renamed)", ParentID: parent, Version: 2})
 		}
 	}
@@ -204,7 +205,7 @@ func (d *Dataset) entities(r *rand.Rand, cfg Config, p *Project) []ad {
 func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time.Time) {
 	start := engine.DayStart(date, p.Loc)
 	end := engine.DayStart(date.AddDate(0, 0, 1), p.Loc)
-	var adFacts []engine.Fact
+	var adFacts []facts.Fact
 	for h := start; h.Before(end); h = h.Add(time.Hour) {
 		for _, a := range ads {
 			if r.Float64() >= cfg.FactChance {
@@ -226,8 +227,8 @@ func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time
 	}
 	y, m, dd := p.SyncedAt.In(p.Loc).Date()
 	today := time.Date(y, m, dd, 0, 0, 0, 0, time.UTC)
-	buckets := map[string]*engine.Fact{} // one summed fact per ad and bucket
-	var hours, days []*engine.Fact
+	buckets := map[string]*facts.Fact{} // one summed fact per ad and bucket
+	var hours, days []*facts.Fact
 	for _, f := range adFacts {
 		hourly := defaultHourlyDays
 		if n, ok := p.HourlyDays[f.Source]; ok {
@@ -238,7 +239,7 @@ func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time
 		case date.Equal(today):
 			d.Facts = append(d.Facts, f)
 		case !date.Before(today.AddDate(0, 0, -hourly)):
-			f.Time = engine.HourStart(f.Time, p.Loc).UTC()
+			f.Time = facts.HourStart(f.Time, p.Loc).UTC()
 			hours = sumInto(buckets, hours, f)
 		default:
 			f.Time = date
@@ -255,51 +256,49 @@ func (d *Dataset) facts(r *rand.Rand, cfg Config, p Project, ads []ad, date time
 
 // sumInto adds f's ad metrics to its ad's bucket (by Time) in buckets, appending a new bucket to
 // order.
-func sumInto(buckets map[string]*engine.Fact, order []*engine.Fact, f engine.Fact) []*engine.Fact {
+func sumInto(buckets map[string]*facts.Fact, order []*facts.Fact, f facts.Fact) []*facts.Fact {
 	k := f.Time.String() + "|" + f.ConnectionID + "|" + f.AdID
 	g, ok := buckets[k]
 	if !ok {
 		buckets[k] = &f
 		return append(order, &f)
 	}
-	g.Spend += f.Spend
-	g.Impressions += f.Impressions
-	g.Clicks += f.Clicks
-	g.Reach += f.Reach
-	g.VideoPlays += f.VideoPlays
-	g.VideoViews3s += f.VideoViews3s
-	g.VideoViewsP75 += f.VideoViewsP75
+	for _, m := range facts.AdMeasures {
+		g.Values[m] += f.Values[m]
+	}
 	return order
 }
 
-func base(p Project, a ad, at time.Time) engine.Fact {
-	return engine.Fact{ProjectID: p.ID, Time: at.UTC(), Source: a.source, ConnectionID: a.connection,
+func base(p Project, a ad, at time.Time) facts.Fact {
+	return facts.Fact{ProjectID: p.ID, Time: at.UTC(), Source: a.source, ConnectionID: a.connection,
 		AccountID: a.account, CampaignID: a.campaign, AdsetID: a.adset, AdID: a.id, Currency: a.currency}
 }
 
-func adFact(r *rand.Rand, p Project, a ad, at time.Time) engine.Fact {
+func adFact(r *rand.Rand, p Project, a ad, at time.Time) facts.Fact {
 	f := base(p, a, at)
-	f.Impressions = int64(r.Intn(2000))
-	f.Clicks = int64(r.Intn(int(f.Impressions/20 + 1)))
-	f.Spend = int64(r.Intn(5_000_000)) // micros
+	v := &f.Values
+	v[facts.Impressions] = int64(r.Intn(2000))
+	v[facts.Clicks] = int64(r.Intn(int(v[facts.Impressions]/20 + 1)))
+	v[facts.Spend] = int64(r.Intn(5_000_000)) // micros
 	if r.Intn(10) == 0 {
-		f.Spend = 0
+		v[facts.Spend] = 0
 	}
 	if a.source == "alpha_ads" {
-		f.Reach = f.Impressions * int64(60+r.Intn(40)) / 100
+		v[facts.Reach] = v[facts.Impressions] * int64(60+r.Intn(40)) / 100
 	}
-	f.VideoPlays = int64(r.Intn(int(f.Impressions/4 + 1)))
-	f.VideoViews3s = int64(r.Intn(int(f.VideoPlays + 1)))
-	f.VideoViewsP75 = int64(r.Intn(int(f.VideoViews3s + 1)))
+	v[facts.VideoPlays] = int64(r.Intn(int(v[facts.Impressions]/4 + 1)))
+	v[facts.VideoViews3s] = int64(r.Intn(int(v[facts.VideoPlays] + 1)))
+	v[facts.VideoViewsP75] = int64(r.Intn(int(v[facts.VideoViews3s] + 1)))
 	if r.Intn(25) == 0 { // a restatement: a signed correction of an earlier figure
-		f.Impressions, f.Clicks, f.Spend = -f.Impressions/10, 0, -f.Spend/10
-		f.Reach, f.VideoPlays, f.VideoViews3s, f.VideoViewsP75 = 0, 0, 0, 0
+		v[facts.Impressions], v[facts.Clicks], v[facts.Spend] = -v[facts.Impressions]/10, 0, -v[facts.Spend]/10
+		v[facts.Reach], v[facts.VideoPlays], v[facts.VideoViews3s], v[facts.VideoViewsP75] = 0, 0, 0, 0
 	}
 	return f
 }
 
-func businessFact(r *rand.Rand, p Project, a ad, at time.Time) engine.Fact {
+func businessFact(r *rand.Rand, p Project, a ad, at time.Time) facts.Fact {
 	f := base(p, a, at)
+	v := &f.Values
 	switch r.Intn(4) {
 	case 0: // linked by utm_campaign only
 		f.AdsetID, f.AdID = "", ""
@@ -307,17 +306,17 @@ func businessFact(r *rand.Rand, p Project, a ad, at time.Time) engine.Fact {
 		f.AdID = ""
 	}
 	f.Currency = Currencies[r.Intn(len(Currencies))]
-	f.PageViews = int64(r.Intn(40))
-	f.Leads = int64(r.Intn(4))
-	f.InitiateCheckout = int64(r.Intn(3))
-	f.TxCountTotal = int64(r.Intn(3))
-	f.TxCount = int64(r.Intn(int(f.TxCountTotal + 1)))
-	f.TxCountPending = f.TxCountTotal - f.TxCount
-	f.TxRevenue = f.TxCount * int64(1000+r.Intn(20000)) * 10_000 // cents as micros
-	f.TxProductCosts = f.TxRevenue * int64(r.Intn(60)) / 100 / 10_000 * 10_000
+	v[facts.PageViews] = int64(r.Intn(40))
+	v[facts.Leads] = int64(r.Intn(4))
+	v[facts.InitiateCheckout] = int64(r.Intn(3))
+	v[facts.TxCountTotal] = int64(r.Intn(3))
+	v[facts.TxCount] = int64(r.Intn(int(v[facts.TxCountTotal] + 1)))
+	v[facts.TxCountPending] = v[facts.TxCountTotal] - v[facts.TxCount]
+	v[facts.TxRevenue] = v[facts.TxCount] * int64(1000+r.Intn(20000)) * 10_000 // cents as micros
+	v[facts.TxProductCosts] = v[facts.TxRevenue] * int64(r.Intn(60)) / 100 / 10_000 * 10_000
 	if r.Intn(10) == 0 { // an order refunded later: a signed difference
-		f.TxCountRefunded = 1
-		f.TxCount, f.TxRevenue, f.TxProductCosts = -1, -int64(1000+r.Intn(2000))*10_000, 0
+		v[facts.TxCountRefunded] = 1
+		v[facts.TxCount], v[facts.TxRevenue], v[facts.TxProductCosts] = -1, -int64(1000+r.Intn(2000))*10_000, 0
 	}
 	return f
 }

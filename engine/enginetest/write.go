@@ -9,6 +9,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/engine"
+	"mtk/facts"
 )
 
 // BatchSize is how many rows one insert carries.
@@ -16,7 +17,7 @@ const BatchSize = 100_000
 
 // Write stores the dataset: entities, exchange rates and facts, in batches of BatchSize.
 func (d *Dataset) Write(ctx context.Context, conn driver.Conn) error {
-	if err := engine.InsertEntities(ctx, conn, d.Entities); err != nil {
+	if err := facts.InsertEntities(ctx, conn, d.Entities); err != nil {
 		return err
 	}
 	if err := InsertRates(ctx, conn, d.Rates); err != nil {
@@ -24,26 +25,26 @@ func (d *Dataset) Write(ctx context.Context, conn driver.Conn) error {
 	}
 	// Facts go per project, since the stored local hour and day depend on its zone.
 	for _, p := range d.Projects {
-		var batch []engine.Fact
+		var batch []facts.Fact
 		for _, f := range d.Facts {
 			if f.ProjectID != p.ID {
 				continue
 			}
 			batch = append(batch, f)
 			if len(batch) == BatchSize {
-				if err := engine.InsertFacts(ctx, conn, p.Loc, batch); err != nil {
+				if err := facts.InsertFacts(ctx, conn, p.Loc, batch); err != nil {
 					return err
 				}
 				batch = batch[:0]
 			}
 		}
 		if len(batch) > 0 {
-			if err := engine.InsertFacts(ctx, conn, p.Loc, batch); err != nil {
+			if err := facts.InsertFacts(ctx, conn, p.Loc, batch); err != nil {
 				return err
 			}
 		}
-		for l, facts := range map[engine.Landing][]engine.Fact{engine.LandingHourly: d.HourFacts, engine.LandingDaily: d.DayFacts} {
-			if err := engine.InsertBatch(ctx, conn, l, p.Loc, "generated", projectFacts(facts, p.ID)); err != nil {
+		for l, fs := range map[facts.Landing][]facts.Fact{facts.LandingHourly: d.HourFacts, facts.LandingDaily: d.DayFacts} {
+			if err := facts.InsertBatch(ctx, conn, l, p.Loc, "generated", projectFacts(fs, p.ID)); err != nil {
 				return err
 			}
 		}
@@ -51,9 +52,9 @@ func (d *Dataset) Write(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-func projectFacts(facts []engine.Fact, projectID string) []engine.Fact {
-	var out []engine.Fact
-	for _, f := range facts {
+func projectFacts(fs []facts.Fact, projectID string) []facts.Fact {
+	var out []facts.Fact
+	for _, f := range fs {
 		if f.ProjectID == projectID {
 			out = append(out, f)
 		}
@@ -89,7 +90,7 @@ func (d *Dataset) StreamAdFacts(ctx context.Context, conn driver.Conn, seed int6
 	p := d.Projects[0]
 	var ads []ad
 	for _, f := range d.Facts {
-		if f.ProjectID == p.ID && f.AdID != "" && f.Impressions >= 0 && f.TxCountTotal == 0 {
+		if f.ProjectID == p.ID && f.AdID != "" && f.Values[facts.Impressions] >= 0 && f.Values[facts.TxCountTotal] == 0 {
 			ads = append(ads, ad{source: f.Source, connection: f.ConnectionID, account: f.AccountID,
 				campaign: f.CampaignID, adset: f.AdsetID, id: f.AdID, currency: f.Currency})
 		}
@@ -103,13 +104,13 @@ func (d *Dataset) StreamAdFacts(ctx context.Context, conn driver.Conn, seed int6
 	r := rand.New(rand.NewSource(seed))
 	start := engine.DayStart(p.Start, p.Loc)
 	span := engine.DayStart(p.Start.AddDate(0, 0, p.Days), p.Loc).Sub(start)
-	batch := make([]engine.Fact, 0, BatchSize)
+	batch := make([]facts.Fact, 0, BatchSize)
 	for i := 0; i < n; i++ {
 		// Rows advance through the range in order, as a sync writes them.
 		at := start.Add(time.Duration(int64(span) / int64(n) * int64(i))).Truncate(time.Minute)
 		batch = append(batch, adFact(r, p, ads[r.Intn(len(ads))], at))
 		if len(batch) == BatchSize || i == n-1 {
-			if err := engine.InsertFacts(ctx, conn, p.Loc, batch); err != nil {
+			if err := facts.InsertFacts(ctx, conn, p.Loc, batch); err != nil {
 				return err
 			}
 			batch = batch[:0]

@@ -3,6 +3,8 @@ package events
 import (
 	"strings"
 	"unicode"
+
+	"mtk/facts"
 )
 
 // The business fact an event counts as, from its names: config.alpha.name, else config.name,
@@ -10,9 +12,6 @@ import (
 // Lead in leads; InitiateCheckout (initiate_checkout) in initiate_checkout. An event that
 // creates a new lead counts in leads too, at most once per event. Other names count nowhere
 // but are kept in the events table.
-type measures struct {
-	pageViews, leads, initiateCheckout int64
-}
 
 func foldName(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -23,8 +22,8 @@ func foldName(s string) string {
 	}, s)
 }
 
-func measuresOf(cfg EventConfig, newLead bool) measures {
-	var m measures
+func measuresOf(cfg EventConfig, newLead bool) facts.Values {
+	var m facts.Values
 	names := []string{cfg.Name}
 	if cfg.Alpha != nil {
 		names = append([]string{cfg.Alpha.Name}, names...)
@@ -32,20 +31,18 @@ func measuresOf(cfg EventConfig, newLead bool) measures {
 	for _, n := range names {
 		switch foldName(n) {
 		case "pageview":
-			m.pageViews = 1
+			m[facts.PageViews] = 1
 		case "lead":
-			m.leads = 1
+			m[facts.Leads] = 1
 		case "initiatecheckout":
-			m.initiateCheckout = 1
+			m[facts.InitiateCheckout] = 1
 		default:
 			continue
 		}
 		break
 	}
 	if newLead {
-		m.leads = 1
+		m[facts.Leads] = 1
 	}
 	return m
 }
-
-func (m measures) zero() bool { return m == measures{} }

@@ -325,14 +325,13 @@ func factsOf(evs []*event, found []leads.Result) []outbox.FactRow {
 	var out []outbox.FactRow
 	for i, ev := range evs {
 		m := measuresOf(ev.in.Config, found[i].New)
-		if !ev.attributed || m.zero() {
+		if !ev.attributed || m.IsZero() {
 			continue
 		}
 		a, p := ev.attr, ev.target.Project
 		out = append(out, outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: time.Unix(*ev.in.Timestamp, 0),
 			Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
-			AdsetID: a.AdsetID, AdID: a.AdID, Currency: p.Currency,
-			PageViews: m.pageViews, Leads: m.leads, InitiateCheckout: m.initiateCheckout})
+			AdsetID: a.AdsetID, AdID: a.AdID, Currency: p.Currency, Values: m})
 	}
 	return out
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/ingest/utm"
 	"mtk/internal/apperr"
 )
@@ -107,9 +107,9 @@ func validate(in Input, projectCurrency string) (order, error) {
 		missing = append(missing, "transaction.created_at: required (RFC 3339)")
 	} else if o.created, err = time.Parse(time.RFC3339, strings.TrimSpace(o.CreatedAt)); err != nil {
 		bad = append(bad, "transaction.created_at: not an RFC 3339 date-time such as 2024-03-01T10:00:00Z")
-	} else if !engine.FactTimeOK(o.created) {
+	} else if !facts.TimeOK(o.created) {
 		bad = append(bad, fmt.Sprintf("transaction.created_at: must be from %s to before %s",
-			engine.MinFactTime.Format(time.DateOnly), engine.MaxFactTime.Format(time.DateOnly)))
+			facts.MinTime.Format(time.DateOnly), facts.MaxTime.Format(time.DateOnly)))
 	}
 	o.updated = o.created
 	if strings.TrimSpace(o.UpdatedAt) != "" {

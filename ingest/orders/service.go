@@ -30,7 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/ingest/attribution"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
@@ -198,14 +198,17 @@ func (st stored) contribution(p platform.Project) (outbox.FactRow, bool) {
 	}
 	f := outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, Source: st.attr.Source,
 		ConnectionID: st.attr.ConnectionID, AccountID: st.attr.AccountID, CampaignID: st.attr.CampaignID,
-		AdsetID: st.attr.AdsetID, AdID: st.attr.AdID, Currency: st.currency, TxCountTotal: 1}
+		AdsetID: st.attr.AdsetID, AdID: st.attr.AdID, Currency: st.currency}
+	v := &f.Values
+	v[facts.TxCountTotal] = 1
 	switch st.Status {
 	case StatusApproved:
-		f.TxRevenue, f.TxCount, f.TxProductCosts = st.value*engine.MicrosPerMinor, 1, st.productCost*engine.MicrosPerMinor
+		v[facts.TxRevenue], v[facts.TxCount] = st.value*facts.MicrosPerMinor, 1
+		v[facts.TxProductCosts] = st.productCost * facts.MicrosPerMinor
 	case StatusPending:
-		f.TxCountPending = 1
+		v[facts.TxCountPending] = 1
 	default: // refunded, chargeback
-		f.TxCountRefunded = 1
+		v[facts.TxCountRefunded] = 1
 	}
 	return f, true
 }

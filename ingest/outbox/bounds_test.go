@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mtk/facts"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -34,12 +35,12 @@ func TestOutboxSizes(t *testing.T) {
 		}
 		return s
 	}
-	write := func(facts, events int) error {
+	write := func(nfacts, events int) error {
 		return pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
 			f := FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
-				AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Leads: 1}
-			fs := make([]FactRow, facts)
+				AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
+			fs := make([]FactRow, nfacts)
 			for i := range fs {
 				fs[i] = f
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/clock"
 	"mtk/internal/pglock"
 )
@@ -26,24 +26,23 @@ func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.L
 type pendingFact struct {
 	id       int64
 	timezone string
-	fact     engine.Fact
+	fact     facts.Fact
 }
 
 type factRows []pendingFact
 
 func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error) {
-	rows, err := conn.Query(ctx, `SELECT id, timezone, project_id, ts, source, connection_id,
-		account_id, campaign_id, adset_id, ad_id, currency, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total, tx_count_pending,
-		tx_count_refunded, tx_product_costs FROM fact_outbox ORDER BY id LIMIT $1`, limit)
+	rows, err := conn.Query(ctx, `SELECT id, timezone, project_id, ts, source, connection_id, account_id,
+		campaign_id, adset_id, ad_id, currency, `+facts.Columns(facts.Business, "")+` FROM fact_outbox ORDER BY id LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
 	}
 	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingFact, error) {
 		var p pendingFact
 		f := &p.fact
-		err := r.Scan(&p.id, &p.timezone, &f.ProjectID, &f.Time, &f.Source, &f.ConnectionID,
-			&f.AccountID, &f.CampaignID, &f.AdsetID, &f.AdID, &f.Currency, &f.PageViews, &f.Leads, &f.InitiateCheckout, &f.TxRevenue, &f.TxCount, &f.TxCountTotal,
-			&f.TxCountPending, &f.TxCountRefunded, &f.TxProductCosts)
+		dest := []any{&p.id, &p.timezone, &f.ProjectID, &f.Time, &f.Source, &f.ConnectionID, &f.AccountID,
+			&f.CampaignID, &f.AdsetID, &f.AdID, &f.Currency}
+		err := r.Scan(append(dest, f.Values.Dest(facts.Business)...)...)
 		f.OutboxID = uint64(p.id)
 		return p, err
 	})
@@ -60,7 +59,7 @@ func (rs factRows) keys() []rowKey {
 
 // insert writes the rows facts_raw does not hold yet, per project time zone.
 func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
-	byZone := map[string][]engine.Fact{}
+	byZone := map[string][]facts.Fact{}
 	var zones []string
 	for _, p := range rs {
 		if skip[p.fact.OutboxID] {
@@ -76,7 +75,7 @@ func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]b
 		if err != nil {
 			return fmt.Errorf("outbox: time zone %q: %w", zone, err)
 		}
-		if err := engine.InsertFacts(ctx, ch, loc, byZone[zone]); err != nil {
+		if err := facts.InsertFacts(ctx, ch, loc, byZone[zone]); err != nil {
 			return err
 		}
 	}

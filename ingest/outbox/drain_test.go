@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/facts"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -30,8 +31,7 @@ func TestDrainerCrashes(t *testing.T) {
 			var rows []FactRow
 			for i := range n {
 				f := FactRow{ProjectID: "prj_1", TimeZone: "America/Sao_Paulo", Time: clk.Now().Add(-time.Duration(i) * time.Hour),
-					Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", Currency: "BRL",
-					TxRevenue: revenue, TxCount: 1, TxCountTotal: 1}
+					Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 				rows = append(rows, f)
 				if i%2 == 1 {
 					rows = append(rows, f.Negate())
@@ -101,7 +101,7 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	fact := func(revenue int64) FactRow {
 		return FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", TxRevenue: revenue, TxCount: 1, TxCountTotal: 1}
+			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
 	queue := func(tx pgx.Tx, rows ...FactRow) {
 		t.Helper()
@@ -197,7 +197,7 @@ func TestOutageLeavesBookkeepingBounded(t *testing.T) {
 	rows := make([]FactRow, 30)
 	for i := range rows {
 		rows[i] = FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", TxRevenue: 100, TxCount: 1, TxCountTotal: 1}
+			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: 100, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}

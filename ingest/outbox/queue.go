@@ -2,32 +2,63 @@ package outbox
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"mtk/facts"
 	"mtk/ingest/capi"
 )
 
 // FactRow is one signed fact for facts_raw: an attributed event's business fact, an order's
-// contribution to its attributed entity, or its negation. Money is in micros (1e-6 of the major unit) of Currency, as in facts_raw.
+// contribution to its attributed entity, or its negation. Values holds business measures only
+// (facts.Business), money in micros of Currency, as in facts_raw.
 type FactRow struct {
 	ProjectID, TimeZone                                        string
 	Time                                                       time.Time
 	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
 	Currency                                                   string
-	PageViews, Leads, InitiateCheckout                         int64
-	TxRevenue, TxCount, TxCountTotal, TxCountPending           int64
-	TxCountRefunded, TxProductCosts                            int64
+	Values                                                     facts.Values
 }
 
 // Negate returns f with every measure's sign flipped.
 func (f FactRow) Negate() FactRow {
-	f.PageViews, f.Leads, f.InitiateCheckout = -f.PageViews, -f.Leads, -f.InitiateCheckout
-	f.TxRevenue, f.TxCount, f.TxCountTotal = -f.TxRevenue, -f.TxCount, -f.TxCountTotal
-	f.TxCountPending, f.TxCountRefunded, f.TxProductCosts = -f.TxCountPending, -f.TxCountRefunded, -f.TxProductCosts
+	f.Values = f.Values.Neg()
 	return f
 }
+
+// factTextColumns are fact_outbox's text columns, in the order of FactRow.text.
+var factTextColumns = []string{"project_id", "timezone", "source", "connection_id", "account_id", "campaign_id",
+	"adset_id", "ad_id", "currency"}
+
+func (f *FactRow) text() []string {
+	return []string{f.ProjectID, f.TimeZone, f.Source, f.ConnectionID, f.AccountID, f.CampaignID, f.AdsetID, f.AdID,
+		f.Currency}
+}
+
+// insertFactsSQL inserts rows given as one array per column (the text columns, ts, then each
+// business measure) and created_at last; rows take ids in the order given (WITH ORDINALITY).
+var insertFactsSQL = func() string {
+	cols := append(append(slices.Clone(factTextColumns), "ts"), strings.Split(facts.Columns(facts.Business, ""), ", ")...)
+	arrays := make([]string, len(cols))
+	for i, c := range cols {
+		typ := "bigint[]"
+		switch {
+		case i < len(factTextColumns):
+			typ = "text[]"
+		case c == "ts":
+			typ = "timestamptz[]"
+		}
+		arrays[i] = fmt.Sprintf("$%d::%s", i+1, typ)
+	}
+	list := strings.Join(cols, ", ")
+	return fmt.Sprintf(`INSERT INTO fact_outbox (%s, created_at)
+		SELECT %s, $%d::timestamptz FROM unnest(%s) WITH ORDINALITY AS u (%s, ord) ORDER BY ord`,
+		list, list, len(cols)+1, strings.Join(arrays, ", "), list)
+}()
 
 // QueueFacts queues fs on w as one statement (however many rows), and the growth of the outbox's
 // size, to be written in the caller's transaction. Nothing is queued for no rows.
@@ -36,38 +67,33 @@ func QueueFacts(w *pgx.Batch, fs []FactRow, now time.Time) {
 		return
 	}
 	n := len(fs)
-	text := make([][]string, 9)
+	text := make([][]string, len(factTextColumns))
 	for i := range text {
 		text[i] = make([]string, n)
 	}
-	num := make([][]int64, 9)
+	ts := make([]time.Time, n)
+	num := make([][]int64, len(facts.Business))
 	for i := range num {
 		num[i] = make([]int64, n)
 	}
-	ts := make([]time.Time, n)
-	for j, f := range fs {
-		for i, v := range []string{f.ProjectID, f.TimeZone, f.Source, f.ConnectionID, f.AccountID, f.CampaignID,
-			f.AdsetID, f.AdID, f.Currency} {
+	for j := range fs {
+		for i, v := range fs[j].text() {
 			text[i][j] = v
 		}
-		ts[j] = f.Time
-		for i, v := range []int64{f.PageViews, f.Leads, f.InitiateCheckout, f.TxRevenue, f.TxCount, f.TxCountTotal,
-			f.TxCountPending, f.TxCountRefunded, f.TxProductCosts} {
-			num[i][j] = v
+		ts[j] = fs[j].Time
+		for i, m := range facts.Business {
+			num[i][j] = fs[j].Values[m]
 		}
 	}
-	// Rows take ids in the order given (WITH ORDINALITY), as one INSERT per row did.
-	w.Queue(`INSERT INTO fact_outbox (project_id, timezone, source, connection_id, account_id, campaign_id,
-		adset_id, ad_id, currency, ts, page_views, leads, initiate_checkout, tx_revenue, tx_count, tx_count_total,
-		tx_count_pending, tx_count_refunded, tx_product_costs, created_at)
-		SELECT p, z, s, c, a, cm, ads, ad, cur, t, pv, l, ic, r, n, nt, np, nr, pc, $20::timestamptz
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-			$8::text[], $9::text[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[],
-			$15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[])
-			WITH ORDINALITY AS u (p, z, s, c, a, cm, ads, ad, cur, t, pv, l, ic, r, n, nt, np, nr, pc, ord)
-		ORDER BY ord`,
-		text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7], text[8], ts,
-		num[0], num[1], num[2], num[3], num[4], num[5], num[6], num[7], num[8], now)
+	args := make([]any, 0, len(text)+1+len(num)+1)
+	for _, a := range text {
+		args = append(args, a)
+	}
+	args = append(args, ts)
+	for _, a := range num {
+		args = append(args, a)
+	}
+	w.Queue(insertFactsSQL, append(args, now)...)
 	queueResize(w, "fact_outbox", n)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mtk/facts"
 	"mtk/internal/testenv"
 )
 
@@ -19,8 +20,7 @@ func TestQueueFactsKeepsOrderAndValues(t *testing.T) {
 	for i := range 5 {
 		rows = append(rows, FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: now.Add(-time.Duration(i) * time.Minute),
 			Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", AdsetID: "s1", AdID: "a1",
-			Currency: "BRL", PageViews: int64(i), Leads: 1, InitiateCheckout: 2, TxRevenue: int64(1000 * i), TxCount: 3,
-			TxCountTotal: 4, TxCountPending: 5, TxCountRefunded: 6, TxProductCosts: 7})
+			Currency: "BRL", Values: facts.Values{facts.PageViews: int64(i), facts.Leads: 1, facts.InitiateCheckout: 2, facts.TxRevenue: int64(1000 * i), facts.TxCount: 3, facts.TxCountTotal: 4, facts.TxCountPending: 5, facts.TxCountRefunded: 6, facts.TxProductCosts: 7}})
 	}
 	w := &pgx.Batch{}
 	QueueFacts(w, rows, now)
@@ -37,8 +37,8 @@ func TestQueueFactsKeepsOrderAndValues(t *testing.T) {
 		func(r pgx.CollectableRow) (FactRow, error) {
 			var f FactRow
 			err := r.Scan(&f.ProjectID, &f.TimeZone, &f.Time, &f.Source, &f.ConnectionID, &f.AccountID, &f.CampaignID,
-				&f.AdsetID, &f.AdID, &f.Currency, &f.PageViews, &f.Leads, &f.InitiateCheckout, &f.TxRevenue, &f.TxCount,
-				&f.TxCountTotal, &f.TxCountPending, &f.TxCountRefunded, &f.TxProductCosts)
+				&f.AdsetID, &f.AdID, &f.Currency, &f.Values[facts.PageViews], &f.Values[facts.Leads], &f.Values[facts.InitiateCheckout], &f.Values[facts.TxRevenue], &f.Values[facts.TxCount],
+				&f.Values[facts.TxCountTotal], &f.Values[facts.TxCountPending], &f.Values[facts.TxCountRefunded], &f.Values[facts.TxProductCosts])
 			f.Time = f.Time.UTC()
 			return f, err
 		})

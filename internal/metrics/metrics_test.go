@@ -17,6 +17,7 @@ import (
 
 	"mtk/adsync"
 	"mtk/engine"
+	"mtk/facts"
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/metrics"
@@ -47,7 +48,7 @@ func TestFamiliesShowWhatWasRecorded(t *testing.T) {
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
 		f := outbox.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Leads: 1}
+			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
 		outbox.QueueFacts(w, []outbox.FactRow{f, f}, t0)
 		return tx.SendBatch(ctx, w).Close()
 	})

@@ -1,4 +1,4 @@
-package engine
+package facts
 
 import (
 	"context"
@@ -41,22 +41,6 @@ const (
 // batchQuerySeconds bounds the statement that reads a batch's stored rows.
 const batchQuerySeconds = 60
 
-// measureColumns are the Int64 measures of every fact table, in Fact's order.
-const measureColumns = "spend, impressions, clicks, reach, video_plays, video_views_3s, video_views_p75, page_views, " +
-	"leads, initiate_checkout, tx_revenue, tx_count, tx_count_total, tx_count_pending, tx_count_refunded, tx_product_costs"
-
-// dimColumns are the dimensions of every fact table, in Fact.dims's order.
-const dimColumns = "source, connection_id, account_id, campaign_id, adset_id, ad_id, currency"
-
-func (f Fact) measures() []any {
-	return []any{f.Spend, f.Impressions, f.Clicks, f.Reach, f.VideoPlays, f.VideoViews3s, f.VideoViewsP75, f.PageViews,
-		f.Leads, f.InitiateCheckout, f.TxRevenue, f.TxCount, f.TxCountTotal, f.TxCountPending, f.TxCountRefunded, f.TxProductCosts}
-}
-
-func (f Fact) dims() []any {
-	return []any{f.Source, f.ConnectionID, f.AccountID, f.CampaignID, f.AdsetID, f.AdID, f.Currency}
-}
-
 // timeColumns are the landing's stored times, the first one (its sorting key's) first and the
 // Date column last.
 func (l Landing) timeColumns() []string {
@@ -70,17 +54,17 @@ func (l Landing) timeColumns() []string {
 }
 
 func (l Landing) columns() string {
-	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + dimColumns + ", " + measureColumns
+	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + dimColumns + ", " + Columns(All, "")
 }
 
 // times are f's stored times in the landing, for a project in zone loc.
 func (l Landing) times(f Fact, loc *time.Location) []any {
 	switch l {
 	case LandingRaw:
-		minute, hour, day := FactTimes(f.Time, loc)
+		minute, hour, day := Times(f.Time, loc)
 		return []any{minute, hour, day}
 	case LandingHourly:
-		_, hour, day := FactTimes(f.Time, loc)
+		_, hour, day := Times(f.Time, loc)
 		return []any{hour, day}
 	}
 	y, m, d := f.Time.Date()
@@ -89,7 +73,7 @@ func (l Landing) times(f Fact, loc *time.Location) []any {
 
 // row is f as the landing stores it, in columns order.
 func (l Landing) row(f Fact, loc *time.Location) []any {
-	return append(append(append([]any{f.ProjectID}, l.times(f, loc)...), f.dims()...), f.measures()...)
+	return append(append(append([]any{f.ProjectID}, l.times(f, loc)...), f.dims()...), f.Values.Pick(All)...)
 }
 
 // key identifies a stored row's values: instants as Unix seconds, the Date as its date (the
@@ -118,7 +102,7 @@ func (l Landing) scanRow() (dest []any, values func() []any) {
 	n := len(l.timeColumns())
 	strs := make([]string, 8)
 	times := make([]time.Time, n)
-	nums := make([]int64, 16)
+	nums := make([]int64, len(All))
 	dest = []any{&strs[0]}
 	for i := range times {
 		dest = append(dest, &times[i])
@@ -152,16 +136,16 @@ func InsertBatch(ctx context.Context, conn driver.Conn, l Landing, loc *time.Loc
 	}
 	batch, err := conn.PrepareBatch(ctx, "INSERT INTO "+string(l)+" (batch_id, "+l.columns()+")")
 	if err != nil {
-		return fmt.Errorf("engine: insert %s: %w", l, err)
+		return fmt.Errorf("facts: insert %s: %w", l, err)
 	}
 	defer batch.Close()
 	for _, f := range facts {
 		if err := batch.Append(append([]any{batchID}, l.row(f, loc)...)...); err != nil {
-			return fmt.Errorf("engine: insert %s: %w", l, err)
+			return fmt.Errorf("facts: insert %s: %w", l, err)
 		}
 	}
 	if err := batch.Send(); err != nil {
-		return fmt.Errorf("engine: insert %s: %w", l, err)
+		return fmt.Errorf("facts: insert %s: %w", l, err)
 	}
 	return nil
 }
@@ -203,19 +187,19 @@ func MissingBatchFacts(ctx context.Context, conn driver.Conn, l Landing, loc *ti
 	res, err := conn.Query(ctx, "SELECT "+l.columns()+" FROM "+string(l)+" WHERE project_id IN ? AND "+
 		tcol+" >= "+bound+" AND "+tcol+" <= "+bound+" AND batch_id = ?", args...)
 	if err != nil {
-		return nil, fmt.Errorf("engine: read batch from %s: %w", l, err)
+		return nil, fmt.Errorf("facts: read batch from %s: %w", l, err)
 	}
 	defer res.Close()
 	stored := map[string]int{}
 	dest, values := l.scanRow()
 	for res.Next() {
 		if err := res.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("engine: read batch from %s: %w", l, err)
+			return nil, fmt.Errorf("facts: read batch from %s: %w", l, err)
 		}
 		stored[l.key(values())]++
 	}
 	if err := res.Err(); err != nil {
-		return nil, fmt.Errorf("engine: read batch from %s: %w", l, err)
+		return nil, fmt.Errorf("facts: read batch from %s: %w", l, err)
 	}
 	var missing []Fact
 	for i, f := range facts {

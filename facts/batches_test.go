@@ -1,4 +1,4 @@
-package engine_test
+package facts_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/testenv"
 )
 
@@ -25,45 +25,45 @@ func TestBatchLandsOnce(t *testing.T) {
 		}
 		return v
 	}
-	fact := func(tm time.Time, ad string, spend int64) engine.Fact {
-		return engine.Fact{ProjectID: "prj_b", Time: tm, Source: "alpha_ads", ConnectionID: "con_b", AccountID: "act_1",
-			CampaignID: "c1", AdsetID: "s1", AdID: ad, Currency: "INR", Spend: spend, Impressions: spend / 10}
+	fact := func(tm time.Time, ad string, spend int64) facts.Fact {
+		return facts.Fact{ProjectID: "prj_b", Time: tm, Source: "alpha_ads", ConnectionID: "con_b", AccountID: "act_1",
+			CampaignID: "c1", AdsetID: "s1", AdID: ad, Currency: "INR", Values: facts.Values{facts.Spend: spend, facts.Impressions: spend / 10}}
 	}
-	batches := map[engine.Landing][]engine.Fact{
-		engine.LandingRaw: {fact(at("2024-01-31 23:50"), "a1", 1_000_000), fact(at("2024-02-01 00:10"), "a1", -300_000),
+	batches := map[facts.Landing][]facts.Fact{
+		facts.LandingRaw: {fact(at("2024-01-31 23:50"), "a1", 1_000_000), fact(at("2024-02-01 00:10"), "a1", -300_000),
 			fact(at("2024-02-01 00:10"), "a1", -300_000), fact(at("2024-02-01 00:10"), "a2", 70_000)},
-		engine.LandingHourly: {fact(at("2024-01-31 23:00"), "a1", 5_000_000), fact(at("2024-02-01 00:00"), "a2", 2_000_000),
+		facts.LandingHourly: {fact(at("2024-01-31 23:00"), "a1", 5_000_000), fact(at("2024-02-01 00:00"), "a2", 2_000_000),
 			fact(at("2024-02-01 00:00"), "a2", 2_000_000)},
-		engine.LandingDaily: {fact(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), "a1", 9_000_000),
+		facts.LandingDaily: {fact(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), "a1", 9_000_000),
 			fact(time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC), "a2", -4_000_000)},
 	}
-	for l, facts := range batches {
-		missing := func(batch string) []engine.Fact {
+	for l, fs := range batches {
+		missing := func(batch string) []facts.Fact {
 			t.Helper()
-			got, err := engine.MissingBatchFacts(ctx, ch.Conn, l, loc, batch, facts)
+			got, err := facts.MissingBatchFacts(ctx, ch.Conn, l, loc, batch, fs)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return got
 		}
-		if got := missing("b1"); !reflect.DeepEqual(got, facts) {
+		if got := missing("b1"); !reflect.DeepEqual(got, fs) {
 			t.Fatalf("%s: nothing stored, yet missing %v", l, got)
 		}
-		first := []engine.Fact{facts[0], facts[len(facts)-1]} // the last is one of two equal facts for raw and hourly
-		if err := engine.InsertBatch(ctx, ch.Conn, l, loc, "b1", first); err != nil {
+		first := []facts.Fact{fs[0], fs[len(fs)-1]} // the last is one of two equal facts for raw and hourly
+		if err := facts.InsertBatch(ctx, ch.Conn, l, loc, "b1", first); err != nil {
 			t.Fatal(err)
 		}
 		rest := missing("b1")
-		if want := facts[1 : len(facts)-1]; len(rest)+len(want) > 0 && !reflect.DeepEqual(rest, want) {
+		if want := fs[1 : len(fs)-1]; len(rest)+len(want) > 0 && !reflect.DeepEqual(rest, want) {
 			t.Fatalf("%s: missing %v, want %v", l, rest, want)
 		}
-		if err := engine.InsertBatch(ctx, ch.Conn, l, loc, "b1", rest); err != nil {
+		if err := facts.InsertBatch(ctx, ch.Conn, l, loc, "b1", rest); err != nil {
 			t.Fatal(err)
 		}
 		if got := missing("b1"); len(got) != 0 {
 			t.Fatalf("%s: all stored, yet missing %v", l, got)
 		}
-		if got := missing("b2"); !reflect.DeepEqual(got, facts) {
+		if got := missing("b2"); !reflect.DeepEqual(got, fs) {
 			t.Fatalf("%s: another batch's rows counted: missing %v", l, got)
 		}
 	}

@@ -1,0 +1,69 @@
+package facts
+
+import "time"
+
+// MicrosPerMinor is how many micros (the unit of every money measure) one minor unit of a
+// two-decimal currency (a cent) is.
+const MicrosPerMinor = 10_000
+
+// Fact is one additive fact row: ad-network metrics, or business facts (events, orders) that
+// attribution linked to an ad entity, or both. A restated metric or an upserted order is written
+// as a signed correcting difference. Money is in micros of Currency.
+type Fact struct {
+	ProjectID    string
+	Time         time.Time // truncated to the minute when written
+	Source       string
+	ConnectionID string
+	AccountID    string
+	CampaignID   string
+	AdsetID      string
+	AdID         string
+	Currency     string
+	Values       Values
+
+	// OutboxID is the ingest fact outbox row the fact came from, 0 for any other writer: the
+	// outbox drainer finds what a crashed run already wrote by it.
+	OutboxID uint64
+}
+
+// Entity is one version of an ad account, campaign, ad set or ad; the highest Version wins.
+type Entity struct {
+	ProjectID string
+	Source    string
+	Level     string // account, campaign, adset or ad
+	ID        string
+	Name      string
+	ParentID  string
+	Version   uint64
+}
+
+// The instants a fact may have: ClickHouse's DateTime holds 1970 to 2106 (an unsigned 32-bit
+// count of seconds), and a day is kept inside it in every zone. A time outside wraps around
+// silently (1965 becomes 2101), so writers refuse it.
+var (
+	MinTime = time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(2106, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// TimeOK reports whether a fact may have the instant t (see MinTime).
+func TimeOK(t time.Time) bool { return !t.Before(MinTime) && t.Before(MaxTime) }
+
+// Times are the stored times of a fact at t in the project's zone: its minute, the start of its
+// local hour, and its local day (midnight UTC of that date).
+func Times(t time.Time, loc *time.Location) (minute, hour, day time.Time) {
+	minute = t.UTC().Truncate(time.Minute)
+	return minute, HourStart(minute, loc).UTC(), LocalDay(minute, loc)
+}
+
+// LocalDay is t's calendar day in loc, as midnight UTC of that date.
+func LocalDay(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// HourStart is the instant at which t's local hour in loc starts.
+func HourStart(t time.Time, loc *time.Location) time.Time {
+	l := t.In(loc)
+	return t.Add(-time.Duration(l.Minute())*time.Minute - time.Duration(l.Second())*time.Second -
+		time.Duration(l.Nanosecond())).Truncate(time.Second)
+}

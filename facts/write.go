@@ -1,0 +1,55 @@
+package facts
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// dimColumns are the dimensions of every fact table, in Fact.dims's order.
+const dimColumns = "source, connection_id, account_id, campaign_id, adset_id, ad_id, currency"
+
+func (f Fact) dims() []any {
+	return []any{f.Source, f.ConnectionID, f.AccountID, f.CampaignID, f.AdsetID, f.AdID, f.Currency}
+}
+
+// InsertFacts writes facts of projects in zone loc into facts_raw as one batch.
+func InsertFacts(ctx context.Context, conn driver.Conn, loc *time.Location, facts []Fact) error {
+	batch, err := conn.PrepareBatch(ctx, "INSERT INTO facts_raw (project_id, ts, hour, day, "+dimColumns+", "+
+		Columns(All, "")+", outbox_id)")
+	if err != nil {
+		return fmt.Errorf("facts: insert facts: %w", err)
+	}
+	defer batch.Close()
+	for _, f := range facts {
+		minute, hour, day := Times(f.Time, loc)
+		row := append(append([]any{f.ProjectID, minute, hour, day}, f.dims()...), f.Values.Pick(All)...)
+		if err := batch.Append(append(row, f.OutboxID)...); err != nil {
+			return fmt.Errorf("facts: insert facts: %w", err)
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("facts: insert facts: %w", err)
+	}
+	return nil
+}
+
+// InsertEntities writes entity versions as one batch.
+func InsertEntities(ctx context.Context, conn driver.Conn, entities []Entity) error {
+	batch, err := conn.PrepareBatch(ctx, "INSERT INTO entities (project_id, source, level, entity_id, name, parent_id, version)")
+	if err != nil {
+		return fmt.Errorf("facts: insert entities: %w", err)
+	}
+	defer batch.Close()
+	for _, e := range entities {
+		if err := batch.Append(e.ProjectID, e.Source, e.Level, e.ID, e.Name, e.ParentID, e.Version); err != nil {
+			return fmt.Errorf("facts: insert entities: %w", err)
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("facts: insert entities: %w", err)
+	}
+	return nil
+}
