@@ -3,8 +3,8 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"mtk/ingest/utm"
 	"mtk/platform"
+	"mtk/platform/utm"
 )
 
 // createLink makes a tracking link of the caller's workspace: 201 {id, slug, url}.

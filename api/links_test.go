@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mtk/ingest/marker"
+	"mtk/platform/marker"
 )
 
 // follow visits a link and returns the chat URL it redirects to.

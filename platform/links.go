@@ -6,10 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"mtk/ingest/marker"
-	"mtk/ingest/utm"
 	"mtk/internal/apperr"
 	"mtk/internal/ids"
+	"mtk/platform/marker"
+	"mtk/platform/utm"
 )
 
 // Limits of a tracking link's members and of what a click records.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"math"
 
-	"mtk/ingest/marker"
-	"mtk/ingest/utm"
+	"mtk/platform/marker"
+	"mtk/platform/utm"
 )
 
 // MaxDecodeMessages is the most messages one decode call takes.

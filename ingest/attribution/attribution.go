@@ -11,9 +11,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/ingest/utm"
 	"mtk/internal/clock"
 	"mtk/internal/ttlcache"
+	"mtk/platform/utm"
 )
 
 // DefaultTTL is how long a project's entities are kept before they are read again.

@@ -14,9 +14,9 @@ import (
 
 	"mtk/ingest/capi"
 	"mtk/ingest/leads"
-	"mtk/ingest/utm"
 	"mtk/internal/apperr"
 	"mtk/internal/ids"
+	"mtk/platform/utm"
 )
 
 // Input is the body of POST /v3/tracking/events (and its aliases).

@@ -32,10 +32,10 @@ import (
 	"mtk/ingest/batcher"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
-	"mtk/ingest/utm"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/platform"
+	"mtk/platform/utm"
 )
 
 // Config configures a Service.

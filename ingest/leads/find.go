@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/utm"
 	"mtk/internal/ids"
+	"mtk/platform/utm"
 )
 
 // Querier is what Find reads through: a pool or a transaction.

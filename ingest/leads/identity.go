@@ -37,7 +37,7 @@ import (
 	"context"
 	"strings"
 
-	"mtk/ingest/utm"
+	"mtk/platform/utm"
 )
 
 // Identity is who an event names, as sent.

@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/ingest/utm"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 	"mtk/platform"
+	"mtk/platform/utm"
 )
 
 func setup(t *testing.T) (*pgxpool.Pool, string) {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/ingest/utm"
 	"mtk/internal/clock"
 	"mtk/platform"
+	"mtk/platform/utm"
 )
 
 // A batch's upserts folded into a few statements leave what applying them one by one leaves:

@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/utm"
+	"mtk/platform/utm"
 )
 
 // profile is what an upsert changes on a lead besides its identifiers: the members it sends

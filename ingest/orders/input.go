@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 
 	"mtk/facts"
-	"mtk/ingest/utm"
 	"mtk/internal/apperr"
+	"mtk/platform/utm"
 )
 
 // Input is the body of the order webhook.

@@ -34,10 +34,10 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
-	"mtk/ingest/utm"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/platform"
+	"mtk/platform/utm"
 )
 
 // Service takes orders.
