@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -57,8 +59,26 @@ type server struct {
 	objects  *adsync.Objects
 }
 
-// New builds the HTTP application.
+// missing names the dependencies d lacks (all but Metrics are required).
+func (d Deps) missing() []string {
+	var out []string
+	for name, absent := range map[string]bool{"Platform": d.Platform == nil, "Engine": d.Engine == nil,
+		"ClickHouse": d.ClickHouse == nil, "Events": d.Events == nil, "Orders": d.Orders == nil, "Clock": d.Clock == nil,
+		"Logger": d.Logger == nil, "Objects": d.Objects == nil} {
+		if absent {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// New builds the HTTP application. It panics when a dependency is missing (internal/wire builds
+// them all): a route without its service would answer 500 only when first called.
 func New(d Deps) *fiber.App {
+	if m := d.missing(); len(m) > 0 {
+		panic("api: Deps lacks " + strings.Join(m, ", "))
+	}
 	s := &server{
 		cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
 		objects: d.Objects, clock: d.Clock, log: d.Logger,

@@ -33,19 +33,15 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/adsync"
-	"mtk/api"
 	"mtk/benchmarks/internal/profile"
 	"mtk/client"
-	"mtk/engine"
-	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
-	"mtk/ingest/events"
-	"mtk/ingest/orders"
 	"mtk/ingest/outbox"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/db"
+	"mtk/internal/wire"
 	"mtk/platform"
 	"mtk/schema"
 )
@@ -392,26 +388,15 @@ func start(ctx context.Context) (*setup, error) {
 	s.webhook = custom.WebhookKey
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
-	resolver := attribution.New(s.pg, clk, 0)
-	evs := events.New(events.Config{Batch: batcher.Config{Flushers: flushers}}, s.pg, store, resolver, clk, log)
-	app := api.New(api.Deps{Config: cfg, Platform: store, ClickHouse: s.ch, Events: evs, Clock: clk, Logger: log,
-		Orders: orders.New(s.pg, store, resolver, clk, outbox.Bounds{}), Engine: engine.New(s.ch, engine.Options{Clock: clk})})
-	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
-	// The drainers run as in mtk serve, so that ClickHouse's share of the work is measured too.
+	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
+	sys := wire.Build(cfg, s.pg, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})
+	go sys.App.Listener(ln) //nolint:errcheck // stopped by shutdown
+	// The workers run as in mtk serve, so that ClickHouse's share of the work is measured too.
 	workers, stopWorkers := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		outbox.Run(workers, outbox.EventsInterval, log, "events", outbox.NewEventDrainer(s.pg, drainCH, clk, log).RunOnce)
-	}()
-	go func() {
-		defer wg.Done()
-		outbox.Run(workers, outbox.Interval, log, "facts", outbox.NewDrainer(s.pg, drainCH, clk, log).RunOnce)
-	}()
+	wg := sys.StartWorkers(workers)
 	s.shutdown = func() {
-		app.Shutdown() //nolint:errcheck
-		evs.Close()
+		sys.App.Shutdown() //nolint:errcheck
+		sys.Close()
 		stopWorkers()
 		wg.Wait()
 		s.pg.Close()

@@ -80,8 +80,8 @@ func run(ctx context.Context, f flags) error {
 		return err
 	}
 	// The service as `mtk serve` makes it: its settings also go with the floor's statements.
-	svc := engine.New(serverCH, engine.Options{Clock: clock.Real{}})
-	srv, err := startServer(pg, serverCH, svc, chURL, pgURL)
+	svc := engine.New(serverCH, engine.Options{Clock: clock.Real{}}) // the direct paths' engine
+	srv, err := startServer(pg, serverCH, chURL, pgURL)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func dashboardMix(projectID string, last time.Time) []query {
 	daily := in([]string{"spend", "impressions", "clicks", "ctr", "cpc", "roas"}, day(29), day(0), "day")
 	daily.Metadata = &engine.Metadata{Level: "campaign"}
 	hourly := in([]string{"spend", "impressions", "clicks", "cpm"}, day(6), day(0), "hour")
-	quarter := in([]string{"spend", "impressions", "clicks", "ctr"}, day(0), day(0), "15min")
+	quarter := in([]string{"page_views", "leads", "tx_count", "tx_revenue"}, day(0), day(0), "15min")
 	monthly := in([]string{"spend", "impressions", "ctr", "cpc"}, day(89), day(0), "month")
 	monthly.Metadata = &engine.Metadata{Level: "ad"}
 	monthly.Filters = []engine.Filter{{Member: "ad_name", Operator: "contains", Values: []string{"Creative 1_"}}}

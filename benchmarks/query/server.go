@@ -14,41 +14,38 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/api"
 	"mtk/client"
-	"mtk/engine"
-	"mtk/internal/clock"
 	"mtk/internal/config"
-	"mtk/platform"
+	"mtk/internal/wire"
 )
 
 // server is the API running in this process on a loopback port, wired as `mtk serve` wires it,
 // with rate limits off (MTK_RATE_LIMITS=off).
 type server struct {
 	app *fiber.App
+	sys *wire.System
 	url string
 }
 
-// startServer serves the API on 127.0.0.1 at a free port, answering queries with svc (which
-// reads through ch). Request logs are formatted as in production (JSON through slog) and then
-// discarded.
-func startServer(pg *pgxpool.Pool, ch driver.Conn, svc *engine.Service, chURL, pgURL string) (*server, error) {
-	clk := clock.Real{}
+// startServer serves the API on 127.0.0.1 at a free port, built as `mtk serve` builds it
+// (wire.Build) over pg and ch; its engine is svc's twin. Request logs are formatted as in
+// production (JSON through slog) and then discarded.
+func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string) (*server, error) {
 	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: "off",
 		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1"}
-	app := api.New(api.Deps{
-		Config: cfg, Platform: platform.NewStore(pg, clk), ClickHouse: ch, Engine: svc, Clock: clk,
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-	})
+	sys := wire.Build(cfg, pg, ch, wire.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
-	return &server{app: app, url: "http://" + ln.Addr().String()}, nil
+	go sys.App.Listener(ln) //nolint:errcheck // ends with Shutdown
+	return &server{app: sys.App, sys: sys, url: "http://" + ln.Addr().String()}, nil
 }
 
-func (s *server) close() error { return s.app.ShutdownWithTimeout(5 * time.Second) }
+func (s *server) close() error {
+	defer s.sys.Close()
+	return s.app.ShutdownWithTimeout(5 * time.Second)
+}
 
 // httpPath sends the mix's queries to POST /v3/query with an API key, through mtk's Go client
 // with retries off (a retry would hide a failure). It takes the answers' bodies as they come

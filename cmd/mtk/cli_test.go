@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"mtk/internal/clock"
 	"mtk/internal/jobs"
 	"mtk/internal/testenv"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -303,7 +303,9 @@ func TestBackgroundJobsRun(t *testing.T) {
 		VALUES ('key:k', 'old', 'POST', '/x', '\x00', 200, now() - interval '2 days', now() - interval '1 day')`); err != nil {
 		t.Fatal(err)
 	}
-	runner, err := jobs.New(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), backgroundJobs(st, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil))
+	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{})
+	defer sys.Close()
+	runner, err := jobs.New(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), sys.Jobs())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand"
 	"net/http/httptest"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -80,11 +80,10 @@ func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, 
 		t.Fatal(err)
 	}
 	t.Cleanup(w.st.Close)
-	app, closeApp := newApp(cfg, w.st, clk, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
-	t.Cleanup(closeApp)
-	w.app = app
-	store := platform.NewStore(w.st.pg, clk)
-	syncer := newSyncer(w.st, clk)
+	sys := wire.Build(cfg, w.st.pg, w.st.ch, wire.Options{Clock: clk})
+	t.Cleanup(sys.Close)
+	w.app = sys.App
+	store, syncer := sys.Store, sys.Syncer
 	for i, a := range sim.Accounts() {
 		w.tenants = append(w.tenants, w.addTenant(t, store, syncer, i, a, simURL, clk.Now()))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"mtk/internal/clock"
 	"mtk/internal/jobs"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -108,7 +109,9 @@ func TestContainerStatusJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner, err := jobs.New(ctx, quiet, backgroundJobs(st, clock.Real{}, quiet, nil))
+	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: quiet})
+	defer sys.Close()
+	runner, err := jobs.New(ctx, quiet, sys.Jobs())
 	if err != nil {
 		t.Fatal(err)
 	}

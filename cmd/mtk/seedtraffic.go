@@ -16,9 +16,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/adsync"
-	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -47,8 +47,9 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	clk := clock.Real{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.RateLimits = "off"
-	app, closeApp := newApp(cfg, st, clk, log, nil)
-	defer closeApp()
+	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: log})
+	defer sys.Close()
+	app := sys.App
 	var webhookKey string
 	for _, c := range demo.Connections {
 		if c.Kind == platform.KindCustom {
@@ -81,11 +82,8 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 			return err
 		}
 	}
-	if _, err := outbox.NewEventDrainer(st.pg, st.ch, clk, log).RunOnce(ctx); err != nil {
-		return err
-	}
-	_, err = outbox.NewDrainer(st.pg, st.ch, clk, log).RunOnce(ctx)
-	return err
+	sys.Close() // stores what is queued before the drain
+	return sys.Drain(ctx)
 }
 
 type trafficSender struct {

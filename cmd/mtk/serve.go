@@ -14,6 +14,7 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/jobs"
+	"mtk/internal/wire"
 )
 
 // shutdownGrace is how long in-flight requests get after SIGTERM/SIGINT.
@@ -35,12 +36,13 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	defer st.Close()
 	clk := clock.Real{}
 	m := newMetrics(cfg, st, clk, logger)
-	app, closeApp := newApp(cfg, st, clk, logger, m)
-	defer closeApp() // after the HTTP server stopped: stores what is queued
+	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: logger, Metrics: m})
+	app := sys.App
+	defer sys.Close() // after the HTTP server stopped: stores what is queued
 	wctx, stopWorkers := context.WithCancel(ctx)
-	workers := startWorkers(wctx, st, clk, logger, m)
+	workers := sys.StartWorkers(wctx)
 	defer func() { stopWorkers(); workers.Wait() }()
-	runner, err := jobs.New(ctx, logger, backgroundJobs(st, clk, logger, m))
+	runner, err := jobs.New(ctx, logger, sys.Jobs())
 	if err != nil {
 		return err
 	}

@@ -10,18 +10,15 @@ import (
 	"strings"
 
 	"mtk/adsync"
-	"mtk/adsync/networks"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
-// newSyncer wires the syncer over the open stores.
+// newSyncer is the syncer over the open stores (wire.NewSyncer).
 func newSyncer(st stores, clk clock.Clock) *adsync.Syncer {
-	return &adsync.Syncer{
-		Platform: platform.NewStore(st.pg, clk), Store: adsync.NewStore(st.pg), ClickHouse: st.ch,
-		Connectors: networks.Factory{}.Connector, Clock: clk,
-	}
+	return wire.NewSyncer(platform.NewStore(st.pg, clk), st.ch, clk)
 }
 
 // runSync: mtk sync now [--connection ID | --all]; mtk sync backfill --connection ID --days N.

@@ -17,7 +17,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/testenv"
@@ -48,6 +47,8 @@ type Server struct {
 	Postgres   *pgxpool.Pool
 	ClickHouse driver.Conn
 	Clock      clock.Clock
+
+	system *wire.System
 }
 
 // Start serves the API on t's own PostgreSQL and ClickHouse databases until t ends. Every request
@@ -72,8 +73,8 @@ func Start(t testing.TB, opts Options) *Server {
 	if opts.RateLimitsOff {
 		cfg.RateLimits = "off"
 	}
-	store := platform.NewStore(pg.Pool, opts.Clock)
-	app, closeApp := wire.App(cfg, store, ch.Conn, opts.Clock, opts.Logger, nil)
+	sys := wire.Build(cfg, pg.Pool, ch.Conn, wire.Options{Clock: opts.Clock, Logger: opts.Logger})
+	store, app, closeApp := sys.Store, sys.App, sys.Close
 	d, err := watchDrift(app)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func Start(t testing.TB, opts Options) *Server {
 		d.report(t)
 	})
 	return &Server{URL: url, Config: cfg, Store: store, Postgres: pg.Pool,
-		ClickHouse: ch.Conn, Clock: opts.Clock}
+		ClickHouse: ch.Conn, Clock: opts.Clock, system: sys}
 }
 
 // Serve serves app on ln in the background. stop ends it, waiting up to 5 s for the requests in
@@ -154,10 +155,7 @@ func (s *Server) Key(t testing.TB, workspaceID string, scopes ...string) string 
 // Drain moves the event and fact outboxes into ClickHouse, as the workers of `mtk serve` do.
 func (s *Server) Drain(t testing.TB) {
 	t.Helper()
-	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(s.Postgres, s.ClickHouse, s.Clock, nil),
-		outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, nil)} {
-		if _, err := d.RunOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+	if err := s.system.Drain(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

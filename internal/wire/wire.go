@@ -1,18 +1,24 @@
-// Package wire puts mtk's HTTP API together over its stores, exactly as `mtk serve` runs it: the
-// one place the services are built, used by the server, the test helpers and the benchmarks.
+// Package wire is the one place mtk's long-lived objects are built: Build makes, once, the
+// platform store, the query engine, the ingest services, the bulk-object writer, the syncer and
+// the HTTP API over the open stores, and the System it returns starts the outbox workers and
+// lists the scheduled jobs. `mtk serve`, the API test helpers and both benchmarks use it, with
+// Options instead of wiring by hand.
 package wire
 
 import (
+	"io"
 	"log/slog"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
 	"mtk/api"
 	"mtk/engine"
 	"mtk/ingest/attribution"
+	"mtk/ingest/batcher"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
 	"mtk/ingest/outbox"
@@ -22,27 +28,81 @@ import (
 	"mtk/platform"
 )
 
-// App wires the HTTP API to the stores; m (nil: none) measures it. close stores the events still
-// queued; call it after the HTTP server has stopped.
-func App(cfg config.Config, store *platform.Store, ch driver.Conn, clk clock.Clock, log *slog.Logger, m *metrics.Metrics) (app *fiber.App, close func()) {
-	pg := store.Pool()
-	resolver := attribution.New(pg, clk, 0)
+// Options adjust what Build makes; the zero value is what `mtk serve` runs, less its metrics.
+type Options struct {
+	// Clock tells the time; nil means the wall clock.
+	Clock clock.Clock
+	// Logger receives the logs; nil discards them.
+	Logger *slog.Logger
+	// Metrics, when set, measures the API, the queries, the event batches, the drains and syncs.
+	Metrics *metrics.Metrics
+	// Batch configures the events batcher (zero: its defaults); its Observe is Metrics'.
+	Batch batcher.Config
+}
+
+// System is every long-lived object of one mtk server, built once.
+type System struct {
+	Config   config.Config
+	Postgres *pgxpool.Pool
+	// ClickHouse is what the engine reads and the drainers and syncs write.
+	ClickHouse driver.Conn
+	Clock      clock.Clock
+	Log        *slog.Logger
+	Metrics    *metrics.Metrics // nil: none
+
+	Store    *platform.Store
+	Engine   *engine.Service
+	Resolver *attribution.Resolver
+	Events   *events.Service
+	Orders   *orders.Service
+	Objects  *adsync.Objects
+	Syncer   *adsync.Syncer
+	// App is the HTTP API over the services above.
+	App *fiber.App
+}
+
+// Build makes the System over open stores. Close it after the HTTP server has stopped.
+func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *System {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	clk, log, m := opts.Clock, opts.Logger, opts.Metrics
+	s := &System{Config: cfg, Postgres: pg, ClickHouse: ch, Clock: clk, Log: log, Metrics: m,
+		Store: platform.NewStore(pg, clk), Resolver: attribution.New(pg, clk, 0)}
 	var bounds outbox.Bounds
 	bounds.Events, bounds.Facts = cfg.OutboxBounds()
-	evCfg, engOpts := events.Config{Bounds: bounds}, engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "",
-		MaxConcurrent: cfg.QuerySlots()}
+	evCfg := events.Config{Batch: opts.Batch, Bounds: bounds}
+	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots()}
 	if m != nil {
 		evCfg.Batch.Observe, evCfg.QueueFull, engOpts.Observe = m.EventFlush, m.EventRefused, m.Query
 	}
-	evs := events.New(evCfg, pg, store, resolver, clk, log)
+	s.Engine = engine.New(ch, engOpts)
+	s.Events = events.New(evCfg, pg, s.Store, s.Resolver, clk, log)
 	if m != nil {
-		m.WatchEventQueue(evs.Queued)
+		m.WatchEventQueue(s.Events.Queued)
 	}
-	app = api.New(api.Deps{
-		Config: cfg, Platform: store, ClickHouse: ch, Events: evs, Orders: orders.New(pg, store, resolver, clk, bounds),
-		Engine: engine.New(ch, engOpts), Clock: clk, Logger: log,
-		Objects: &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk},
-		Metrics: m,
+	s.Orders = orders.New(pg, s.Store, s.Resolver, clk, bounds)
+	s.Objects = &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk}
+	s.Syncer = NewSyncer(s.Store, ch, clk)
+	if m != nil {
+		s.Syncer.Observe = m.SyncRun
+	}
+	s.App = api.New(api.Deps{
+		Config: cfg, Platform: s.Store, ClickHouse: ch, Events: s.Events, Orders: s.Orders, Engine: s.Engine,
+		Clock: clk, Logger: log, Objects: s.Objects, Metrics: m,
 	})
-	return app, evs.Close
+	return s
 }
+
+// NewSyncer is the ad network syncer over store and ch (the command line's `mtk sync` uses it
+// without a whole System).
+func NewSyncer(store *platform.Store, ch driver.Conn, clk clock.Clock) *adsync.Syncer {
+	return &adsync.Syncer{Platform: store, Store: adsync.NewStore(store.Pool()), ClickHouse: ch,
+		Connectors: networks.Factory{}.Connector, Clock: clk}
+}
+
+// Close stores the events still queued; call it after the HTTP server has stopped.
+func (s *System) Close() { s.Events.Close() }

@@ -1,28 +1,22 @@
-package main
+package wire
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"mtk/adsync"
 	"mtk/api/idempotency"
 	"mtk/ingest/events"
 	"mtk/ingest/outbox"
-	"mtk/internal/clock"
 	"mtk/internal/jobs"
-	"mtk/internal/metrics"
-	"mtk/platform"
 )
 
-// backgroundJobs is the one table of mtk's scheduled jobs; m (nil: none) measures the syncs.
-func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Metrics) []jobs.Job {
-	idem := idempotency.NewStore(st.pg)
-	store := platform.NewStore(st.pg, clk)
-	scheduler := &adsync.Scheduler{Syncer: newSyncer(st, clk), Log: log}
-	if m != nil {
-		scheduler.Syncer.Observe = m.SyncRun
-	}
+// Jobs is the one table of mtk's scheduled jobs.
+func (s *System) Jobs() []jobs.Job {
+	clk, log := s.Clock, s.Log
+	idem := idempotency.NewStore(s.Postgres)
+	store := s.Store
+	scheduler := &adsync.Scheduler{Syncer: s.Syncer, Log: log}
 	return []jobs.Job{
 		{
 			Name: "idempotency-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
@@ -38,7 +32,7 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Met
 			// An event_id identifies an event for 7 days; older ids are forgotten.
 			Name: "event-ids-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
 			Run: func(ctx context.Context) error {
-				n, err := events.PurgeEventIDs(ctx, st.pg, clk.Now())
+				n, err := events.PurgeEventIDs(ctx, s.Postgres, clk.Now())
 				if n > 0 {
 					log.Info("purged expired event ids", "rows", n)
 				}
@@ -49,7 +43,7 @@ func backgroundJobs(st stores, clk clock.Clock, log *slog.Logger, m *metrics.Met
 			// The outboxes' sizes, which bound what waits for ClickHouse, are kept as one row per
 			// PostgreSQL backend; this folds them and corrects any drift (outbox.Recount).
 			Name: "outbox-recount", Schedule: "@every 10m", Jitter: time.Minute,
-			Run: func(ctx context.Context) error { return outbox.Recount(ctx, st.pg) },
+			Run: func(ctx context.Context) error { return outbox.Recount(ctx, s.Postgres) },
 		},
 		{
 			// Moves containers whose latest event is 24 hours old to not_receiving_events_p24h.

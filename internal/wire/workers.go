@@ -1,0 +1,45 @@
+package wire
+
+import (
+	"context"
+	"sync"
+
+	"mtk/ingest/outbox"
+)
+
+// StartWorkers runs the long-running outbox workers (the fact and event drainers, the
+// conversion deliverer) until ctx ends; Wait on the result returns when they have stopped (a
+// step in progress finishes first).
+func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
+	clk, log, m := s.Clock, s.Log, s.Metrics
+	drainer := outbox.NewDrainer(s.Postgres, s.ClickHouse, clk, log)
+	events := outbox.NewEventDrainer(s.Postgres, s.ClickHouse, clk, log)
+	deliverer := outbox.NewDeliverer(s.Postgres, nil, clk, log)
+	drain := drainer.RunOnce
+	if m != nil {
+		deliverer.Observe = m.ConversionsSettled
+		drain = func(ctx context.Context) (int, error) {
+			n, err := drainer.RunOnce(ctx)
+			m.FactsApplied(n)
+			return n, err
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "facts", drain) }()
+	go func() { defer wg.Done(); outbox.Run(ctx, outbox.EventsInterval, log, "events", events.RunOnce) }()
+	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "conversions", deliverer.RunOnce) }()
+	return &wg
+}
+
+// Drain moves what waits in the event and fact outboxes into ClickHouse once, as the workers do
+// (the demo seed and the tests, which have no workers running).
+func (s *System) Drain(ctx context.Context) error {
+	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log),
+		outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)} {
+		if _, err := d.RunOnce(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
