@@ -31,7 +31,7 @@ func TestEngineAnswersSyncedData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scope := engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.Timezone, Tier: "growth", ConnectionIDs: []string{c.ID}}
+		scope := engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.Timezone, SubHour: true, ConnectionIDs: []string{c.ID}}
 		loc, _ := time.LoadLocation(a.TimeZone)
 		day := func(d int) string { return w.clock.Now().In(loc).AddDate(0, 0, d).Format(time.DateOnly) }
 		query := func(first, last, gran string) *engine.Result {

@@ -13,11 +13,12 @@ import (
 // 400), then the project must be the caller's workspace's (403 access_denied otherwise; 404 when
 // it does not exist).
 func (s *server) query(c *fiber.Ctx) error {
-	var in engine.QueryInput
-	if err := decodeJSON(c, &in); err != nil {
+	var body engine.QueryInput
+	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	if err := in.Validate(); err != nil {
+	in, err := body.Check()
+	if err != nil {
 		return err
 	}
 	scope, err := s.queryScope(c, in.ProjectID)
@@ -28,12 +29,12 @@ func (s *server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	body, err := queryBody(res)
+	answer, err := queryBody(res)
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Send(body)
+	return c.Send(answer)
 }
 
 // queryBody is the answer of POST /v3/query: {success, data, currency, warnings, has_more}. The
@@ -74,11 +75,8 @@ func (s *server) queryScope(c *fiber.Ctx, projectID string) (engine.Scope, error
 	if project.WorkspaceID != p.WorkspaceID {
 		return engine.Scope{}, apperr.Forbidden(apperr.CodeAccessDenied, "You do not have access to this project.")
 	}
-	tier := p.Tier
-	if tier == "" {
-		tier = platform.TierDefault
-	}
-	return engine.Scope{ProjectID: project.ID, Currency: project.Currency, TimeZone: project.Timezone, Tier: tier, ConnectionIDs: project.ConnectionIDs}, nil
+	return engine.Scope{ProjectID: project.ID, Currency: project.Currency, TimeZone: project.Timezone,
+		SubHour: platform.SubHourGranularities(p.Tier), ConnectionIDs: project.ConnectionIDs}, nil
 }
 
 // fields answers GET /v3/fields[?source=]: the metrics and dimensions a query may use.

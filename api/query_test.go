@@ -38,7 +38,7 @@ func TestQueryAnswersWhatTheEngineAnswers(t *testing.T) {
 	tn := e.newTenant("acme", platform.TierGrowth, "act_111")
 	e.seedFacts(tn)
 	svc := engine.New(e.ch, engine.Options{Clock: e.clock})
-	scope := engine.Scope{ProjectID: tn.project.ID, Currency: "BRL", TimeZone: "America/Sao_Paulo", Tier: "growth",
+	scope := engine.Scope{ProjectID: tn.project.ID, Currency: "BRL", TimeZone: "America/Sao_Paulo", SubHour: true,
 		ConnectionIDs: []string{tn.alpha.ID, tn.custom.ID}}
 	bodies := []string{
 		`{"fields":["spend","impressions","clicks","ctr","cpc","cpm"],"time":{"start":"2026-03-01","end":"2026-03-07","granularity":"day"}}`,

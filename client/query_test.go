@@ -76,7 +76,7 @@ func TestQueryMatchesEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	conns, _ := w.srv.Store.ListConnections(ctx, w.tn.Project.ID)
-	scope := engine.Scope{ProjectID: w.tn.Project.ID, Currency: "BRL", TimeZone: w.tn.Project.Timezone, Tier: platform.TierGrowth}
+	scope := engine.Scope{ProjectID: w.tn.Project.ID, Currency: "BRL", TimeZone: w.tn.Project.Timezone, SubHour: true}
 	for _, cn := range conns {
 		scope.ConnectionIDs = append(scope.ConnectionIDs, cn.ID)
 	}

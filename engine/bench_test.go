@@ -34,7 +34,7 @@ func BenchmarkQuery(b *testing.B) {
 	}
 	b.Logf("wrote %d raw rows in %v", *benchRows, time.Since(start).Round(time.Millisecond))
 	p := ds.Projects[0]
-	scope := engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, Tier: "enterprise", ConnectionIDs: p.ConnectionIDs}
+	scope := engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, SubHour: true, ConnectionIDs: p.ConnectionIDs}
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(time.Date(2024, 3, 31, 12, 0, 0, 0, time.UTC))})
 	for _, q := range []struct{ name, body string }{
 		{"totals_30d_daily", `{"project_id":"prj_bench","fields":["spend","impressions","clicks","ctr","cpc","roas"]}`},

@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-var testScope = engine.Scope{ProjectID: "prj_1", Currency: "BRL", TimeZone: "America/Sao_Paulo", Tier: "growth",
+var testScope = engine.Scope{ProjectID: "prj_1", Currency: "BRL", TimeZone: "America/Sao_Paulo", SubHour: true,
 	ConnectionIDs: []string{"con_a", "con_b"}}
 
 var testNow = time.Date(2024, 3, 16, 15, 0, 0, 0, time.UTC)
@@ -70,7 +70,7 @@ var goldenCases = []struct {
 	{"campaign_week_order_paging", testScope, `{"project_id":"prj_1","fields":["spend","tx_revenue","profit"],
 		"time":{"start":"2024-01-01","end":"2024-03-31","granularity":"week"},"order":{"profit":"desc","campaign_name":"asc"},
 		"limit":50,"offset":100,"metadata":{"level":"campaign","convert_to_currency":"USD"}}`, nil},
-	{"hour_kolkata_hourly", engine.Scope{ProjectID: "prj_1", Currency: "EUR", TimeZone: "Asia/Kolkata", Tier: "enterprise"},
+	{"hour_kolkata_hourly", engine.Scope{ProjectID: "prj_1", Currency: "EUR", TimeZone: "Asia/Kolkata", SubHour: true},
 		`{"project_id":"prj_1","fields":["impressions","reach","frequency"],"time":{"start":"2024-03-01T10:00:00","end":"2024-03-02T10:00:00","granularity":"hour"}}`, nil},
 	{"fivemin_ad_at_hour", testScope, `{"project_id":"prj_1","fields":["video_plays","hook_rate"],
 		"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
@@ -78,7 +78,7 @@ var goldenCases = []struct {
 		{"member":"source","operator":"notEquals","values":["gamma_ads"]},{"member":"hook_rate","operator":"notSet"},
 		{"member":"ad_name","operator":"equals","values":[""]}],
 		"metadata":{"level":"ad"}}`, nil},
-	{"thirtymin_default_tier", engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "default"},
+	{"thirtymin_default_tier", engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York"},
 		`{"project_id":"prj_1","fields":["leads","cpl"],"time":{"start":"2024-03-09T10:30:00Z","end":"2024-03-11T10:30:00Z","granularity":"30min"}}`, nil},
 	{"fivemin_raw_events", testScope, `{"project_id":"prj_1","fields":["page_views","tx_revenue"],
 		"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-01T12:00:00-03:00","granularity":"5min"},
@@ -148,8 +148,8 @@ func formatArgs(args []any) string {
 }
 
 func TestTableChoice(t *testing.T) {
-	ny := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "growth"}
-	in := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "Asia/Kolkata", Tier: "growth"}
+	ny := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", SubHour: true}
+	in := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "Asia/Kolkata", SubHour: true}
 	cases := []struct {
 		scope engine.Scope
 		time  string
@@ -182,7 +182,7 @@ func TestTableChoice(t *testing.T) {
 // sync saw them): it reads the hourly table, at hour granularity for a sub-hour one, with the
 // range widened to whole hours, and asks for its day spans first unless the daily table answers.
 func TestAdMeasuresReadHourOrCoarser(t *testing.T) {
-	ny := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "growth"}
+	ny := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", SubHour: true}
 	cases := []struct {
 		time, tables string
 		spans        bool

@@ -63,9 +63,9 @@ func pick[T any](r *rand.Rand, xs []T) T { return xs[r.Intn(len(xs))] }
 // randomQuery makes a query and what it means.
 func randomQuery(r *rand.Rand, ds *enginetest.Dataset, p enginetest.Project, now time.Time) refQuery {
 	q := refQuery{loc: p.Loc, target: p.Currency}
-	q.scope = engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, Tier: "growth", ConnectionIDs: p.ConnectionIDs}
+	q.scope = engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, SubHour: true, ConnectionIDs: p.ConnectionIDs}
 	if r.Intn(5) == 0 {
-		q.scope.Tier = engine.TierDefault
+		q.scope.SubHour = false
 	}
 	in := &q.in
 	in.ProjectID = p.ID
@@ -116,7 +116,7 @@ func randomQuery(r *rand.Rand, ds *enginetest.Dataset, p enginetest.Project, now
 		}
 		in.Time.Granularity = g
 		q.gran = g
-		if q.scope.Tier == engine.TierDefault && in2(g, []string{"5min", "10min", "15min", "30min"}) {
+		if !q.scope.SubHour && in2(g, []string{"5min", "10min", "15min", "30min"}) {
 			q.gran = "hour"
 		}
 	}

@@ -19,6 +19,8 @@ type QueryInput struct {
 	Limit    *int      `json:"limit,omitempty"`
 	Offset   *int      `json:"offset,omitempty"`
 	Metadata *Metadata `json:"metadata,omitempty"`
+
+	checked bool // passed Validate (Check), so the engine does not validate it again
 }
 
 // TimeSpec is the query's time range and optional bucket size.

@@ -14,14 +14,12 @@ type Scope struct {
 	Currency string
 	// TimeZone is the project's IANA time zone.
 	TimeZone string
-	// Tier is the workspace's plan tier: default, growth or enterprise.
-	Tier string
+	// SubHour says whether the workspace's tier answers sub-hour granularities
+	// (platform.SubHourGranularities); without it they answer at hour, with a warning.
+	SubHour bool
 	// ConnectionIDs are the project's connections; connection_ids must be among them.
 	ConnectionIDs []string
 }
-
-// TierDefault is the tier on which sub-hourly granularities answer at hour.
-const TierDefault = "default"
 
 // plan is a validated query with everything resolved against its scope.
 type plan struct {
@@ -52,10 +50,13 @@ type plan struct {
 	spans daySpans
 }
 
-// newPlan validates in against scope and resolves it. The warnings hold whatever table answers.
+// newPlan validates in (unless Check did) against scope and resolves it. The warnings hold
+// whatever table answers.
 func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error) {
-	if err := in.Validate(); err != nil {
-		return nil, nil, err
+	if !in.checked {
+		if err := in.Validate(); err != nil {
+			return nil, nil, err
+		}
 	}
 	loc, ok := loadZone(scope.TimeZone)
 	if !ok {
@@ -89,7 +90,7 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	var warnings []string
 	if g := in.granularity(); g != "" {
 		gr := granularities[g]
-		if gr.subHour && (scope.Tier == TierDefault || scope.Tier == "") {
+		if gr.subHour && !scope.SubHour {
 			warnings = append(warnings, fmt.Sprintf("granularity %s is not available on the default tier; answered at hour granularity", g))
 			gr = granularities["hour"]
 		}

@@ -20,7 +20,7 @@ func BenchmarkAnswerRows(b *testing.B) {
 	if err := json.Unmarshal([]byte(body), &in); err != nil {
 		b.Fatal(err)
 	}
-	p, _, err := newPlan(Scope{ProjectID: "prj_1", Currency: "BRL", TimeZone: "America/Sao_Paulo", Tier: "enterprise"}, in,
+	p, _, err := newPlan(Scope{ProjectID: "prj_1", Currency: "BRL", TimeZone: "America/Sao_Paulo", SubHour: true}, in,
 		time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		b.Fatal(err)

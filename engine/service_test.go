@@ -31,7 +31,7 @@ func seeded(t *testing.T, cfg enginetest.Config) (*engine.Service, *enginetest.D
 }
 
 func scopeOf(p enginetest.Project) engine.Scope {
-	return engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, Tier: "growth", ConnectionIDs: p.ConnectionIDs}
+	return engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, SubHour: true, ConnectionIDs: p.ConnectionIDs}
 }
 
 func query(t *testing.T, svc *engine.Service, scope engine.Scope, body string) *engine.Result {
@@ -124,7 +124,7 @@ func unmarked(t *testing.T, rows []engine.Row, mark string) []map[string]any {
 func TestSubHourlyOnDefaultTierAnswersAtHour(t *testing.T) {
 	svc, ds, _ := seeded(t, smallConfig)
 	scope := scopeOf(ds.Projects[0])
-	scope.Tier = engine.TierDefault
+	scope.SubHour = false // the default tier
 	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["clicks"],"time":{"start":"2024-03-09T10:00:00","end":"2024-03-09T12:00:00","granularity":"5min"}}`)
 	want := "granularity 5min is not available on the default tier; answered at hour granularity"
 	if len(res.Warnings) != 1 || res.Warnings[0] != want || len(res.Data) != 2 {
@@ -286,7 +286,7 @@ func TestNoFallbackForDataAtTheEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
-	scope := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", Tier: "growth"}
+	scope := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", SubHour: true}
 	// The hour 10:00-11:00 holds the fact, but not the range 10:30-12:00: raw answers, with 0.
 	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["leads"],"time":{"start":"2024-03-05T10:30:00","end":"2024-03-05T12:00:00"}}`)
 	if len(res.Warnings) != 0 || asJSON(res.Data) != `[{"leads":0}]` {

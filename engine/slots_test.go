@@ -40,7 +40,7 @@ func TestSlotsFollowTheServersCores(t *testing.T) {
 func TestStatementsWaitForASlot(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	s := New(ch.Conn, Options{MaxConcurrent: 1, MaxExecutionTime: 300 * time.Millisecond})
-	scope := Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "UTC", Tier: TierDefault}
+	scope := Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "UTC"}
 	in := QueryInput{ProjectID: "prj_1", Fields: []string{"clicks"}, Time: &TimeSpec{Start: "2024-03-01", End: "2024-03-07"}}
 	ctx := context.Background()
 

@@ -24,6 +24,17 @@ type problems []string
 
 func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
 
+// Check returns in marked as validated, or Validate's error: the API checks a body before it
+// looks the project up (a bad body is 400 whoever's the project), and the engine then takes it
+// as checked.
+func (in QueryInput) Check() (QueryInput, error) {
+	if err := in.Validate(); err != nil {
+		return in, err
+	}
+	in.checked = true
+	return in, nil
+}
+
 // Validate checks everything that does not depend on the project. It returns nil or an
 // *apperr.Error with one detail line per problem, the wrong members first, then the missing
 // ones: invalid_source when source is unknown (the message names the valid sources),

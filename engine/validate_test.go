@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -124,5 +125,20 @@ func TestBadScopeIsInternal(t *testing.T) {
 		if _, isApp := apperr.As(err); err == nil || isApp {
 			t.Errorf("scope %+v: err %v, want an internal error", s, err)
 		}
+	}
+}
+
+// Check marks an input valid once, so that the engine does not validate it again; an invalid one
+// keeps Validate's error.
+func TestCheckValidatesOnce(t *testing.T) {
+	in, err := mustInput(t, `{"project_id":"prj_1","fields":["spend"]}`).Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := in.Check(); err != nil || !reflect.DeepEqual(again, in) {
+		t.Fatalf("checked twice: %+v %v", again, err)
+	}
+	if _, err := mustInput(t, `{"fields":["spend"]}`).Check(); err == nil {
+		t.Fatal("an input without project_id passed Check")
 	}
 }

@@ -16,14 +16,16 @@ const (
 	TierEnterprise = "enterprise"
 )
 
-// tierPlans gives each tier its request limit per minute and its sync interval.
+// tierPlans gives each tier its request limit per minute, its sync interval and whether its
+// queries may use sub-hour granularities.
 var tierPlans = map[string]struct {
 	RequestsPerMinute int
 	SyncInterval      time.Duration
+	SubHour           bool
 }{
-	TierDefault:    {120, 30 * time.Minute},
-	TierGrowth:     {300, 10 * time.Minute},
-	TierEnterprise: {1000, 5 * time.Minute},
+	TierDefault:    {120, 30 * time.Minute, false},
+	TierGrowth:     {300, 10 * time.Minute, true},
+	TierEnterprise: {1000, 5 * time.Minute, true},
 }
 
 // ValidTier reports whether tier is one of the contract's tiers.
@@ -36,6 +38,10 @@ func RequestsPerMinute(tier string) int {
 	}
 	return tierPlans[TierDefault].RequestsPerMinute
 }
+
+// SubHourGranularities reports whether tier's queries may use 5 to 30 minute granularities;
+// unknown tiers (and none) are the default tier, which may not.
+func SubHourGranularities(tier string) bool { return tierPlans[tier].SubHour }
 
 // SyncInterval is how often tier's connections are synced.
 func SyncInterval(tier string) time.Duration {

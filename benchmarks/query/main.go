@@ -130,7 +130,7 @@ func run(ctx context.Context, f flags) error {
 // statements on ch, and the same queries planned on facts_raw.
 func newPaths(srv *server, ch driver.Conn, svc *engine.Service, t tenant, mix []query, clients int) (paths, error) {
 	scope := engine.Scope{ProjectID: t.project.ID, Currency: t.project.Currency, TimeZone: t.project.Timezone,
-		Tier: t.workspace.Tier}
+		SubHour: platform.SubHourGranularities(t.workspace.Tier)}
 	for _, c := range t.connections {
 		scope.ConnectionIDs = append(scope.ConnectionIDs, c.ID)
 	}
