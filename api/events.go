@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -23,27 +24,80 @@ func (s *server) eventRoutes(app *fiber.App, v3 fiber.Router, v2public fiber.Han
 		Scope: eventScope})
 	write := require(auth.ScopeTrackingWrite, workspaceRequired)
 	v3.Options("/tracking/events", s.eventsPreflight)
-	v3.Post("/tracking/events", s.eventTarget, idem, s.trackEvent)
-	v3.Post("/tracking/containers/:container_id/events", write, s.containerTarget, idem, s.trackEvent)
+	v3.Post("/tracking/events", keyOrPublic(write), s.withTarget, idem, s.trackEvent)
+	v3.Post("/tracking/containers/:container_id/events", write, s.withTarget, idem, s.trackEvent)
 	app.Options("/v2/public/tracking/events", v2public, s.eventsPreflight)
-	app.Post("/v2/public/tracking/events", v2public, s.publicTarget, idem, s.trackEvent)
+	app.Post("/v2/public/tracking/events", v2public, keyOrPublic(nil), s.withTarget, idem, s.trackEvent)
+}
+
+// keyOrPublic lets a call without a credential through as public, and one with a credential
+// through write (nil: it is treated as public anyway, as on the legacy route).
+func keyOrPublic(write fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if write != nil && credential(c) != "" {
+			return write(c)
+		}
+		if auth.From(c) == nil {
+			auth.Set(c, &auth.Principal{Kind: auth.KindPublic, ClientIP: c.IP()})
+		}
+		return c.Next()
+	}
+}
+
+// withTarget resolves, once per call, the container an event is for, and keeps it for the
+// idempotency scope and the handler (targetOf).
+func (s *server) withTarget(c *fiber.Ctx) error {
+	t, err := s.resolveTarget(c)
+	if err != nil {
+		return err
+	}
+	c.Locals(targetKey, t)
+	return c.Next()
+}
+
+// resolveTarget is the container of the path's container_id, of the key's workspace (the one
+// taking the body's domain, else its first), or, for a public call, of the body's domain, whose
+// browser Origin must be one of the container's hosts.
+func (s *server) resolveTarget(c *fiber.Ctx) (events.Target, error) {
+	ctx := c.UserContext()
+	if ref := c.Params("container_id"); ref != "" {
+		return s.events.ContainerTarget(ctx, workspaceOf(c), ref)
+	}
+	if p := auth.From(c); p.Kind != auth.KindPublic {
+		return s.events.KeyTarget(ctx, workspaceOf(c), domainOf(c))
+	}
+	t, err := s.events.PublicTarget(ctx, domainOf(c))
+	if err != nil {
+		return t, err
+	}
+	if origin := c.Get(fiber.HeaderOrigin); origin != "" {
+		if !t.Container.AcceptsHost(events.HostOf(origin)) {
+			return t, apperr.Forbidden(apperr.CodeAccessDenied, "This origin may not send events for this domain.")
+		}
+		allowOrigin(c, origin)
+	}
+	return t, nil
+}
+
+// targetOf is the container withTarget resolved.
+func targetOf(c *fiber.Ctx) (events.Target, error) {
+	t, ok := c.Locals(targetKey).(events.Target)
+	if !ok {
+		return t, errors.New("api: event route without withTarget")
+	}
+	return t, nil
 }
 
 // eventScope scopes public calls' idempotency keys to their container.
 func eventScope(c *fiber.Ctx) (string, error) {
 	if p := auth.From(c); p == nil || p.Kind == auth.KindPublic {
-		return idempotency.ContainerScope(c.Locals(targetKey).(events.Target).Container.ID), nil
+		t, err := targetOf(c)
+		if err != nil {
+			return "", err
+		}
+		return idempotency.ContainerScope(t.Container.ID), nil
 	}
 	return idempotency.DefaultScope(c)
-}
-
-// eventTarget resolves the container of POST /v3/tracking/events: from the key's workspace with
-// a credential (which must hold tracking:write), from the body's domain without one.
-func (s *server) eventTarget(c *fiber.Ctx) error {
-	if credential(c) == "" {
-		return s.publicTarget(c)
-	}
-	return require(auth.ScopeTrackingWrite, workspaceRequired)(c)
 }
 
 // domainOf reads the body's domain member; a malformed body is left to the handler's decoding.
@@ -55,51 +109,18 @@ func domainOf(c *fiber.Ctx) string {
 	return b.Domain
 }
 
-// publicTarget resolves a public call's container from the body's domain, and checks a browser's
-// Origin against the container's hosts.
-func (s *server) publicTarget(c *fiber.Ctx) error {
-	if p := auth.From(c); p == nil {
-		auth.Set(c, &auth.Principal{Kind: auth.KindPublic, ClientIP: c.IP()})
-	}
-	t, err := s.events.PublicTarget(c.UserContext(), domainOf(c))
-	if err != nil {
-		return err
-	}
-	if origin := c.Get(fiber.HeaderOrigin); origin != "" {
-		if !t.Container.AcceptsHost(events.HostOf(origin)) {
-			return apperr.Forbidden(apperr.CodeAccessDenied, "This origin may not send events for this domain.")
-		}
-		allowOrigin(c, origin)
-	}
-	c.Locals(targetKey, t)
-	return c.Next()
-}
-
-// containerTarget resolves the container named in the path, within the caller's workspace.
-func (s *server) containerTarget(c *fiber.Ctx) error {
-	t, err := s.events.ContainerTarget(c.UserContext(), workspaceOf(c), c.Params("container_id"))
-	if err != nil {
-		return err
-	}
-	c.Locals(targetKey, t)
-	return c.Next()
-}
-
 // trackEvent stores one event: 200 {success, event_id, lead_id, timestamp}.
 func (s *server) trackEvent(c *fiber.Ctx) error {
+	t, err := targetOf(c)
+	if err != nil {
+		return err
+	}
 	var in events.Input
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	if r, ok := idempotency.RequestOf(c); ok && strings.TrimSpace(in.EventID) == "" {
 		in.EventID = events.IdempotentEventID(r.Scope, r.Key)
-	}
-	t, ok := c.Locals(targetKey).(events.Target)
-	if !ok { // an API key on POST /v3/tracking/events
-		var err error
-		if t, err = s.events.KeyTarget(c.UserContext(), workspaceOf(c), in.Domain); err != nil {
-			return err
-		}
 	}
 	meta := events.Meta{ClientIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)}
 	if rc := idempotency.ReceiptOf(c); rc != nil {

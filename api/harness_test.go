@@ -13,6 +13,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
@@ -20,6 +21,7 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
+	"mtk/ingest/outbox"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -61,6 +63,23 @@ func newEnv(t *testing.T) *env {
 }
 
 // rebuild makes the app again from e.cfg, after a test changed it.
+// depsOver are the API's dependencies over other stores than the env's (a proxy, a dead port),
+// built as internal/wire builds them; the events service stops with t.
+func depsOver(t *testing.T, cfg config.Config, pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) Deps {
+	store := platform.NewStore(pool, clk)
+	resolver := attribution.New(pool, clk, 0)
+	evs := events.New(events.Config{}, pool, store, resolver, clk, log)
+	t.Cleanup(evs.Close)
+	return Deps{Config: cfg, Platform: store, ClickHouse: ch, Clock: clk, Logger: log, Events: evs,
+		Orders: orders.New(pool, store, resolver, clk, outbox.Bounds{}), Engine: engine.New(ch, engine.Options{Clock: clk}),
+		Objects: &adsync.Objects{Store: adsync.NewStore(pool), Connectors: networks.Factory{}.Connector, Clock: clk}}
+}
+
+// objects is the bulk object writer over the env's stores.
+func (e *env) objects() *adsync.Objects {
+	return &adsync.Objects{Store: adsync.NewStore(e.store.Pool()), Connectors: networks.Factory{}.Connector, Clock: e.clock}
+}
+
 func (e *env) rebuild() {
 	if e.events != nil {
 		e.events.Close()
@@ -73,7 +92,7 @@ func (e *env) rebuild() {
 		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock, e.eventsConfig.Bounds),
 		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock}),
 		Logger:  log,
-		Objects: &adsync.Objects{Store: adsync.NewStore(e.store.Pool()), Connectors: networks.Factory{}.Connector, Clock: e.clock},
+		Objects: e.objects(),
 	})
 }
 

@@ -29,6 +29,7 @@ func (e *env) withMetrics() *metrics.Metrics {
 		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events, Logger: log,
 		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock, e.eventsConfig.Bounds),
 		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock, Observe: m.Query}),
+		Objects: e.objects(),
 		Metrics: m,
 	})
 	return m

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/internal/db"
 	"mtk/internal/testenv"
-	"mtk/platform"
 )
 
 // proxy forwards TCP connections to a store. Cut drops every connection and then refuses new
@@ -159,8 +159,7 @@ func TestReadyzFollowsStoresDownAndBack(t *testing.T) {
 	defer conn.Close()
 	clk := clock.NewFake(time.Now())
 	e := &env{t: t, clock: clk, logs: &bytes.Buffer{}}
-	e.app = New(Deps{Platform: platform.NewStore(pool, clk), ClickHouse: conn, Clock: clk,
-		Logger: slog.New(slog.NewJSONHandler(e.logs, nil))})
+	e.app = New(depsOver(t, config.Config{}, pool, conn, clk, slog.New(slog.NewJSONHandler(e.logs, nil))))
 
 	ready := func() (int, string, string) {
 		t.Helper()

@@ -9,10 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/engine"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
-	"mtk/platform"
 )
 
 // TestStoreDownIs503 points the platform store at a port where no PostgreSQL listens: calls
@@ -25,10 +23,7 @@ func TestStoreDownIs503(t *testing.T) {
 	}
 	defer pool.Close()
 	clk := clock.NewFake(time.Now())
-	e.app = New(Deps{
-		Config: e.cfg, Platform: platform.NewStore(pool, clk), ClickHouse: e.ch, Clock: clk,
-		Engine: engine.New(e.ch, engine.Options{Clock: clk}), Logger: slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)),
-	})
+	e.app = New(depsOver(t, e.cfg, pool, e.ch, clk, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))))
 	token, err := auth.NewAPIKeyToken()
 	if err != nil {
 		t.Fatal(err)
