@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"mtk/adsync"
@@ -20,24 +21,16 @@ func (s *System) Jobs() []jobs.Job {
 	return []jobs.Job{
 		{
 			Name: "idempotency-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
-			Run: func(ctx context.Context) error {
-				n, err := idem.Purge(ctx, clk.Now())
-				if n > 0 {
-					log.Info("purged expired idempotency records", "rows", n)
-				}
-				return err
-			},
+			Run: counted(log, "purged expired idempotency records", "rows", func(ctx context.Context) (int64, error) {
+				return idem.Purge(ctx, clk.Now())
+			}),
 		},
 		{
 			// An event_id identifies an event for 7 days; older ids are forgotten.
 			Name: "event-ids-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
-			Run: func(ctx context.Context) error {
-				n, err := events.PurgeEventIDs(ctx, s.Postgres, clk.Now())
-				if n > 0 {
-					log.Info("purged expired event ids", "rows", n)
-				}
-				return err
-			},
+			Run: counted(log, "purged expired event ids", "rows", func(ctx context.Context) (int64, error) {
+				return events.PurgeEventIDs(ctx, s.Postgres, clk.Now())
+			}),
 		},
 		{
 			// The outboxes' sizes, which bound what waits for ClickHouse, are kept as one row per
@@ -48,13 +41,10 @@ func (s *System) Jobs() []jobs.Job {
 		{
 			// Moves containers whose latest event is 24 hours old to not_receiving_events_p24h.
 			Name: "container-status", Schedule: "@every 5m", Jitter: 30 * time.Second,
-			Run: func(ctx context.Context) error {
+			Run: counted(log, "container statuses changed", "containers", func(ctx context.Context) (int64, error) {
 				n, err := store.RefreshContainerStatuses(ctx, clk.Now())
-				if n > 0 {
-					log.Info("container statuses changed", "containers", n)
-				}
-				return err
-			},
+				return int64(n), err
+			}),
 		},
 		{
 			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5
@@ -62,5 +52,16 @@ func (s *System) Jobs() []jobs.Job {
 			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second,
 			Run: scheduler.RunDue,
 		},
+	}
+}
+
+// counted runs a job step that changes rows and logs msg with how many (as key) when any.
+func counted(log *slog.Logger, msg, key string, step func(context.Context) (int64, error)) func(context.Context) error {
+	return func(ctx context.Context) error {
+		n, err := step(ctx)
+		if n > 0 {
+			log.Info(msg, key, n)
+		}
+		return err
 	}
 }
