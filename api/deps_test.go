@@ -3,6 +3,8 @@ package api
 import (
 	"strings"
 	"testing"
+
+	"mtk/internal/wire"
 )
 
 // New names every missing dependency at once instead of serving routes that would fail when
@@ -10,9 +12,9 @@ import (
 func TestNewRefusesMissingDependencies(t *testing.T) {
 	defer func() {
 		p, _ := recover().(string)
-		if !strings.Contains(p, "ClickHouse, Clock, Engine, Events, Logger, Objects, Orders, Platform") {
+		if !strings.Contains(p, "ClickHouse, Clock, Engine, Events, Log, Objects, Orders, Store") {
 			t.Fatalf("panic %q", p)
 		}
 	}()
-	New(Deps{})
+	New(&wire.System{})
 }

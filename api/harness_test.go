@@ -15,17 +15,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/adsync"
-	"mtk/adsync/networks"
-	"mtk/engine"
 	"mtk/ingest/attribution"
 	"mtk/ingest/events"
-	"mtk/ingest/orders"
-	"mtk/ingest/outbox"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/metrics"
 	"mtk/internal/testenv"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -41,9 +38,10 @@ type env struct {
 	logs  *bytes.Buffer
 	ch    driver.Conn
 
+	sys      *wire.System
 	events   *events.Service
 	resolver *attribution.Resolver
-	// eventsConfig configures the events service (rebuild after changing it).
+	// eventsConfig configures the events service: its Batch and Bounds (rebuild after changing it).
 	eventsConfig events.Config
 }
 
@@ -58,42 +56,29 @@ func newEnv(t *testing.T) *env {
 	}
 	e := &env{t: t, store: platform.NewStore(pg.Pool, clk), clock: clk, cfg: cfg, logs: &bytes.Buffer{}, ch: ch.Conn}
 	e.rebuild()
-	e.t.Cleanup(func() { e.events.Close() })
+	e.t.Cleanup(func() { e.sys.Close() })
 	return e
 }
 
-// rebuild makes the app again from e.cfg, after a test changed it.
-// depsOver are the API's dependencies over other stores than the env's (a proxy, a dead port),
-// built as internal/wire builds them; the events service stops with t.
-func depsOver(t *testing.T, cfg config.Config, pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) Deps {
-	store := platform.NewStore(pool, clk)
-	resolver := attribution.New(pool, clk, 0)
-	evs := events.New(events.Config{}, pool, store, resolver, clk, log)
-	t.Cleanup(evs.Close)
-	return Deps{Config: cfg, Platform: store, ClickHouse: ch, Clock: clk, Logger: log, Events: evs,
-		Orders: orders.New(pool, store, resolver, clk, outbox.Bounds{}), Engine: engine.New(ch, engine.Options{Clock: clk}),
-		Objects: &adsync.Objects{Store: adsync.NewStore(pool), Connectors: networks.Factory{}.Connector, Clock: clk}}
-}
+// rebuild makes the app again from e.cfg and e.eventsConfig, after a test changed them.
+func (e *env) rebuild() { e.rebuildWith(nil) }
 
-// objects is the bulk object writer over the env's stores.
-func (e *env) objects() *adsync.Objects {
-	return &adsync.Objects{Store: adsync.NewStore(e.store.Pool()), Connectors: networks.Factory{}.Connector, Clock: e.clock}
-}
-
-func (e *env) rebuild() {
-	if e.events != nil {
-		e.events.Close()
+// rebuildWith builds the system as mtk serve does (wire.Build), measured by m (nil: not).
+func (e *env) rebuildWith(m *metrics.Metrics) {
+	if e.sys != nil {
+		e.sys.Close()
 	}
-	log := slog.New(slog.NewJSONHandler(e.logs, nil))
-	e.resolver = attribution.New(e.store.Pool(), e.clock, 0)
-	e.events = events.New(e.eventsConfig, e.store.Pool(), e.store, e.resolver, e.clock, log)
-	e.app = New(Deps{
-		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events,
-		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock, e.eventsConfig.Bounds),
-		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock}),
-		Logger:  log,
-		Objects: e.objects(),
-	})
+	e.sys = wire.Build(e.cfg, e.store.Pool(), e.ch, wire.Options{Clock: e.clock, Metrics: m,
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), Batch: e.eventsConfig.Batch, Bounds: e.eventsConfig.Bounds})
+	e.store, e.events, e.resolver = e.sys.Store, e.sys.Events, e.sys.Resolver
+	e.app = New(e.sys)
+}
+
+// systemOver is the system over other stores than the env's (a proxy, a dead port), closed with t.
+func systemOver(t *testing.T, cfg config.Config, pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *wire.System {
+	sys := wire.Build(cfg, pool, ch, wire.Options{Clock: clk, Logger: log})
+	t.Cleanup(sys.Close)
+	return sys
 }
 
 // response is a decoded answer.

@@ -6,10 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"mtk/engine"
-	"mtk/ingest/batcher"
-	"mtk/ingest/events"
-	"mtk/ingest/orders"
 	"mtk/internal/metrics"
 	"mtk/internal/metrics/metricstest"
 )
@@ -21,17 +17,7 @@ func (e *env) withMetrics() *metrics.Metrics {
 	m := metrics.New(e.clock, log)
 	m.WatchPools(e.store.Pool(), e.ch)
 	m.WatchOutboxes(e.store.Pool())
-	e.events.Close()
-	e.events = events.New(events.Config{Batch: batcher.Config{Observe: m.EventFlush}, QueueFull: m.EventRefused},
-		e.store.Pool(), e.store, e.resolver, e.clock, log)
-	m.WatchEventQueue(e.events.Queued)
-	e.app = New(Deps{
-		Config: e.cfg, Platform: e.store, ClickHouse: e.ch, Clock: e.clock, Events: e.events, Logger: log,
-		Orders:  orders.New(e.store.Pool(), e.store, e.resolver, e.clock, e.eventsConfig.Bounds),
-		Engine:  engine.New(e.ch, engine.Options{Clock: e.clock, Observe: m.Query}),
-		Objects: e.objects(),
-		Metrics: m,
-	})
+	e.rebuildWith(m)
 	return m
 }
 

@@ -159,7 +159,7 @@ func TestReadyzFollowsStoresDownAndBack(t *testing.T) {
 	defer conn.Close()
 	clk := clock.NewFake(time.Now())
 	e := &env{t: t, clock: clk, logs: &bytes.Buffer{}}
-	e.app = New(depsOver(t, config.Config{}, pool, conn, clk, slog.New(slog.NewJSONHandler(e.logs, nil))))
+	e.app = New(systemOver(t, config.Config{}, pool, conn, clk, slog.New(slog.NewJSONHandler(e.logs, nil))))
 
 	ready := func() (int, string, string) {
 		t.Helper()

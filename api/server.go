@@ -23,29 +23,12 @@ import (
 	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/config"
-	"mtk/internal/metrics"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
 // BodyLimit is the largest request body accepted.
 const BodyLimit = 1 << 20
-
-// Deps is what the HTTP layer calls.
-type Deps struct {
-	Config     config.Config
-	Platform   *platform.Store
-	Engine     *engine.Service
-	ClickHouse driver.Conn
-	Events     *events.Service
-	Orders     *orders.Service
-	Clock      clock.Clock
-	Logger     *slog.Logger
-	// Objects applies PUT /v3/connections/{id}/objects.
-	Objects *adsync.Objects
-	// Metrics, when set, counts every request, and serves GET /metrics (without credentials)
-	// unless Config.MetricsListen names a listener of its own.
-	Metrics *metrics.Metrics
-}
 
 type server struct {
 	cfg      config.Config
@@ -59,12 +42,15 @@ type server struct {
 	objects  *adsync.Objects
 }
 
-// missing names the dependencies d lacks (all but Metrics are required).
-func (d Deps) missing() []string {
+// missing names what sys lacks (wire.Build makes it all; Metrics is optional).
+func missing(sys *wire.System) []string {
+	if sys == nil {
+		return []string{"the whole System"}
+	}
 	var out []string
-	for name, absent := range map[string]bool{"Platform": d.Platform == nil, "Engine": d.Engine == nil,
-		"ClickHouse": d.ClickHouse == nil, "Events": d.Events == nil, "Orders": d.Orders == nil, "Clock": d.Clock == nil,
-		"Logger": d.Logger == nil, "Objects": d.Objects == nil} {
+	for name, absent := range map[string]bool{"Store": sys.Store == nil, "Engine": sys.Engine == nil,
+		"ClickHouse": sys.ClickHouse == nil, "Events": sys.Events == nil, "Orders": sys.Orders == nil, "Clock": sys.Clock == nil,
+		"Log": sys.Log == nil, "Objects": sys.Objects == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -73,20 +59,21 @@ func (d Deps) missing() []string {
 	return out
 }
 
-// New builds the HTTP application. It panics when a dependency is missing (internal/wire builds
-// them all): a route without its service would answer 500 only when first called.
-func New(d Deps) *fiber.App {
-	if m := d.missing(); len(m) > 0 {
-		panic("api: Deps lacks " + strings.Join(m, ", "))
+// New builds the HTTP application over sys's services (wire.Build). It panics when one is
+// missing: a route without its service would answer 500 only when first called.
+func New(sys *wire.System) *fiber.App {
+	if m := missing(sys); len(m) > 0 {
+		panic("api: System lacks " + strings.Join(m, ", "))
 	}
+	d := sys
 	s := &server{
-		cfg: d.Config, platform: d.Platform, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
-		objects: d.Objects, clock: d.Clock, log: d.Logger,
+		cfg: d.Config, platform: d.Store, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
+		objects: d.Objects, clock: d.Clock, log: d.Log,
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
 		BodyLimit:             BodyLimit,
-		ErrorHandler:          errorHandler(d.Logger),
+		ErrorHandler:          errorHandler(d.Log),
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          60 * time.Second,
@@ -98,7 +85,7 @@ func New(d Deps) *fiber.App {
 	if d.Metrics != nil {
 		app.Use(countRequests(d.Metrics, routes))
 	}
-	app.Use(logRequests(d.Logger), recoverPanics(d.Logger))
+	app.Use(logRequests(d.Log), recoverPanics(d.Log))
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)

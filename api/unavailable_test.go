@@ -23,7 +23,7 @@ func TestStoreDownIs503(t *testing.T) {
 	}
 	defer pool.Close()
 	clk := clock.NewFake(time.Now())
-	e.app = New(depsOver(t, e.cfg, pool, e.ch, clk, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))))
+	e.app = New(systemOver(t, e.cfg, pool, e.ch, clk, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))))
 	token, err := auth.NewAPIKeyToken()
 	if err != nil {
 		t.Fatal(err)

@@ -15,20 +15,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/adsync"
-	"mtk/adsync/networks"
 	"mtk/api"
 	"mtk/client"
-	"mtk/engine"
 	"mtk/engine/enginetest"
 	"mtk/facts"
-	"mtk/ingest/attribution"
-	"mtk/ingest/events"
-	"mtk/ingest/orders"
 	"mtk/ingest/outbox"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/testenv"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -61,19 +57,11 @@ func startServer(t *testing.T) *fixture {
 	pg := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
 	clk := clock.Real{}
-	store := platform.NewStore(pg.Pool, clk)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	resolver := attribution.New(pg.Pool, clk, 0)
-	evs := events.New(events.Config{}, pg.Pool, store, resolver, clk, log)
-	t.Cleanup(evs.Close)
-	app := api.New(api.Deps{
-		Config: config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
-			BaseURL: "http://127.0.0.1", RateLimits: "on"},
-		Platform: store, ClickHouse: ch.Conn, Clock: clk, Events: evs, Logger: log,
-		Orders:  orders.New(pg.Pool, store, resolver, clk, outbox.Bounds{}),
-		Engine:  engine.New(ch.Conn, engine.Options{Clock: clk}),
-		Objects: &adsync.Objects{Store: adsync.NewStore(pg.Pool), Connectors: networks.Factory{}.Connector, Clock: clk},
-	})
+	sys := wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
+		BaseURL: "http://127.0.0.1", RateLimits: "on"}, pg.Pool, ch.Conn, wire.Options{Clock: clk, Logger: log})
+	t.Cleanup(sys.Close)
+	store, app := sys.Store, api.New(sys)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/adsync"
+	"mtk/api"
 	"mtk/benchmarks/internal/profile"
 	"mtk/client"
 	"mtk/ingest/batcher"
@@ -390,12 +391,13 @@ func start(ctx context.Context) (*setup, error) {
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
 	sys := wire.Build(cfg, s.pg, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})
-	go sys.App.Listener(ln) //nolint:errcheck // stopped by shutdown
+	app := api.New(sys)
+	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
 	// The workers run as in mtk serve, so that ClickHouse's share of the work is measured too.
 	workers, stopWorkers := context.WithCancel(context.Background())
 	wg := sys.StartWorkers(workers)
 	s.shutdown = func() {
-		sys.App.Shutdown() //nolint:errcheck
+		app.Shutdown() //nolint:errcheck
 		sys.Close()
 		stopWorkers()
 		wg.Wait()

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/api"
 	"mtk/client"
 	"mtk/internal/config"
 	"mtk/internal/wire"
@@ -34,12 +35,13 @@ func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string) (*server
 	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: "off",
 		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1"}
 	sys := wire.Build(cfg, pg, ch, wire.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	app := api.New(sys)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	go sys.App.Listener(ln) //nolint:errcheck // ends with Shutdown
-	return &server{app: sys.App, sys: sys, url: "http://" + ln.Addr().String()}, nil
+	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
+	return &server{app: app, sys: sys, url: "http://" + ln.Addr().String()}, nil
 }
 
 func (s *server) close() error {

@@ -17,6 +17,7 @@ import (
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
+	"mtk/api"
 	"mtk/engine/enginetest"
 	"mtk/ingest/outbox"
 	"mtk/internal/adsim"
@@ -81,8 +82,9 @@ func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, 
 	}
 	t.Cleanup(w.st.Close)
 	sys := wire.Build(cfg, w.st.pg, w.st.ch, wire.Options{Clock: clk})
+	app := api.New(sys)
 	t.Cleanup(sys.Close)
-	w.app = sys.App
+	w.app = app
 	store, syncer := sys.Store, sys.Syncer
 	for i, a := range sim.Accounts() {
 		w.tenants = append(w.tenants, w.addTenant(t, store, syncer, i, a, simURL, clk.Now()))

@@ -16,6 +16,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/adsync"
+	"mtk/api"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/wire"
@@ -48,8 +49,8 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.RateLimits = "off"
 	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: log})
+	app := api.New(sys)
 	defer sys.Close()
-	app := sys.App
 	var webhookKey string
 	for _, c := range demo.Connections {
 		if c.Kind == platform.KindCustom {

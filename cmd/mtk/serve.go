@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"mtk/api"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/jobs"
@@ -37,7 +38,7 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	clk := clock.Real{}
 	m := newMetrics(cfg, st, clk, logger)
 	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: logger, Metrics: m})
-	app := sys.App
+	app := api.New(sys)
 	defer sys.Close() // after the HTTP server stopped: stores what is queued
 	wctx, stopWorkers := context.WithCancel(ctx)
 	workers := sys.StartWorkers(wctx)

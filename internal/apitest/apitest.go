@@ -17,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/api"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/testenv"
@@ -74,7 +75,8 @@ func Start(t testing.TB, opts Options) *Server {
 		cfg.RateLimits = "off"
 	}
 	sys := wire.Build(cfg, pg.Pool, ch.Conn, wire.Options{Clock: opts.Clock, Logger: opts.Logger})
-	store, app, closeApp := sys.Store, sys.App, sys.Close
+	app := api.New(sys)
+	store, closeApp := sys.Store, sys.Close
 	d, err := watchDrift(app)
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,8 @@
 // Package wire is the one place mtk's long-lived objects are built: Build makes, once, the
-// platform store, the query engine, the ingest services, the bulk-object writer, the syncer and
-// the HTTP API over the open stores, and the System it returns starts the outbox workers and
-// lists the scheduled jobs. `mtk serve`, the API test helpers and both benchmarks use it, with
-// Options instead of wiring by hand.
+// platform store, the query engine, the ingest services, the bulk-object writer and the syncer
+// over the open stores; the System it returns starts the outbox workers and lists the scheduled
+// jobs, and api.New serves it over HTTP. `mtk serve`, the api tests, the API test helper and both
+// benchmarks use it, with Options instead of wiring by hand.
 package wire
 
 import (
@@ -10,12 +10,10 @@ import (
 	"log/slog"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
-	"mtk/api"
 	"mtk/engine"
 	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
@@ -38,6 +36,8 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Batch configures the events batcher (zero: its defaults); its Observe is Metrics'.
 	Batch batcher.Config
+	// Bounds override the outboxes' bounds of the configuration (MTK_*_OUTBOX_MAX) when set.
+	Bounds outbox.Bounds
 }
 
 // System is every long-lived object of one mtk server, built once.
@@ -57,8 +57,6 @@ type System struct {
 	Orders   *orders.Service
 	Objects  *adsync.Objects
 	Syncer   *adsync.Syncer
-	// App is the HTTP API over the services above.
-	App *fiber.App
 }
 
 // Build makes the System over open stores. Close it after the HTTP server has stopped.
@@ -72,8 +70,10 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	clk, log, m := opts.Clock, opts.Logger, opts.Metrics
 	s := &System{Config: cfg, Postgres: pg, ClickHouse: ch, Clock: clk, Log: log, Metrics: m,
 		Store: platform.NewStore(pg, clk), Resolver: attribution.New(pg, clk, 0)}
-	var bounds outbox.Bounds
-	bounds.Events, bounds.Facts = cfg.OutboxBounds()
+	bounds := opts.Bounds
+	if bounds == (outbox.Bounds{}) {
+		bounds.Events, bounds.Facts = cfg.OutboxBounds()
+	}
 	evCfg := events.Config{Batch: opts.Batch, Bounds: bounds}
 	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots()}
 	if m != nil {
@@ -90,10 +90,6 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	if m != nil {
 		s.Syncer.Observe = m.SyncRun
 	}
-	s.App = api.New(api.Deps{
-		Config: cfg, Platform: s.Store, ClickHouse: ch, Events: s.Events, Orders: s.Orders, Engine: s.Engine,
-		Clock: clk, Logger: log, Objects: s.Objects, Metrics: m,
-	})
 	return s
 }
 
