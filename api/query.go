@@ -1,6 +1,9 @@
 package api
 
 import (
+	"strconv"
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/engine"
@@ -13,6 +16,7 @@ import (
 // 400), then the project must be the caller's workspace's (403 access_denied otherwise; 404 when
 // it does not exist).
 func (s *server) query(c *fiber.Ctx) error {
+	start := time.Now()
 	var body engine.QueryInput
 	if err := decodeJSON(c, &body); err != nil {
 		return err
@@ -25,7 +29,8 @@ func (s *server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.engine.Query(c.UserContext(), scope, in)
+	var timing engine.Timing
+	res, err := s.engine.Query(engine.WithTiming(c.UserContext(), &timing), scope, in)
 	if err != nil {
 		return err
 	}
@@ -34,7 +39,21 @@ func (s *server) query(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	c.Set(headerServerTiming, serverTiming(timing.DB(), time.Since(start)))
 	return c.Send(answer)
+}
+
+// headerServerTiming tells where a query's time went (W3C Server-Timing): db is the time its
+// ClickHouse statements took (sent, run and read; not the wait for a query slot), total the
+// server's whole handling, from reading the body to the encoded answer; cache says whether the
+// answer came from a cache (always miss: answers are not cached yet).
+const headerServerTiming = "Server-Timing"
+
+func serverTiming(db, total time.Duration) string {
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64)
+	}
+	return "db;dur=" + ms(db) + ", total;dur=" + ms(total) + ", cache;desc=miss"
 }
 
 // queryBody is the answer of POST /v3/query: {success, data, currency, warnings, has_more}. The

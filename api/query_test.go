@@ -98,6 +98,12 @@ func TestQueryShape(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
+	// Server-Timing: the statements' time within the whole, and no cache.
+	var db, total float64
+	if _, err := fmt.Sscanf(r.Header.Get("Server-Timing"), "db;dur=%g, total;dur=%g, cache;desc=miss", &db, &total); err != nil ||
+		db <= 0 || total < db {
+		t.Fatalf("Server-Timing %q: %v", r.Header.Get("Server-Timing"), err)
+	}
 	body := string(r.Body)
 	if !strings.HasPrefix(body, `{"success":true,"data":[{"campaign_id":`) || !strings.Contains(body, `"campaign_name":`) ||
 		!strings.Contains(body, `"currency":"BRL","warnings":[],"has_more":true}`) {

@@ -65,14 +65,14 @@ func (s *Service) acquire(ctx context.Context) (func(), error) {
 	slots := s.slotsFor(ctx)
 	select {
 	case slots <- struct{}{}:
-		return func() { <-slots }, nil
+		return held(ctx, func() { <-slots }), nil
 	default:
 	}
 	t := time.NewTimer(s.opts.MaxExecutionTime)
 	defer t.Stop()
 	select {
 	case slots <- struct{}{}:
-		return func() { <-slots }, nil
+		return held(ctx, func() { <-slots }), nil
 	case <-t.C:
 		return nil, errBusy
 	case <-ctx.Done():
