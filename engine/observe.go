@@ -18,6 +18,9 @@ type Observation struct {
 	Fallback bool
 	// Took is the whole call, compilation included.
 	Took time.Duration
+	// Shared is true when the answer was another caller's, run for an identical query that was
+	// under way (single flight).
+	Shared bool
 	// ErrorKind is empty when the query was answered, else one of the Error* kinds.
 	ErrorKind string
 }
@@ -44,11 +47,11 @@ const (
 
 // observe tells Options.Observe about a Query call that started at start. c is nil when
 // compilation failed; chosen is the attempt that answered or failed.
-func (s *Service) observe(start time.Time, c *Compiled, chosen Attempt, err error) {
+func (s *Service) observe(start time.Time, c *Compiled, chosen Attempt, shared bool, err error) {
 	if s.opts.Observe == nil {
 		return
 	}
-	o := Observation{Took: time.Since(start)}
+	o := Observation{Took: time.Since(start), Shared: shared}
 	if c != nil && chosen.plan != nil {
 		o.Table = chosen.plan.table.label()
 		o.Fallback = chosen.plan.table != c.Attempts[0].plan.table

@@ -75,6 +75,7 @@ type Service struct {
 	// (a recent one found facts in another currency): a hint that saves a statement, never a
 	// source of answers.
 	converting *ttlcache.Cache[string, bool] // project id → mixes currencies
+	flights    flights
 	slotsOnce  sync.Once
 	slots      chan struct{}
 }
@@ -119,27 +120,43 @@ func (s *Service) sql(st Statement) string {
 	return st.SQL
 }
 
-// Query validates in against scope and answers it. Errors are *apperr.Error for the client
-// (validation, limits, store unavailable) or internal errors.
+// Query validates in against scope and answers it. Identical queries that arrive together share
+// one run (flights). Errors are *apperr.Error for the client (validation, limits, store
+// unavailable) or internal errors.
 func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Result, error) {
 	start := time.Now()
 	c, err := Compile(scope, in, s.opts.Clock.Now())
-	if err == nil && c.Spans != nil {
-		c, err = s.withSpans(ctx, c)
-	}
 	if err != nil {
-		s.observe(start, nil, Attempt{}, err)
+		s.observe(start, nil, Attempt{}, false, err)
 		return nil, err
 	}
-	res, chosen, err := s.answer(ctx, c.Attempts)
-	s.observe(start, c, chosen, err)
+	key, err := flightKey(scope, in, c)
 	if err != nil {
 		return nil, err
 	}
-	res.Currency = c.Currency
-	warnings := append(append([]string{}, c.Warnings...), chosen.Warnings...)
-	res.Warnings = append(warnings, res.Warnings...)
-	return res, nil
+	out, shared := s.flights.do(ctx, key, func(ctx context.Context) answered {
+		c := c
+		if c.Spans != nil {
+			var err error
+			if c, err = s.withSpans(ctx, c); err != nil {
+				return answered{err: err}
+			}
+		}
+		res, chosen, err := s.answer(ctx, c.Attempts)
+		return answered{c: c, res: res, chosen: chosen, err: err}
+	})
+	if out.left { // observed as the first attempt's, where a caller alone would have stopped
+		out.c, out.chosen = c, c.Attempts[0]
+	}
+	s.observe(start, out.c, out.chosen, shared, out.err)
+	if out.err != nil {
+		return nil, out.err
+	}
+	res := *out.res // the rows are shared with the other callers of the flight, read-only
+	res.Currency = out.c.Currency
+	warnings := append(append([]string{}, out.c.Warnings...), out.chosen.Warnings...)
+	res.Warnings = append(warnings, out.res.Warnings...)
+	return &res, nil
 }
 
 // answer runs the first attempt. When its rows hold facts, its table holds the range and it

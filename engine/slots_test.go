@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,5 +75,83 @@ func TestStatementsWaitForASlot(t *testing.T) {
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	if _, err := s.Query(cctx, scope, in); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a caller gone while waiting: %v", err)
+	}
+}
+
+// Identical queries that arrive together run once: 20 callers waiting behind a taken slot get
+// one run's answer (19 of them shared), a different query runs on its own, and a caller that
+// gives up leaves the others their answer.
+func TestIdenticalQueriesShareOneRun(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	var mu sync.Mutex
+	var shared, own int
+	s := New(ch.Conn, Options{MaxConcurrent: 1, Observe: func(o Observation) {
+		mu.Lock()
+		defer mu.Unlock()
+		if o.Shared {
+			shared++
+		} else {
+			own++
+		}
+	}})
+	scope := Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "UTC"}
+	in := QueryInput{ProjectID: "prj_1", Fields: []string{"clicks"}, Time: &TimeSpec{Start: "2024-03-01", End: "2024-03-07", Granularity: "day"}}
+	other := QueryInput{ProjectID: "prj_1", Fields: []string{"spend"}, Time: in.Time}
+	ctx := context.Background()
+	release, err := s.acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make([]*Result, 20)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := s.Query(ctx, scope, in)
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = res
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if _, err := s.Query(ctx, scope, other); err != nil {
+			t.Error(err)
+		}
+	}()
+	gone, cancel := context.WithCancel(ctx)
+	quit := make(chan error, 1)
+	go func() { _, err := s.Query(gone, scope, in); quit <- err }()
+	waiting := func() int {
+		s.flights.mu.Lock()
+		defer s.flights.mu.Unlock()
+		n := 0
+		for _, f := range s.flights.m {
+			n += f.waiters
+		}
+		return n
+	}
+	for deadline := time.Now().Add(5 * time.Second); waiting() < 22 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := waiting(); n != 22 || len(s.flights.m) != 2 {
+		t.Fatalf("%d callers in %d flights, want 22 in 2", n, len(s.flights.m))
+	}
+	cancel()
+	if err := <-quit; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the caller that gave up: %v", err)
+	}
+	release()
+	wg.Wait()
+	for _, r := range results {
+		if r == nil || len(r.Data) != 7 || fmt.Sprint(r.Data) != fmt.Sprint(results[0].Data) {
+			t.Fatalf("answers differ: %v and %v", r, results[0])
+		}
+	}
+	if shared != 19+1 || own != 2 { // the 19 followers and the one that gave up; the two leaders
+		t.Fatalf("%d shared and %d own runs, want 20 and 2", shared, own)
 	}
 }

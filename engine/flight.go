@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// flights run identical queries that arrive together once: the first caller's work serves every
+// caller that asks for the same key before it ends (single flight). The work runs on a context
+// of its own, canceled once every caller waiting for it has gone, so that one caller giving up
+// does not fail the others; each caller still stops waiting when its own context ends.
+type flights struct {
+	mu sync.Mutex
+	m  map[string]*flight
+}
+
+type flight struct {
+	done    chan struct{}
+	out     answered
+	waiters int
+	cancel  context.CancelFunc
+}
+
+// answered is what a query's work gives: the Compiled that answered (after its day spans), the
+// attempt chosen and its rows. Callers share it and must not change it.
+type answered struct {
+	c      *Compiled
+	res    *Result
+	chosen Attempt
+	err    error
+	// left: the caller's context ended before the answer came (err says how).
+	left bool
+}
+
+// do returns the work's answer for key, running work unless a flight of key is under way, and
+// whether the answer was another caller's.
+func (f *flights) do(ctx context.Context, key string, work func(context.Context) answered) (answered, bool) {
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = map[string]*flight{}
+	}
+	fl, joined := f.m[key]
+	if !joined {
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		fl = &flight{done: make(chan struct{}), cancel: cancel}
+		f.m[key] = fl
+		go func() {
+			fl.out = work(wctx)
+			f.mu.Lock()
+			delete(f.m, key)
+			f.mu.Unlock()
+			cancel()
+			close(fl.done)
+		}()
+	}
+	fl.waiters++
+	f.mu.Unlock()
+	select {
+	case <-fl.done:
+		return fl.out, joined
+	case <-ctx.Done():
+		f.mu.Lock()
+		if fl.waiters--; fl.waiters == 0 {
+			fl.cancel()
+		}
+		f.mu.Unlock()
+		return answered{err: mapError(ctx.Err()), left: true}, joined
+	}
+}
+
+// flightKey identifies a query's answer: its scope, its input as sent and its compiled
+// statements (which hold its range resolved to instants), so that two keys are equal only for
+// queries whose answers are the same.
+func flightKey(scope Scope, in QueryInput, c *Compiled) (string, error) {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	if err := enc.Encode(scope); err != nil {
+		return "", err
+	}
+	if err := enc.Encode(in); err != nil {
+		return "", err
+	}
+	write := func(st *Statement) {
+		if st != nil {
+			fmt.Fprintf(h, "%q %#v\n", st.SQL, st.Args)
+		}
+	}
+	write(c.Spans)
+	for _, a := range c.Attempts {
+		fmt.Fprintf(h, "%s %q\n", a.Table, a.Warnings)
+		write(a.Probe)
+		write(&a.Query)
+		write(a.OneCurrency)
+	}
+	fmt.Fprintf(h, "%s %q\n", c.Currency, c.Warnings)
+	return string(h.Sum(nil)), nil
+}
