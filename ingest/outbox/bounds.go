@@ -62,11 +62,14 @@ func ReadSizes(br pgx.BatchResults) (Sizes, error) {
 
 // ReadSizesTx reads the outboxes' sizes in tx.
 func ReadSizesTx(ctx context.Context, tx pgx.Tx) (Sizes, error) {
-	var s Sizes
-	if err := tx.QueryRow(ctx, sizesSQL).Scan(&s.Events, &s.Facts); err != nil {
-		return Sizes{}, fmt.Errorf("outbox: read sizes: %w", err)
+	b := &pgx.Batch{}
+	QueueSizes(b)
+	br := tx.SendBatch(ctx, b)
+	s, err := ReadSizes(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
-	return s, nil
+	return s, err
 }
 
 // queueResize queues adding delta to table's size, on the row of the transaction's backend.
