@@ -113,7 +113,7 @@ func (s *Store) pendingBatch(ctx context.Context, connectionID string) (batch, b
 // applyBatch stores a landed batch's bucket states in the snapshot and marks it applied, in one
 // transaction; beforeCommit runs just before the commit (a test seam: its error rolls back).
 // Applied batches older than batchHistory are deleted.
-func (s *Store) applyBatch(ctx context.Context, id string, at time.Time, beforeCommit func() error) error {
+func (s *Store) applyBatch(ctx context.Context, id string, at time.Time, moved []facts.Change, beforeCommit func() error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -132,6 +132,9 @@ func (s *Store) applyBatch(ctx context.Context, id string, at time.Time, beforeC
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM sync_batches WHERE connection_id = $1 AND status = $2 AND applied_at < $3`,
 		connectionID, batchApplied, at.Add(-batchHistory)); err != nil {
+		return err
+	}
+	if err := facts.Moved(ctx, tx, moved); err != nil {
 		return err
 	}
 	if err := beforeCommit(); err != nil {

@@ -32,14 +32,16 @@ func (s *Syncer) fail(point string) error {
 }
 
 // land writes a stored (pending) batch's facts, one INSERT per landing table, then applies its
-// snapshot and marks it applied. A recovering land first asks ClickHouse which of the batch's
+// snapshot, marks it applied and moves the data versions of its days. A recovering land first asks ClickHouse which of the batch's
 // rows it already holds and writes only the others, so a batch lands exactly once whichever
 // step a failure stopped. It returns the fact rows written.
 func (s *Syncer) land(ctx context.Context, b batch, recovering bool) (int64, error) {
 	byLanding := b.sink.facts(b.changes)
 	var written int64
+	var moved []facts.Change // every row's, since rows a failed run wrote may not have moved theirs
 	for _, l := range landings {
 		rows := byLanding[l]
+		moved = append(moved, facts.FactChanges(b.sink.projectLoc, rows)...)
 		if recovering {
 			var err error
 			if rows, err = facts.MissingBatchFacts(ctx, s.ClickHouse, l, b.sink.projectLoc, b.id, rows); err != nil {
@@ -57,7 +59,7 @@ func (s *Syncer) land(ctx context.Context, b batch, recovering bool) (int64, err
 	if err := s.fail(pointApply); err != nil {
 		return written, err
 	}
-	return written, s.Store.applyBatch(ctx, b.id, s.Clock.Now(), func() error { return s.fail(pointCommit) })
+	return written, s.Store.applyBatch(ctx, b.id, s.Clock.Now(), moved, func() error { return s.fail(pointCommit) })
 }
 
 // Recover completes the connection's pending batch, if a failure left one, under the

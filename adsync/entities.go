@@ -12,7 +12,8 @@ import (
 
 // writeObjects stores the account and its objects: every changed object in PostgreSQL (for the
 // objects route and the UI), and a new version in ClickHouse's entities dimension only when the
-// name or the parent changed. It returns the entity rows written to ClickHouse.
+// name or the parent changed (and then the project's entities version moves, in tx). It returns
+// the entity rows written to ClickHouse.
 func (s *Syncer) writeObjects(ctx context.Context, tx pgx.Tx, c platform.Connection, projectID string, acct Account, objs []Object, now time.Time) (int64, error) {
 	stored, err := s.Store.Objects(ctx, c.ID)
 	if err != nil {
@@ -41,6 +42,9 @@ func (s *Syncer) writeObjects(ctx context.Context, tx pgx.Tx, c platform.Connect
 	}
 	if len(versions) > 0 {
 		if err := facts.InsertEntities(ctx, s.ClickHouse, versions); err != nil {
+			return 0, err
+		}
+		if err := facts.Moved(ctx, tx, []facts.Change{facts.EntitiesOf(projectID)}); err != nil {
 			return 0, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mtk/facts"
 	"mtk/internal/apperr"
 	"mtk/internal/ids"
 )
@@ -110,11 +111,17 @@ func (s *Store) CreateConnection(ctx context.Context, in ConnectionInput) (Conne
 		c.WebhookKey = "whk_" + ids.Random(20)
 		webhookKey = &c.WebhookKey
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO connections
-		(id, workspace_id, project_id, kind, source, source_id, name, status, webhook_key, api_base_url, access_token, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		c.ID, c.WorkspaceID, c.ProjectID, c.Kind, c.Source, c.SourceID, c.Name, c.Status, webhookKey,
-		optional(c.APIBaseURL), optional(c.AccessToken), c.CreatedAt)
+	// The project's answers read its connections: their settings version moves with the insert.
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO connections
+			(id, workspace_id, project_id, kind, source, source_id, name, status, webhook_key, api_base_url, access_token, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			c.ID, c.WorkspaceID, c.ProjectID, c.Kind, c.Source, c.SourceID, c.Name, c.Status, webhookKey,
+			optional(c.APIBaseURL), optional(c.AccessToken), c.CreatedAt); err != nil {
+			return err
+		}
+		return facts.Moved(ctx, tx, []facts.Change{facts.SettingsOf(c.ProjectID)})
+	})
 	return c, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"mtk/adsync"
 	"mtk/adsync/networks"
 	"mtk/engine/enginetest"
+	"mtk/facts"
 	"mtk/platform"
 )
 
@@ -111,5 +112,10 @@ func seedDemoRates(ctx context.Context, st stores, demo demoOutput, now time.Tim
 	if err != nil {
 		return err
 	}
-	return enginetest.InsertRates(ctx, st.ch, ds.Rates)
+	// Written as a rates feed writes: with the day's versions moved, so cached answers convert anew.
+	rates := enginetest.FactsRates(ds.Rates)
+	if err := facts.InsertRates(ctx, st.ch, rates, uint64(now.UnixNano())); err != nil {
+		return err
+	}
+	return facts.Moved(ctx, st.pg, facts.RateChanges(rates))
 }

@@ -62,22 +62,19 @@ func projectFacts(fs []facts.Fact, projectID string) []facts.Fact {
 	return out
 }
 
-// InsertRates writes daily exchange rates into fx_rates (version 1).
+// InsertRates writes daily exchange rates into fx_rates (version 1), moving no data version:
+// generated data is written before answers are served.
 func InsertRates(ctx context.Context, conn driver.Conn, rates []Rate) error {
-	batch, err := conn.PrepareBatch(ctx, "INSERT INTO fx_rates (day, base, quote, rate, version)")
-	if err != nil {
-		return fmt.Errorf("enginetest: insert rates: %w", err)
+	return facts.InsertRates(ctx, conn, FactsRates(rates), 1)
+}
+
+// FactsRates are rates as facts.InsertRates takes them.
+func FactsRates(rates []Rate) []facts.Rate {
+	out := make([]facts.Rate, len(rates))
+	for i, r := range rates {
+		out[i] = facts.Rate{Day: r.Day, Base: r.Base, Quote: r.Quote, Rate: r.Rate}
 	}
-	defer batch.Close()
-	for _, r := range rates {
-		if err := batch.Append(r.Day, r.Base, r.Quote, r.Rate, uint64(1)); err != nil {
-			return fmt.Errorf("enginetest: insert rates: %w", err)
-		}
-	}
-	if err := batch.Send(); err != nil {
-		return fmt.Errorf("enginetest: insert rates: %w", err)
-	}
-	return nil
+	return out
 }
 
 // StreamAdFacts writes n ad-fact rows for the dataset's first project, spread over its days

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/facts"
 	"mtk/internal/clock"
 )
 
@@ -48,6 +49,9 @@ type drainRows interface {
 	keys() []rowKey
 	// insert writes the rows that are not in skip.
 	insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error
+	// changes are the data versions that landing the rows moves (facts.Versions): all of them,
+	// since rows an interrupted run inserted may not have moved theirs.
+	changes() ([]facts.Change, error)
 }
 
 // rowKey is an outbox row's id and where ClickHouse would hold it (its project and time).
@@ -137,7 +141,11 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 	if err := d.crash("mark"); err != nil {
 		return 0, err
 	}
-	if err := d.settle(ctx, conn, ids, attempt, len(prior) > 0); err != nil {
+	changes, err := rows.changes()
+	if err != nil {
+		return 0, err
+	}
+	if err := d.settle(ctx, conn, ids, attempt, len(prior) > 0, changes); err != nil {
 		return 0, err
 	}
 	if len(present) > 0 {
@@ -164,10 +172,11 @@ func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[in
 	return prior, nil
 }
 
-// settle deletes the inserted rows, less their outbox's size by as many, and their attempt (0: none), and (when there were prior
-// attempts) every earlier attempt none of whose rows is left, in one transaction: a crash before
-// it commits leaves the rows listed as suspects.
-func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64, prior bool) error {
+// settle deletes the inserted rows, less their outbox's size by as many, their attempt (0:
+// none), and (when there were prior attempts) every earlier attempt none of whose rows is left,
+// and moves the data versions of what landed, in one transaction: a crash before it commits
+// leaves the rows listed as suspects.
+func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64, prior bool, changes []facts.Change) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	// The size shrinks by the rows deleted, in the same transaction (see Bounds).
@@ -181,6 +190,7 @@ func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, a
 		b.Queue(`DELETE FROM outbox_attempts a WHERE a.outbox = $1
 			AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)
 	}
+	facts.QueueMoved(b, changes)
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		// A connection left inside the transaction is closed by the pool on release.

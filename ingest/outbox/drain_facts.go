@@ -57,6 +57,23 @@ func (rs factRows) keys() []rowKey {
 	return keys
 }
 
+// changes are the local days of the rows' projects, in each project's zone.
+func (rs factRows) changes() ([]facts.Change, error) {
+	byZone := map[string][]facts.Fact{}
+	for _, p := range rs {
+		byZone[p.timezone] = append(byZone[p.timezone], p.fact)
+	}
+	var out []facts.Change
+	for zone, fs := range byZone {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			return nil, fmt.Errorf("outbox: time zone %q: %w", zone, err)
+		}
+		out = append(out, facts.FactChanges(loc, fs)...)
+	}
+	return out, nil
+}
+
 // insert writes the rows facts_raw does not hold yet, per project time zone.
 func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
 	byZone := map[string][]facts.Fact{}

@@ -232,7 +232,7 @@ func alphaAccountFields(a *account, fields []string) (map[string]any, *apiErr) {
 // alphaObjectFields renders o's fields at now; the caller holds s.mu.
 func alphaObjectFields(o *object, fields []string, now int64) (map[string]any, *apiErr) {
 	a := o.acct
-	all := map[string]any{"id": o.id, "name": o.name, "account_id": strings.TrimPrefix(a.id, "act_"),
+	all := map[string]any{"id": o.id, "name": o.title(), "account_id": strings.TrimPrefix(a.id, "act_"),
 		"status": string(o.statusAt(now)), "effective_status": o.effectiveStatus(now),
 		"created_time": a.localTime(o.start, alphaTimeLayout), "start_time": a.localTime(o.start, alphaTimeLayout)}
 	switch o.level {

@@ -166,7 +166,7 @@ func alphaInsightRow(a *account, r row, fields []string, g grouping, until day) 
 			if o != nil && strings.HasSuffix(f, "_id") {
 				out[f] = o.id
 			} else if o != nil {
-				out[f] = o.name
+				out[f] = o.title()
 			}
 		}
 	}

@@ -36,7 +36,7 @@ var betaAttrs = map[string]func(a *account, o *object, now int64) string{
 	"customer.currency_code":            func(a *account, _ *object, _ int64) string { return a.currency },
 	"customer.time_zone":                func(a *account, _ *object, _ int64) string { return a.tz },
 	"campaign.id":                       func(_ *account, o *object, _ int64) string { return o.id },
-	"campaign.name":                     func(_ *account, o *object, _ int64) string { return o.name },
+	"campaign.name":                     func(_ *account, o *object, _ int64) string { return o.title() },
 	"campaign.status":                   func(_ *account, o *object, now int64) string { return betaStatus(o.statusAt(now)) },
 	"campaign.resource_name":            func(a *account, o *object, _ int64) string { return betaName(a, "campaigns", o.id) },
 	"campaign.campaign_budget":          func(a *account, o *object, _ int64) string { return betaName(a, "campaignBudgets", o.budgetID) },
@@ -49,12 +49,12 @@ var betaAttrs = map[string]func(a *account, o *object, now int64) string{
 		return strconv.FormatInt(o.budgetAt(now)*microsPerMinor(a.exp), 10)
 	},
 	"ad_group.id":            func(_ *account, o *object, _ int64) string { return o.id },
-	"ad_group.name":          func(_ *account, o *object, _ int64) string { return o.name },
+	"ad_group.name":          func(_ *account, o *object, _ int64) string { return o.title() },
 	"ad_group.status":        func(_ *account, o *object, now int64) string { return betaStatus(o.statusAt(now)) },
 	"ad_group.resource_name": func(a *account, o *object, _ int64) string { return betaName(a, "adGroups", o.id) },
 	"ad_group.campaign":      func(a *account, o *object, _ int64) string { return betaName(a, "campaigns", o.parent.id) },
 	"ad_group_ad.ad.id":      func(_ *account, o *object, _ int64) string { return o.id },
-	"ad_group_ad.ad.name":    func(_ *account, o *object, _ int64) string { return o.name },
+	"ad_group_ad.ad.name":    func(_ *account, o *object, _ int64) string { return o.title() },
 	"ad_group_ad.status":     func(_ *account, o *object, now int64) string { return betaStatus(o.statusAt(now)) },
 	"ad_group_ad.resource_name": func(a *account, o *object, _ int64) string {
 		return betaName(a, "adGroupAds", o.parent.id+"~"+o.id)

@@ -177,15 +177,15 @@ func gammaObject(o *object, now int64) map[string]any {
 	m["campaign_id"] = camp.id
 	switch o.level {
 	case LevelCampaign:
-		m["campaign_name"], m["objective_type"] = o.name, o.objective
+		m["campaign_name"], m["objective_type"] = o.title(), o.objective
 	case LevelAdSet:
-		m["adgroup_id"], m["adgroup_name"] = o.id, o.name
+		m["adgroup_id"], m["adgroup_name"] = o.id, o.title()
 		m["schedule_start_time"] = time.Unix(o.start, 0).UTC().Format(gammaTimeLayout)
 		if o.end != 0 {
 			m["schedule_end_time"] = time.Unix(o.end, 0).UTC().Format(gammaTimeLayout)
 		}
 	case LevelAd:
-		m["adgroup_id"], m["ad_id"], m["ad_name"] = o.parent.id, o.id, o.name
+		m["adgroup_id"], m["ad_id"], m["ad_name"] = o.parent.id, o.id, o.title()
 	}
 	if o.level != LevelAd {
 		m["budget_mode"] = map[BudgetKind]string{BudgetNone: "BUDGET_MODE_INFINITE", BudgetDaily: "BUDGET_MODE_DAY",

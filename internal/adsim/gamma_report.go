@@ -140,7 +140,7 @@ func gammaReportRow(a *account, r row, level Level, g grouping, metrics []string
 			}
 		case "campaign_name", "adgroup_name", "ad_name":
 			if o != nil {
-				ms[m] = o.name
+				ms[m] = o.title()
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package adsim
 
 import (
 	"sort"
+	"sync/atomic"
 	"time"
 )
 
@@ -117,11 +118,20 @@ type budgetChange struct {
 
 // object is a campaign, ad set or ad. Its identity and rates are fixed at generation; its status
 // and budget histories grow with writes (guarded by Sim.mu).
+// title is the object's name now.
+func (o *object) title() string {
+	if n := o.renamed.Load(); n != nil {
+		return *n
+	}
+	return o.name
+}
+
 type object struct {
 	id        string
 	level     Level
-	name      string
-	objective string // campaigns: the network's objective or channel type
+	name      string                 // as generated; see title
+	renamed   atomic.Pointer[string] // set by Rename, read by requests without the lock
+	objective string                 // campaigns: the network's objective or channel type
 	acct      *account
 	parent    *object
 	children  []*object

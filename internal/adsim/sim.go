@@ -141,7 +141,7 @@ func (s *Sim) Objects(n Network, accountID string) ([]ObjectInfo, error) {
 
 // info snapshots o at now; the caller holds s.mu.
 func (o *object) info(now int64) ObjectInfo {
-	oi := ObjectInfo{Network: o.acct.network, AccountID: o.acct.id, ID: o.id, Level: o.level, Name: o.name,
+	oi := ObjectInfo{Network: o.acct.network, AccountID: o.acct.id, ID: o.id, Level: o.level, Name: o.title(),
 		CampaignID: o.ancestor(LevelCampaign).id, Status: o.statusAt(now), Live: o.liveAt(now),
 		BudgetKind: o.budget, Budget: o.budgetAt(now), BudgetID: o.budgetID, Start: time.Unix(o.start, 0).UTC()}
 	if o.parent != nil {

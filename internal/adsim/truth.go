@@ -107,7 +107,7 @@ func (s *Sim) Truth(q TruthQuery) (Truth, error) {
 	for _, r := range s.rows(a, since, until, g, now.Unix(), true) {
 		tr := TruthRow{EntityID: a.id, EntityName: a.name, Date: r.day.String(), Metrics: r.m}
 		if r.obj != nil {
-			tr.EntityID, tr.EntityName = r.obj.id, r.obj.name
+			tr.EntityID, tr.EntityName = r.obj.id, r.obj.title()
 		}
 		if g.byHour {
 			h := r.hour

@@ -65,6 +65,16 @@ func (s *Sim) SetBudget(objectID string, minor int64) error {
 	return s.Apply([]Change{{ObjectID: objectID, Budget: minor}})
 }
 
+// Rename gives one object a new name now, as an advertiser does in the network's interface.
+func (s *Sim) Rename(objectID, name string) error {
+	o, ok := s.objects[objectID]
+	if !ok {
+		return fmt.Errorf("adsim: no object %q", objectID)
+	}
+	o.renamed.Store(&name)
+	return nil
+}
+
 // apply is Apply restricted to account a's objects (any account when a is nil). With dry it only
 // checks.
 func (s *Sim) apply(a *account, changes []Change, dry bool) *ChangeError {
