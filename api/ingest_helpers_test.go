@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"testing"
+	"time"
 
 	"mtk/adsync"
 	"mtk/facts"
@@ -57,6 +58,21 @@ func (e *env) drain() {
 		if _, err := d.RunOnce(context.Background()); err != nil {
 			e.t.Fatal(err)
 		}
+	}
+	e.heard()
+}
+
+// heard waits until the server has heard every data version moved so far, so that the next
+// query reads what was just written (a notification takes milliseconds to arrive).
+func (e *env) heard() {
+	e.t.Helper()
+	if e.sys.Versions == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.sys.Versions.Heard(ctx); err != nil {
+		e.t.Fatalf("data versions not heard: %v", err)
 	}
 }
 

@@ -27,8 +27,11 @@ func TestMetricsByRoutePattern(t *testing.T) {
 	e := newEnv(t)
 	e.withMetrics()
 	tt := e.newTrackingTenant("acme", "act_100", "acme.example")
-	if r := e.do("POST", "/v3/query", map[string]any{"project_id": tt.project.ID, "fields": []string{"spend"}}, bearer(tt.readKey)...); r.Status != 200 {
-		t.Fatalf("query: %d %s", r.Status, r.Body)
+	e.heard()
+	for range 2 { // read, then from the answer cache
+		if r := e.do("POST", "/v3/query", map[string]any{"project_id": tt.project.ID, "fields": []string{"spend"}}, bearer(tt.readKey)...); r.Status != 200 {
+			t.Fatalf("query: %d %s", r.Status, r.Body)
+		}
 	}
 	if r := e.do("POST", "/v3/tracking/events", map[string]any{"config": map[string]any{"name": "Lead"}}, bearer(tt.key)...); r.Status != 200 {
 		t.Fatalf("event: %d %s", r.Status, r.Body)
@@ -50,8 +53,12 @@ func TestMetricsByRoutePattern(t *testing.T) {
 		labels []string
 		want   float64
 	}{
-		{"mtk_http_requests_total", []string{"route", "/v3/query", "method", "POST", "status", "200"}, 1},
-		{"mtk_http_request_duration_seconds", []string{"route", "/v3/query", "method", "POST", "status", "200"}, 1},
+		{"mtk_http_requests_total", []string{"route", "/v3/query", "method", "POST", "status", "200"}, 2},
+		{"mtk_http_request_duration_seconds", []string{"route", "/v3/query", "method", "POST", "status", "200"}, 2},
+		{"mtk_query_cache_hits_total", nil, 1},
+		{"mtk_query_cache_misses_total", nil, 1},
+		{"mtk_query_cache_evictions_total", nil, 0},
+		{"mtk_query_cache_entries", nil, 1},
 		{"mtk_http_requests_total", []string{"route", "/v3/tracking/events", "method", "POST", "status", "200"}, 1},
 		{"mtk_http_requests_total", []string{"route", sync, "method", "GET", "status", "404"}, 1},
 		{"mtk_http_requests_total", []string{"route", sync, "method", "GET", "status", "401"}, 1},
@@ -73,7 +80,7 @@ func TestMetricsByRoutePattern(t *testing.T) {
 			t.Errorf("raw path %q as a route label", route)
 		}
 	}
-	for _, name := range []string{"mtk_postgres_open_connections", "mtk_clickhouse_open_connections", "mtk_query_errors_total"} {
+	for _, name := range []string{"mtk_postgres_open_connections", "mtk_clickhouse_open_connections", "mtk_query_errors_total", "mtk_query_cache_bytes"} {
 		if _, ok := f.Value(name); !ok {
 			t.Errorf("%s is missing", name)
 		}

@@ -1,7 +1,11 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,7 +18,9 @@ import (
 
 // query answers POST /v3/query: the body is validated first (so that a missing project_id is a
 // 400), then the project must be the caller's workspace's (403 access_denied otherwise; 404 when
-// it does not exist).
+// it does not exist). An answer kept by the answer cache for the same query at the same data
+// version is sent again as it was (see answerTag); `Cache-Control: no-cache` reads afresh, and
+// an If-None-Match naming the answer's tag gets 304 without reading anything.
 func (s *server) query(c *fiber.Ctx) error {
 	start := time.Now()
 	var body engine.QueryInput
@@ -29,8 +35,33 @@ func (s *server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	prep, err := s.engine.Prepare(scope, in)
+	if err != nil {
+		return err
+	}
+	key, cached, err := s.answerKey(c, scope.ProjectID, prep)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		tag := answerTag(key)
+		c.Set(fiber.HeaderETag, tag)
+		if c.Get(fiber.HeaderIfNoneMatch) == tag { // the answer at this version is the one the caller has
+			c.Set(headerServerTiming, serverTiming(0, time.Since(start), true))
+			return c.SendStatus(fiber.StatusNotModified)
+		}
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	if key != "" {
+		if cached {
+			if answer, ok := s.answers.Get(key); ok {
+				c.Set(headerServerTiming, serverTiming(0, time.Since(start), true))
+				return c.Send(answer)
+			}
+		}
+	}
 	var timing engine.Timing
-	res, err := s.engine.Query(engine.WithTiming(c.UserContext(), &timing), scope, in)
+	res, err := s.engine.Run(engine.WithTiming(c.UserContext(), &timing), prep)
 	if err != nil {
 		return err
 	}
@@ -38,22 +69,52 @@ func (s *server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	c.Set(headerServerTiming, serverTiming(timing.DB(), time.Since(start)))
+	if key != "" {
+		s.answers.Put(key, answer)
+	}
+	c.Set(headerServerTiming, serverTiming(timing.DB(), time.Since(start), false))
 	return c.Send(answer)
 }
 
+// answerKey is the answer cache's key of a prepared query: its key and the data version of the
+// days it reads. It is empty when answers are not cached or versions are unknown (then the
+// answer is read and not kept); cached is false when the request asks for a fresh read
+// (Cache-Control: no-cache), whose answer is still kept.
+func (s *server) answerKey(c *fiber.Ctx, projectID string, prep *engine.Prepared) (key string, cached bool, err error) {
+	if s.answers == nil {
+		return "", false, nil
+	}
+	first, after := prep.Days()
+	version, known, err := s.versions.Of(c.UserContext(), projectID, first, after)
+	if err != nil || !known {
+		return "", false, err
+	}
+	key = string(binary.BigEndian.AppendUint64([]byte(prep.Key()), uint64(version)))
+	return key, !strings.Contains(strings.ToLower(c.Get(fiber.HeaderCacheControl)), "no-cache"), nil
+}
+
+// answerTag is an answer's ETag: equal tags are answers to the same query at the same data
+// version, whose bytes are equal.
+func answerTag(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
 // headerServerTiming tells where a query's time went (W3C Server-Timing): db is the time its
-// ClickHouse statements took (sent, run and read; not the wait for a query slot), total the
-// server's whole handling, from reading the body to the encoded answer; cache says whether the
-// answer came from a cache (always miss: answers are not cached yet).
+// ClickHouse statements took (sent, run and read; not the wait for a query slot; 0 for a cached
+// answer), total the server's whole handling, from reading the body to the encoded answer;
+// cache says whether the answer came from the answer cache (hit) or was read (miss).
 const headerServerTiming = "Server-Timing"
 
-func serverTiming(db, total time.Duration) string {
+func serverTiming(db, total time.Duration, hit bool) string {
 	ms := func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64)
 	}
-	return "db;dur=" + ms(db) + ", total;dur=" + ms(total) + ", cache;desc=miss"
+	cache := "miss"
+	if hit {
+		cache = "hit"
+	}
+	return "db;dur=" + ms(db) + ", total;dur=" + ms(total) + ", cache;desc=" + cache
 }
 
 // queryBody is the answer of POST /v3/query: {success, data, currency, warnings, has_more}. The

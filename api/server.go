@@ -15,10 +15,12 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"mtk/adsync"
+	"mtk/api/answers"
 	"mtk/api/dashboard"
 	"mtk/api/openapi"
 	"mtk/api/ratelimit"
 	"mtk/engine"
+	"mtk/facts"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
 	"mtk/internal/clock"
@@ -40,6 +42,8 @@ type server struct {
 	clock    clock.Clock
 	log      *slog.Logger
 	objects  *adsync.Objects
+	versions *facts.Versions
+	answers  *answers.Cache // nil (and versions too): answers are not cached
 }
 
 // missing names what sys lacks (wire.Build makes it all; Metrics is optional).
@@ -68,7 +72,7 @@ func New(sys *wire.System) *fiber.App {
 	d := sys
 	s := &server{
 		cfg: d.Config, platform: d.Store, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
-		objects: d.Objects, clock: d.Clock, log: d.Log,
+		objects: d.Objects, clock: d.Clock, log: d.Log, versions: d.Versions, answers: d.Answers,
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",

@@ -2,9 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
-	"fmt"
 	"sync"
 )
 
@@ -69,32 +66,4 @@ func (f *flights) do(ctx context.Context, key string, work func(context.Context)
 		f.mu.Unlock()
 		return answered{err: mapError(ctx.Err()), left: true}, joined
 	}
-}
-
-// flightKey identifies a query's answer: its scope, its input as sent and its compiled
-// statements (which hold its range resolved to instants), so that two keys are equal only for
-// queries whose answers are the same.
-func flightKey(scope Scope, in QueryInput, c *Compiled) (string, error) {
-	h := sha256.New()
-	enc := json.NewEncoder(h)
-	if err := enc.Encode(scope); err != nil {
-		return "", err
-	}
-	if err := enc.Encode(in); err != nil {
-		return "", err
-	}
-	write := func(st *Statement) {
-		if st != nil {
-			fmt.Fprintf(h, "%q %#v\n", st.SQL, st.Args)
-		}
-	}
-	write(c.Spans)
-	for _, a := range c.Attempts {
-		fmt.Fprintf(h, "%s %q\n", a.Table, a.Warnings)
-		write(a.Probe)
-		write(&a.Query)
-		write(a.OneCurrency)
-	}
-	fmt.Fprintf(h, "%s %q\n", c.Currency, c.Warnings)
-	return string(h.Sum(nil)), nil
 }

@@ -120,21 +120,36 @@ func (s *Service) sql(st Statement) string {
 	return st.SQL
 }
 
-// Query validates in against scope and answers it. Identical queries that arrive together share
-// one run (flights). Errors are *apperr.Error for the client (validation, limits, store
-// unavailable) or internal errors.
+// Query validates in against scope and answers it: Prepare, then Run.
 func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Result, error) {
+	p, err := s.Prepare(scope, in)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx, p)
+}
+
+// Prepare validates in against scope and compiles it; it does no I/O. Errors are *apperr.Error
+// for a bad query, plain errors for a bad scope.
+func (s *Service) Prepare(scope Scope, in QueryInput) (*Prepared, error) {
 	start := time.Now()
 	c, err := Compile(scope, in, s.opts.Clock.Now())
 	if err != nil {
 		s.observe(start, nil, Attempt{}, false, err)
 		return nil, err
 	}
-	key, err := flightKey(scope, in, c)
+	key, err := answerKey(scope, in, c)
 	if err != nil {
 		return nil, err
 	}
-	out, shared := s.flights.do(ctx, key, func(ctx context.Context) answered {
+	return &Prepared{c: c, key: key, start: start}, nil
+}
+
+// Run answers a prepared query. Identical queries that arrive together share one run (flights).
+// Errors are *apperr.Error for the client (limits, store unavailable) or internal errors.
+func (s *Service) Run(ctx context.Context, p *Prepared) (*Result, error) {
+	c := p.c
+	out, shared := s.flights.do(ctx, p.key, func(ctx context.Context) answered {
 		c := c
 		if c.Spans != nil {
 			var err error
@@ -148,7 +163,7 @@ func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Resul
 	if out.left { // observed as the first attempt's, where a caller alone would have stopped
 		out.c, out.chosen = c, c.Attempts[0]
 	}
-	s.observe(start, out.c, out.chosen, shared, out.err)
+	s.observe(p.start, out.c, out.chosen, shared, out.err)
 	if out.err != nil {
 		return nil, out.err
 	}

@@ -58,7 +58,34 @@ type Config struct {
 	// (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX; default outbox.DefaultMaxRows): past them,
 	// events and orders are refused with 503 and Retry-After until the drainers make room.
 	EventOutboxMax, FactOutboxMax string
+	// QueryCache is "on" (the default) or "off" (MTK_QUERY_CACHE): whether /v3/query answers are
+	// kept and served again while their data version stands (see api/answers).
+	QueryCache string
+	// QueryCacheMB bounds the answer cache's memory in MiB (MTK_QUERY_CACHE_MB, default 256).
+	QueryCacheMB string
+	// QueryCacheGrain is how fine the data versions that key the answers are
+	// (MTK_QUERY_CACHE_GRAIN): "day" (the default: a write moves the answers that read its local
+	// day) or "project" (a write moves all of its project's answers), for measuring what the
+	// finer grain buys.
+	QueryCacheGrain string
 }
+
+// DefaultQueryCacheMB is the answer cache's bound when MTK_QUERY_CACHE_MB is unset.
+const DefaultQueryCacheMB = 256
+
+// QueryCacheOn reports whether /v3/query answers are cached.
+func (c Config) QueryCacheOn() bool { return c.QueryCache != "off" }
+
+// QueryCacheBytes is the answer cache's bound in bytes.
+func (c Config) QueryCacheBytes() int64 {
+	if n := positive(c.QueryCacheMB); n > 0 {
+		return n << 20
+	}
+	return DefaultQueryCacheMB << 20
+}
+
+// QueryCacheByProject reports whether data versions are kept per project instead of per day.
+func (c Config) QueryCacheByProject() bool { return c.QueryCacheGrain == "project" }
 
 // OutboxBounds are EventOutboxMax and FactOutboxMax as numbers, 0 for the default.
 func (c Config) OutboxBounds() (events, facts int64) {
@@ -113,6 +140,9 @@ func FromEnv() Config {
 		QueryConcurrency:  strings.ToLower(env("MTK_QUERY_CONCURRENCY", "auto")),
 		EventOutboxMax:    env("MTK_EVENT_OUTBOX_MAX", ""),
 		FactOutboxMax:     env("MTK_FACT_OUTBOX_MAX", ""),
+		QueryCache:        strings.ToLower(env("MTK_QUERY_CACHE", "on")),
+		QueryCacheMB:      env("MTK_QUERY_CACHE_MB", ""),
+		QueryCacheGrain:   strings.ToLower(env("MTK_QUERY_CACHE_GRAIN", "day")),
 	}
 	if m := strings.ToLower(c.Metrics); m == "on" || m == "off" {
 		c.Metrics = m
@@ -159,6 +189,15 @@ func (c Config) Validate() error {
 		if v != "" && positive(v) == 0 {
 			problems = append(problems, fmt.Sprintf("%s %q: want a number of rows, 1 or more", name, v))
 		}
+	}
+	if c.QueryCache != "" && c.QueryCache != "on" && c.QueryCache != "off" {
+		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE %q: want on or off", c.QueryCache))
+	}
+	if c.QueryCacheMB != "" && positive(c.QueryCacheMB) == 0 {
+		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_MB %q: want a number of MiB, 1 or more", c.QueryCacheMB))
+	}
+	if c.QueryCacheGrain != "" && c.QueryCacheGrain != "day" && c.QueryCacheGrain != "project" {
+		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_GRAIN %q: want day or project", c.QueryCacheGrain))
 	}
 	if c.RateLimits != "on" && c.RateLimits != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))

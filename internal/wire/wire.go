@@ -6,6 +6,7 @@
 package wire
 
 import (
+	"context"
 	"io"
 	"log/slog"
 
@@ -14,7 +15,9 @@ import (
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
+	"mtk/api/answers"
 	"mtk/engine"
+	"mtk/facts"
 	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
 	"mtk/ingest/events"
@@ -57,6 +60,12 @@ type System struct {
 	Orders   *orders.Service
 	Objects  *adsync.Objects
 	Syncer   *adsync.Syncer
+	// Versions are the data versions that key cached answers, Answers the answer cache; both nil
+	// when MTK_QUERY_CACHE is off.
+	Versions *facts.Versions
+	Answers  *answers.Cache
+
+	stop context.CancelFunc // ends what Build started
 }
 
 // Build makes the System over open stores. Close it after the HTTP server has stopped.
@@ -90,6 +99,16 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	if m != nil {
 		s.Syncer.Observe = m.SyncRun
 	}
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	if cfg.QueryCacheOn() {
+		s.Versions = facts.NewVersions(pg, cfg.QueryCacheByProject(), log)
+		s.Answers = answers.New(cfg.QueryCacheBytes())
+		go s.Versions.Listen(ctx)
+		if m != nil {
+			m.WatchAnswers(s.Answers.Stats)
+		}
+	}
 	return s
 }
 
@@ -100,5 +119,9 @@ func NewSyncer(store *platform.Store, ch driver.Conn, clk clock.Clock) *adsync.S
 		Connectors: networks.Factory{}.Connector, Clock: clk}
 }
 
-// Close stores the events still queued; call it after the HTTP server has stopped.
-func (s *System) Close() { s.Events.Close() }
+// Close stores the events still queued and stops listening for data versions; call it after the
+// HTTP server has stopped.
+func (s *System) Close() {
+	s.stop()
+	s.Events.Close()
+}

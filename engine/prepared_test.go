@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"mtk/internal/clock"
+)
+
+// TestPreparedKeys: a query's key holds its scope and its range as instants: a query without time
+// shares the key of its default range written out; another tier, currency, zone or connection
+// list does not share; Days are the local days the range touches.
+func TestPreparedKeys(t *testing.T) {
+	s := New(nil, Options{Clock: clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))})
+	scope := Scope{ProjectID: "prj_k", Currency: "BRL", TimeZone: "America/Sao_Paulo", ConnectionIDs: []string{"con_a"}}
+	prepare := func(sc Scope, body string) *Prepared {
+		t.Helper()
+		var in QueryInput
+		if err := json.Unmarshal([]byte(body), &in); err != nil {
+			t.Fatal(err)
+		}
+		in.ProjectID = sc.ProjectID
+		p, err := s.Prepare(sc, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const body = `{"fields":["spend","tx_revenue"],"time":{"start":"2026-03-01","end":"2026-03-10","granularity":"15min"}}`
+	base := prepare(scope, body)
+	if first, after := base.Days(); first != time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) || after != time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC) {
+		t.Fatalf("days %s to %s", first, after)
+	}
+	if prepare(scope, `{"fields":["spend"]}`).Key() != prepare(scope, `{"fields":["spend"],"time":{"start":"2026-02-09","end":"2026-03-10"}}`).Key() {
+		t.Fatal("a query without time does not share its default range's key")
+	}
+	for name, sc := range map[string]Scope{
+		"tier":        {ProjectID: "prj_k", Currency: "BRL", TimeZone: "America/Sao_Paulo", ConnectionIDs: []string{"con_a"}, SubHour: true},
+		"currency":    {ProjectID: "prj_k", Currency: "USD", TimeZone: "America/Sao_Paulo", ConnectionIDs: []string{"con_a"}},
+		"zone":        {ProjectID: "prj_k", Currency: "BRL", TimeZone: "UTC", ConnectionIDs: []string{"con_a"}},
+		"connections": {ProjectID: "prj_k", Currency: "BRL", TimeZone: "America/Sao_Paulo", ConnectionIDs: []string{"con_a", "con_b"}},
+		"project":     {ProjectID: "prj_other", Currency: "BRL", TimeZone: "America/Sao_Paulo", ConnectionIDs: []string{"con_a"}},
+	} {
+		if prepare(sc, body).Key() == base.Key() {
+			t.Errorf("another %s shares the key", name)
+		}
+	}
+}
