@@ -2,7 +2,6 @@ package api
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -39,7 +38,7 @@ func (s *server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	key, cached, err := s.answerKey(c, scope.ProjectID, prep)
+	prep, key, cached, err := s.versioned(c, scope.ProjectID, prep)
 	if err != nil {
 		return err
 	}
@@ -76,21 +75,21 @@ func (s *server) query(c *fiber.Ctx) error {
 	return c.Send(answer)
 }
 
-// answerKey is the answer cache's key of a prepared query: its key and the data version of the
-// days it reads. It is empty when answers are not cached or versions are unknown (then the
+// versioned is the prepared query at the data version of the days it reads, and its answer
+// cache key. The key is empty when answers are not cached or versions are unknown (then the
 // answer is read and not kept); cached is false when the request asks for a fresh read
 // (Cache-Control: no-cache), whose answer is still kept.
-func (s *server) answerKey(c *fiber.Ctx, projectID string, prep *engine.Prepared) (key string, cached bool, err error) {
+func (s *server) versioned(c *fiber.Ctx, projectID string, prep *engine.Prepared) (_ *engine.Prepared, key string, cached bool, err error) {
 	if s.answers == nil {
-		return "", false, nil
+		return prep, "", false, nil
 	}
 	first, after := prep.Days()
 	version, known, err := s.versions.Of(c.UserContext(), projectID, first, after)
 	if err != nil || !known {
-		return "", false, err
+		return prep, "", false, err
 	}
-	key = string(binary.BigEndian.AppendUint64([]byte(prep.Key()), uint64(version)))
-	return key, !strings.Contains(strings.ToLower(c.Get(fiber.HeaderCacheControl)), "no-cache"), nil
+	prep = prep.At(version)
+	return prep, prep.Key(), !strings.Contains(strings.ToLower(c.Get(fiber.HeaderCacheControl)), "no-cache"), nil
 }
 
 // answerTag is an answer's ETag: equal tags are answers to the same query at the same data

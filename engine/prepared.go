@@ -2,9 +2,12 @@ package engine
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"mtk/facts"
 )
 
 // Prepared is a query validated and compiled for its project, ready to Run, with what identifies
@@ -20,6 +23,16 @@ type Prepared struct {
 // resolved to instants (so that "2024-03-01" and "2024-03-01T00:00:00" in the project's zone
 // share), and the compiled statements with their warnings.
 func (p *Prepared) Key() string { return p.key }
+
+// At is the query read at a data version of its Days (facts.Versions): its Key holds the version,
+// so that its answer is kept under it and it shares a run (single flight) only with callers that
+// read the same version: a run begun before a write landed must not answer a caller who knows of
+// the write.
+func (p *Prepared) At(v facts.Version) *Prepared {
+	q := *p
+	q.key = string(binary.BigEndian.AppendUint64([]byte(p.key), uint64(v)))
+	return &q
+}
 
 // Days are the local days [first, after) (civil dates) whose data the answer reads: every table,
 // probe and day span of the query reads inside them.

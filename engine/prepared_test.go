@@ -8,7 +8,9 @@ import (
 	"mtk/internal/clock"
 )
 
-// TestPreparedKeys: a query's key holds its scope and its range as instants: a query without time
+// TestPreparedKeys: a query's key holds its scope, its range as instants and the data version it
+// is read at (so that single flight never hands a caller a run begun before a write it knows
+// of); a query without time
 // shares the key of its default range written out; another tier, currency, zone or connection
 // list does not share; Days are the local days the range touches.
 func TestPreparedKeys(t *testing.T) {
@@ -31,6 +33,9 @@ func TestPreparedKeys(t *testing.T) {
 	base := prepare(scope, body)
 	if first, after := base.Days(); first != time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) || after != time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC) {
 		t.Fatalf("days %s to %s", first, after)
+	}
+	if base.At(1).Key() == base.At(2).Key() || base.At(1).Key() == base.Key() || base.At(1).Key() != prepare(scope, body).At(1).Key() {
+		t.Fatal("a data version does not key the query's answer (and its single flight) alone")
 	}
 	if prepare(scope, `{"fields":["spend"]}`).Key() != prepare(scope, `{"fields":["spend"],"time":{"start":"2026-02-09","end":"2026-03-10"}}`).Key() {
 		t.Fatal("a query without time does not share its default range's key")
