@@ -116,7 +116,8 @@ func serverTiming(db, total time.Duration, hit bool) string {
 	return "db;dur=" + ms(db) + ", total;dur=" + ms(total) + ", cache;desc=" + cache
 }
 
-// queryBody is the answer of POST /v3/query: {success, data, currency, warnings, has_more}. The
+// queryBody is the answer of POST /v3/query: {success, data, currency, warnings, has_more,
+// time (a named range's dates)}. The
 // rows are appended by engine.Row.AppendJSON, since encoding/json would check again every byte a
 // row's MarshalJSON wrote; the bytes are those encoding/json writes.
 func queryBody(res *engine.Result) ([]byte, error) {
@@ -133,10 +134,11 @@ func queryBody(res *engine.Result) ([]byte, error) {
 		}
 	}
 	rest, err := marshalJSON(struct {
-		Currency string   `json:"currency"`
-		Warnings []string `json:"warnings"`
-		HasMore  bool     `json:"has_more"`
-	}{res.Currency, res.Warnings, res.HasMore})
+		Currency string        `json:"currency"`
+		Warnings []string      `json:"warnings"`
+		HasMore  bool          `json:"has_more"`
+		Time     *engine.Dates `json:"time,omitempty"`
+	}{res.Currency, res.Warnings, res.HasMore, res.Time})
 	if err != nil {
 		return nil, err
 	}

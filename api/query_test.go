@@ -147,6 +147,10 @@ func TestQueryValidation(t *testing.T) {
 		{"bad granularity", q(`,"time":{"start":"2026-03-01","end":"2026-03-02","granularity":"fortnight"}`), "invalid_parameter", "granularity"},
 		{"end before start", q(`,"time":{"start":"2026-03-05","end":"2026-03-01"}`), "invalid_parameter", "time"},
 		{"bad date", q(`,"time":{"start":"March 1","end":"2026-03-02"}`), "invalid_parameter", "time.start"},
+		{"range and dates", q(`,"time":{"range":"last_7_days","start":"2026-03-01","end":"2026-03-02"}`), "invalid_parameter",
+			"time.range: give either range or start and end, not both"},
+		{"unknown range", q(`,"time":{"range":"last_week"}`), "invalid_parameter",
+			`time.range: unknown range "last_week"; want one of today, yesterday, last_7_days, last_14_days, last_30_days, last_90_days, this_week, this_month, last_month, this_year`},
 		{"bad level", q(`,"metadata":{"level":"keyword"}`), "invalid_parameter", "level"},
 		{"bad currency", q(`,"metadata":{"convert_to_currency":"usd!"}`), "invalid_parameter", "convert_to_currency"},
 		{"bad operator", q(`,"filters":[{"member":"campaign_name","operator":"like","values":["x"]}]`), "invalid_parameter", "filters[0]"},
@@ -171,6 +175,36 @@ func TestQueryValidation(t *testing.T) {
 	t.Run("malformed JSON", func(t *testing.T) {
 		wantError(t, e.do("POST", "/v3/query", `{"project_id":`, bearer(tn.readKey)...), 400, "validation_error", "invalid_parameter")
 	})
+}
+
+// TestQueryNamedRange: a named range answers what its dates written out answer, resolved in the
+// project's zone at the request (the test clock: 2026-03-10 12:00 in São Paulo), and echoes them.
+func TestQueryNamedRange(t *testing.T) {
+	e := newEnv(t)
+	tn := e.newTenant("acme", platform.TierGrowth, "act_111")
+	e.seedFacts(tn)
+	ask := func(time string) map[string]any {
+		t.Helper()
+		r := e.do("POST", "/v3/query", `{"project_id":"`+tn.project.ID+`","fields":["spend","clicks"],"metadata":{"level":"campaign"},"time":`+time+`}`, bearer(tn.readKey)...)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", time, r.Status, r.Body)
+		}
+		return r.JSON(t)
+	}
+	for name, dates := range map[string][2]string{"last_7_days": {"2026-03-03", "2026-03-09"}, "yesterday": {"2026-03-09", "2026-03-09"},
+		"this_month": {"2026-03-01", "2026-03-10"}, "last_month": {"2026-02-01", "2026-02-28"}} {
+		named := ask(`{"range":"` + name + `","granularity":"day"}`)
+		explicit := ask(`{"start":"` + dates[0] + `","end":"` + dates[1] + `","granularity":"day"}`)
+		if fmt.Sprint(named["time"]) != fmt.Sprint(map[string]any{"start": dates[0], "end": dates[1]}) {
+			t.Errorf("%s echoes %v, want %v", name, named["time"], dates)
+		}
+		if _, ok := explicit["time"]; ok {
+			t.Errorf("an explicit range echoes time: %v", explicit["time"])
+		}
+		if fmt.Sprint(named["data"]) != fmt.Sprint(explicit["data"]) {
+			t.Errorf("%s answers other rows than %v:\n%v\n%v", name, dates, named["data"], explicit["data"])
+		}
+	}
 }
 
 func TestQueryAccess(t *testing.T) {

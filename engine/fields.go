@@ -11,6 +11,8 @@ import (
 type FieldList struct {
 	Metrics    []Metric    `json:"metrics"`
 	Dimensions []Dimension `json:"dimensions"`
+	// Ranges are the names time.range takes, so that clients need no list of their own.
+	Ranges []string `json:"ranges"`
 }
 
 // Fields lists every metric and dimension, or those available for source when it is not empty
@@ -21,7 +23,7 @@ func Fields(source string) (*FieldList, error) {
 			fmt.Sprintf("Unknown source %q. Valid sources: %s.", source, strings.Join(Sources, ", ")),
 			fmt.Sprintf("source: unknown source %q", source))
 	}
-	out := &FieldList{Metrics: []Metric{}, Dimensions: []Dimension{}}
+	out := &FieldList{Metrics: []Metric{}, Dimensions: []Dimension{}, Ranges: Ranges}
 	for _, m := range metricList {
 		if source == "" || contains(m.Sources, source) {
 			out.Metrics = append(out.Metrics, *m)

@@ -23,10 +23,11 @@ type QueryInput struct {
 	checked bool // passed Validate (Check), so the engine does not validate it again
 }
 
-// TimeSpec is the query's time range and optional bucket size.
+// TimeSpec is the query's time range (start and end, or a named range) and optional bucket size.
 type TimeSpec struct {
-	Start       string `json:"start"`
-	End         string `json:"end"`
+	Start       string `json:"start,omitempty"`
+	End         string `json:"end,omitempty"`
+	Range       string `json:"range,omitempty"`
 	Granularity string `json:"granularity,omitempty"`
 }
 

@@ -48,6 +48,8 @@ type plan struct {
 	asked *granularity
 	// spans are the local days answered whole from the daily table (spans.go).
 	spans daySpans
+	// named is what a named range resolved to, echoed in the answer.
+	named *Dates
 }
 
 // newPlan validates in (unless Check did) against scope and resolves it. The warnings hold
@@ -84,6 +86,10 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 		order: in.Order, limit: DefaultLimit, measures: measureSet{},
 	}
 	pl.start, pl.end = resolveRange(in.Time, loc, now)
+	if in.Time != nil && in.Time.Range != "" {
+		first, after := dayRange(pl.start, pl.end, loc)
+		pl.named = &Dates{Start: first.Format(time.DateOnly), End: after.AddDate(0, 0, -1).Format(time.DateOnly)}
+	}
 	if !pl.end.After(pl.start) {
 		p.add("time.end: must be after time.start")
 	}

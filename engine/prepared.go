@@ -50,6 +50,9 @@ func answerKey(scope Scope, in QueryInput, c *Compiled) (string, error) {
 	resolved := in
 	resolved.Time = &TimeSpec{Start: c.plan.start.Format(time.RFC3339), End: c.plan.end.Format(time.RFC3339),
 		Granularity: in.granularity()}
+	if in.Time != nil { // a named range's answer echoes its dates: it is not the explicit range's
+		resolved.Time.Range = in.Time.Range
+	}
 	if err := enc.Encode(resolved); err != nil {
 		return "", err
 	}

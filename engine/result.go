@@ -16,6 +16,14 @@ type Result struct {
 	Currency string   `json:"currency"`
 	Warnings []string `json:"warnings"`
 	HasMore  bool     `json:"has_more"`
+	// Time echoes a named range (time.range) as the dates it resolved to.
+	Time *Dates `json:"time,omitempty"`
+}
+
+// Dates are a range of local dates as a client sends them: YYYY-MM-DD, End included.
+type Dates struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
 }
 
 // Row is one row of the answer: its keys (date, <level>_id, <level>_name, source) then the asked

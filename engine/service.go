@@ -171,6 +171,7 @@ func (s *Service) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	res.Currency = out.c.Currency
 	warnings := append(append([]string{}, out.c.Warnings...), out.chosen.Warnings...)
 	res.Warnings = append(warnings, out.res.Warnings...)
+	res.Time = c.plan.named
 	return &res, nil
 }
 

@@ -34,12 +34,16 @@ func parseBound(s string, loc *time.Location) (t time.Time, dateOnly bool, ok bo
 }
 
 // resolveRange turns validated bounds into the instants [start, end), in UTC (so that equal
-// ranges compile to equal statements whatever their spelling). A date-only start is the
-// start of that local day; a date-only end includes that whole day; a date-time end is exclusive.
+// ranges compile to equal statements whatever their spelling). A named range is its local days
+// at now (ranges.go). A date-only start is the start of that local day; a date-only end includes that whole day; a date-time end is exclusive.
 func resolveRange(ts *TimeSpec, loc *time.Location, now time.Time) (start, end time.Time) {
 	if ts == nil {
 		today := facts.LocalDay(now, loc)
 		return DayStart(today.AddDate(0, 0, 1-DefaultDays), loc).UTC(), DayStart(today.AddDate(0, 0, 1), loc).UTC()
+	}
+	if ts.Range != "" {
+		first, last, _ := namedDays(ts.Range, facts.LocalDay(now, loc))
+		return DayStart(first, loc).UTC(), DayStart(last.AddDate(0, 0, 1), loc).UTC()
 	}
 	s, sDate, _ := parseBound(ts.Start, loc)
 	e, eDate, _ := parseBound(ts.End, loc)

@@ -108,7 +108,18 @@ func (in QueryInput) validateTime(p, missing *problems) {
 	if t == nil {
 		return
 	}
+	if t.Range != "" {
+		if t.Start != "" || t.End != "" {
+			p.add("time.range: give either range or start and end, not both")
+		}
+		if _, _, ok := namedDays(t.Range, time.Time{}); !ok {
+			p.add("time.range: unknown range %q; want one of %s", t.Range, strings.Join(Ranges, ", "))
+		}
+	}
 	for _, b := range []struct{ name, value string }{{"start", t.Start}, {"end", t.End}} {
+		if t.Range != "" {
+			break
+		}
 		if b.value == "" {
 			missing.add("time.%s: required", b.name)
 		} else if _, _, ok := parseBound(b.value, time.UTC); !ok {

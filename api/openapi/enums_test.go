@@ -29,6 +29,7 @@ func TestEnumsAreTheCode(t *testing.T) {
 		"Source":        engine.Sources,
 		"Level":         engine.Levels,
 		"Granularity":   engine.Granularities,
+		"RangeName":     engine.Ranges,
 		"Operator":      engine.Operators,
 		"TriggerType":   platform.TriggerTypes,
 		"StandardEvent": platform.StandardEvents,
