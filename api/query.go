@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
 	"mtk/platform"
@@ -83,10 +84,13 @@ func (s *server) versioned(c *fiber.Ctx, projectID string, prep *engine.Prepared
 	if s.answers == nil {
 		return prep, "", false, nil
 	}
-	first, after := prep.Days()
-	version, known, err := s.versions.Of(c.UserContext(), projectID, first, after)
-	if err != nil || !known {
-		return prep, "", false, err
+	var version facts.Version
+	for _, days := range prep.Days() { // a sum of sums still only grows
+		v, known, err := s.versions.Of(c.UserContext(), projectID, days.First, days.After)
+		if err != nil || !known {
+			return prep, "", false, err
+		}
+		version += v
 	}
 	prep = prep.At(version)
 	return prep, prep.Key(), !strings.Contains(strings.ToLower(c.Get(fiber.HeaderCacheControl)), "no-cache"), nil
@@ -117,7 +121,7 @@ func serverTiming(db, total time.Duration, hit bool) string {
 }
 
 // queryBody is the answer of POST /v3/query: {success, data, currency, warnings, has_more,
-// time (a named range's dates)}. The
+// total_rows (asked with total), time (a named range's dates), compare_time}. The
 // rows are appended by engine.Row.AppendJSON, since encoding/json would check again every byte a
 // row's MarshalJSON wrote; the bytes are those encoding/json writes.
 func queryBody(res *engine.Result) ([]byte, error) {
@@ -134,11 +138,13 @@ func queryBody(res *engine.Result) ([]byte, error) {
 		}
 	}
 	rest, err := marshalJSON(struct {
-		Currency string        `json:"currency"`
-		Warnings []string      `json:"warnings"`
-		HasMore  bool          `json:"has_more"`
-		Time     *engine.Dates `json:"time,omitempty"`
-	}{res.Currency, res.Warnings, res.HasMore, res.Time})
+		Currency    string        `json:"currency"`
+		Warnings    []string      `json:"warnings"`
+		HasMore     bool          `json:"has_more"`
+		TotalRows   *uint64       `json:"total_rows,omitempty"`
+		Time        *engine.Dates `json:"time,omitempty"`
+		CompareTime *engine.Dates `json:"compare_time,omitempty"`
+	}{res.Currency, res.Warnings, res.HasMore, res.TotalRows, res.Time, res.CompareTime})
 	if err != nil {
 		return nil, err
 	}

@@ -149,6 +149,14 @@ func TestQueryValidation(t *testing.T) {
 		{"bad date", q(`,"time":{"start":"March 1","end":"2026-03-02"}`), "invalid_parameter", "time.start"},
 		{"range and dates", q(`,"time":{"range":"last_7_days","start":"2026-03-01","end":"2026-03-02"}`), "invalid_parameter",
 			"time.range: give either range or start and end, not both"},
+		{"unknown comparison", q(`,"time":{"range":"last_7_days","compare":"last_week"}`), "invalid_parameter",
+			`time.compare: unknown comparison "last_week"; want previous_period, previous_year or {start, end}`},
+		{"comparison without end", q(`,"time":{"range":"last_7_days","compare":{"start":"2026-01-01"}}`), "missing_parameter", "time.compare.end: required"},
+		{"comparison ending before it starts", q(`,"time":{"range":"last_7_days","compare":{"start":"2026-01-05","end":"2026-01-01"}}`),
+			"invalid_parameter", "time.compare.end: must be after time.compare.start"},
+		{"comparison of a bad date", q(`,"time":{"range":"last_7_days","compare":{"start":"Jan 1","end":"2026-01-01"}}`),
+			"invalid_parameter", "time.compare.start: want YYYY-MM-DD"},
+		{"comparison neither a name nor a period", q(`,"time":{"range":"last_7_days","compare":7}`), "invalid_parameter", "time.compare"},
 		{"unknown range", q(`,"time":{"range":"last_week"}`), "invalid_parameter",
 			`time.range: unknown range "last_week"; want one of today, yesterday, last_7_days, last_14_days, last_30_days, last_90_days, this_week, this_month, last_month, this_year`},
 		{"bad level", q(`,"metadata":{"level":"keyword"}`), "invalid_parameter", "level"},
@@ -203,6 +211,44 @@ func TestQueryNamedRange(t *testing.T) {
 		}
 		if fmt.Sprint(named["data"]) != fmt.Sprint(explicit["data"]) {
 			t.Errorf("%s answers other rows than %v:\n%v\n%v", name, dates, named["data"], explicit["data"])
+		}
+	}
+}
+
+// TestQueryTotalRows: total_rows counts the rows before limit and offset, after metric filters,
+// for levels and for series (every bucket is a row), and is absent unless asked.
+func TestQueryTotalRows(t *testing.T) {
+	e := newEnv(t)
+	tn := e.newTenant("acme", platform.TierGrowth, "act_111")
+	e.seedFacts(tn)
+	ask := func(extra string) map[string]any {
+		t.Helper()
+		r := e.do("POST", "/v3/query", `{"project_id":"`+tn.project.ID+`","fields":["spend","clicks"],"time":{"start":"2026-03-01","end":"2026-03-09"}`+extra+`}`, bearer(tn.readKey)...)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", extra, r.Status, r.Body)
+		}
+		return r.JSON(t)
+	}
+	for _, shape := range []string{
+		`,"metadata":{"level":"ad"}`,
+		`,"metadata":{"level":"ad"},"filters":[{"member":"spend","operator":"gt","values":["20"]}]`,
+		`,"metadata":{"level":"adset"},"filters":[{"member":"campaign_name","operator":"contains","values":["a"]}]`,
+		`,"time":{"start":"2026-03-01","end":"2026-03-09","granularity":"day"}`,
+		`,"time":{"start":"2026-03-01","end":"2026-03-09","granularity":"day"},"metadata":{"level":"campaign"}`,
+	} {
+		all := ask(shape + `,"limit":50000`)
+		rows := len(all["data"].([]any))
+		if _, ok := all["total_rows"]; ok {
+			t.Fatalf("%s: total_rows without total", shape)
+		}
+		for _, page := range []string{`,"limit":50000`, `,"limit":3`, `,"limit":2,"offset":3`, `,"limit":5,"offset":100000`} {
+			got := ask(shape + page + `,"total":true`)
+			if got["total_rows"] != float64(rows) {
+				t.Errorf("%s%s: total_rows %v, want %d (the rows without paging)", shape, page, got["total_rows"], rows)
+			}
+		}
+		if rows < 4 {
+			t.Errorf("%s: only %d rows: the paging above tells nothing", shape, rows)
 		}
 	}
 }

@@ -31,6 +31,9 @@ type Attempt struct {
 	// currency, the usual case) its answer is Query's, exactly, for less work on the server;
 	// otherwise Query answers.
 	OneCurrency *Statement
+	// Total, with "total": true, counts Query's rows before limit and offset (total_rows); it
+	// runs once this attempt answers.
+	Total *Statement
 	// Warnings hold when this attempt answers.
 	Warnings []string
 
@@ -103,6 +106,10 @@ func (p *plan) compile(warnings []string) *Compiled {
 		q.gran = coarsen(p.gran, t)
 		q.flagFacts = t == p.table && t != tableDaily
 		a := Attempt{Table: t.name(), Query: q.statement(), plan: &q}
+		if q.total {
+			st := q.totalStatement()
+			a.Total = &st
+		}
 		if q.measures.anyMoney() && q.offset == 0 {
 			one := q
 			one.oneCurrency = true
@@ -150,37 +157,7 @@ func (p *plan) keys() []string {
 func (p *plan) statement() Statement {
 	var args []any
 	var b strings.Builder
-	b.WriteString("SELECT ")
-	b.WriteString(strings.Join(p.outputColumns(), ", "))
-	b.WriteString(" FROM ")
-	switch {
-	case p.level != "":
-		b.WriteString("(" + p.rollup(&args) + ") AS facts ")
-		b.WriteString(p.namesJoin(&args))
-	case p.gran != nil:
-		series := ""
-		if len(p.spans) > 0 && !p.gran.dayBased {
-			series = p.spanSeries(&args)
-		} else {
-			series = p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, &args)
-		}
-		b.WriteString("(" + series + ") AS series ANY LEFT JOIN (")
-		b.WriteString(p.rollup(&args))
-		b.WriteString(") AS facts USING (bucket)")
-	default:
-		b.WriteString("(" + p.rollup(&args) + ")")
-	}
-	if len(p.metricFilters) > 0 {
-		conds := make([]string, len(p.metricFilters))
-		for i, f := range p.metricFilters {
-			conds[i] = metricFilter(metricsByName[f.Member], f, &args)
-		}
-		where := strings.Join(conds, " AND ")
-		if p.oneCurrency {
-			where = "(" + where + ") OR notEmpty(fx_missing)"
-		}
-		b.WriteString(" WHERE " + where)
-	}
+	b.WriteString(p.rows(&args))
 	o := p.orderBy()
 	if p.oneCurrency && len(p.keys()) > 0 {
 		o = strings.TrimSuffix("notEmpty(fx_missing) DESC, "+o, ", ")
@@ -191,6 +168,49 @@ func (p *plan) statement() Statement {
 	b.WriteString(" LIMIT ? OFFSET ?")
 	args = append(args, p.limit+1, p.offset)
 	return Statement{SQL: b.String(), Args: args}
+}
+
+// totalStatement counts the answer's rows before limit and offset (total_rows).
+func (p *plan) totalStatement() Statement {
+	var args []any
+	return Statement{SQL: "SELECT count() FROM (" + p.rows(&args) + ")", Args: args}
+}
+
+// rows is the answer's rows unordered and unpaged: the statement less ORDER BY and LIMIT.
+func (p *plan) rows(args *[]any) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(strings.Join(p.outputColumns(), ", "))
+	b.WriteString(" FROM ")
+	switch {
+	case p.level != "":
+		b.WriteString("(" + p.rollup(args) + ") AS facts ")
+		b.WriteString(p.namesJoin(args))
+	case p.gran != nil:
+		series := ""
+		if len(p.spans) > 0 && !p.gran.dayBased {
+			series = p.spanSeries(args)
+		} else {
+			series = p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, args)
+		}
+		b.WriteString("(" + series + ") AS series ANY LEFT JOIN (")
+		b.WriteString(p.rollup(args))
+		b.WriteString(") AS facts USING (bucket)")
+	default:
+		b.WriteString("(" + p.rollup(args) + ")")
+	}
+	if len(p.metricFilters) > 0 {
+		conds := make([]string, len(p.metricFilters))
+		for i, f := range p.metricFilters {
+			conds[i] = metricFilter(metricsByName[f.Member], f, args)
+		}
+		where := strings.Join(conds, " AND ")
+		if p.oneCurrency {
+			where = "(" + where + ") OR notEmpty(fx_missing)"
+		}
+		b.WriteString(" WHERE " + where)
+	}
+	return b.String()
 }
 
 func (p *plan) outputColumns() []string {

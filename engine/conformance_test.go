@@ -60,6 +60,17 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 			t.Fatalf("load %s: %v", table, err)
 		}
 	}
+	// The rollups sum rows in merges, which drop a row whose measures all sum to 0 (signed
+	// corrections that cancel): whether such a row is still there, and so whether has_facts sees
+	// it, depends on when each engine merged. Both merge everything first.
+	for _, table := range []string{"facts_hourly", "facts_daily"} {
+		if err := ch.Conn.Exec(context.Background(), "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cur.Query("OPTIMIZE TABLE "+table+" FINAL", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := comparer{t: t, ch: ch, cur: cur}
 	for _, table := range []string{"facts_hourly", "facts_daily"} { // each engine's views
 		c.same("SELECT sum(spend), sum(impressions), sum(tx_revenue), sum(page_views) FROM " + table)
@@ -85,7 +96,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 			compiled = compiled.WithDaySpans(days)
 		}
 		for _, a := range compiled.Attempts {
-			for _, st := range []*engine.Statement{a.Probe, &a.Query, a.OneCurrency} {
+			for _, st := range []*engine.Statement{a.Probe, &a.Query, a.OneCurrency, a.Total} {
 				if st != nil {
 					c.sameStatement(*st)
 				}

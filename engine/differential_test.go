@@ -152,6 +152,7 @@ func randomQuery(r *rand.Rand, ds *enginetest.Dataset, p enginetest.Project, now
 		o := r.Intn(6)
 		in.Offset = &o
 	}
+	in.Total = r.Intn(3) == 0
 	return q
 }
 
@@ -261,7 +262,18 @@ func TestDifferential(t *testing.T) {
 			failures++
 			continue
 		}
-		if msg := compare(q, got, want, wantMore); msg != "" {
+		msg := compare(q, got, want, wantMore)
+		if msg == "" && q.in.Total {
+			// total_rows is the reference's rows of the query without paging.
+			all := q
+			all.in.Limit, all.in.Offset = new(int), nil
+			*all.in.Limit = 50000
+			rows, _, _ := reference(ds, all)
+			if got.TotalRows == nil || *got.TotalRows != uint64(len(rows)) {
+				msg = fmt.Sprintf("total_rows %v, want %d", got.TotalRows, len(rows))
+			}
+		}
+		if msg != "" {
 			gotJSON, _ := json.Marshal(got)
 			t.Errorf("query %d %s (%s):\n%s\ngot %s", i, body, p.TimeZone, msg, truncate(string(gotJSON), 3000))
 			failures++

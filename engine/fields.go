@@ -11,8 +11,10 @@ import (
 type FieldList struct {
 	Metrics    []Metric    `json:"metrics"`
 	Dimensions []Dimension `json:"dimensions"`
-	// Ranges are the names time.range takes, so that clients need no list of their own.
-	Ranges []string `json:"ranges"`
+	// Ranges are the names time.range takes and Compare the modes of time.compare, so that
+	// clients need no list of their own.
+	Ranges  []string `json:"ranges"`
+	Compare []string `json:"compare"`
 }
 
 // Fields lists every metric and dimension, or those available for source when it is not empty
@@ -23,7 +25,7 @@ func Fields(source string) (*FieldList, error) {
 			fmt.Sprintf("Unknown source %q. Valid sources: %s.", source, strings.Join(Sources, ", ")),
 			fmt.Sprintf("source: unknown source %q", source))
 	}
-	out := &FieldList{Metrics: []Metric{}, Dimensions: []Dimension{}, Ranges: Ranges}
+	out := &FieldList{Metrics: []Metric{}, Dimensions: []Dimension{}, Ranges: Ranges, Compare: CompareModes}
 	for _, m := range metricList {
 		if source == "" || contains(m.Sources, source) {
 			out.Metrics = append(out.Metrics, *m)

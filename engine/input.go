@@ -19,16 +19,19 @@ type QueryInput struct {
 	Limit    *int      `json:"limit,omitempty"`
 	Offset   *int      `json:"offset,omitempty"`
 	Metadata *Metadata `json:"metadata,omitempty"`
+	// Total asks for total_rows, the rows before limit and offset.
+	Total bool `json:"total,omitempty"`
 
 	checked bool // passed Validate (Check), so the engine does not validate it again
 }
 
 // TimeSpec is the query's time range (start and end, or a named range) and optional bucket size.
 type TimeSpec struct {
-	Start       string `json:"start,omitempty"`
-	End         string `json:"end,omitempty"`
-	Range       string `json:"range,omitempty"`
-	Granularity string `json:"granularity,omitempty"`
+	Start       string   `json:"start,omitempty"`
+	End         string   `json:"end,omitempty"`
+	Range       string   `json:"range,omitempty"`
+	Granularity string   `json:"granularity,omitempty"`
+	Compare     *Compare `json:"compare,omitempty"`
 }
 
 // Filter restricts the data: a dimension filter before aggregation, a metric filter after.

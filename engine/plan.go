@@ -39,6 +39,7 @@ type plan struct {
 	metricFilters []Filter
 	order         Order
 	limit, offset int
+	total         bool // count the rows before limit and offset (Attempt.Total)
 	// flagFacts adds has_facts to the answer's rows (see Attempt.Query).
 	flagFacts bool
 	// oneCurrency sums money without converting it (see Attempt.OneCurrency).
@@ -50,6 +51,8 @@ type plan struct {
 	spans daySpans
 	// named is what a named range resolved to, echoed in the answer.
 	named *Dates
+	// cmpStart and cmpEnd are the comparison period (time.compare), zero without one.
+	cmpStart, cmpEnd time.Time
 }
 
 // newPlan validates in (unless Check did) against scope and resolves it. The warnings hold
@@ -87,8 +90,13 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	}
 	pl.start, pl.end = resolveRange(in.Time, loc, now)
 	if in.Time != nil && in.Time.Range != "" {
-		first, after := dayRange(pl.start, pl.end, loc)
-		pl.named = &Dates{Start: first.Format(time.DateOnly), End: after.AddDate(0, 0, -1).Format(time.DateOnly)}
+		pl.named = rangeLabel(pl.start, pl.end, loc)
+	}
+	if in.Time != nil && in.Time.Compare != nil {
+		pl.cmpStart, pl.cmpEnd = compareRange(in.Time.Compare, pl.start, pl.end, loc)
+		if !pl.cmpEnd.After(pl.cmpStart) {
+			p.add("time.compare.end: must be after time.compare.start")
+		}
 	}
 	if !pl.end.After(pl.start) {
 		p.add("time.end: must be after time.start")
@@ -117,6 +125,7 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	if in.Offset != nil {
 		pl.offset = *in.Offset
 	}
+	pl.total = in.Total
 	for _, f := range in.Fields {
 		m := metricsByName[f]
 		pl.fields = append(pl.fields, m)

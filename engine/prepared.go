@@ -13,10 +13,15 @@ import (
 // Prepared is a query validated and compiled for its project, ready to Run, with what identifies
 // its answer: the answer cache keys answers by Key and the data version of Days.
 type Prepared struct {
-	c     *Compiled
+	c *Compiled
+	// cmp is the comparison period's query (time.compare), nil without one.
+	cmp   *Compiled
 	key   string
 	start time.Time // when Prepare began, for Options.Observe
 }
+
+// DayRange is a run of local days [First, After), as civil dates.
+type DayRange struct{ First, After time.Time }
 
 // Key identifies the query's answer, data aside: two queries share a key only when their answers
 // are the same for the same data. It is the hash of the scope, the query with its time range
@@ -34,10 +39,19 @@ func (p *Prepared) At(v facts.Version) *Prepared {
 	return &q
 }
 
-// Days are the local days [first, after) (civil dates) whose data the answer reads: every table,
-// probe and day span of the query reads inside them.
-func (p *Prepared) Days() (first, after time.Time) {
-	return dayRange(p.c.plan.start, p.c.plan.end, p.c.plan.loc)
+// Days are the local days whose data the answer reads: every table, probe and day span of the
+// query (and of its comparison period) reads inside them.
+func (p *Prepared) Days() []DayRange {
+	out := []DayRange{p.c.days()}
+	if p.cmp != nil {
+		out = append(out, p.cmp.days())
+	}
+	return out
+}
+
+func (c *Compiled) days() DayRange {
+	first, after := dayRange(c.plan.start, c.plan.end, c.plan.loc)
+	return DayRange{first, after}
 }
 
 // answerKey is Prepared.Key.
@@ -67,6 +81,7 @@ func answerKey(scope Scope, in QueryInput, c *Compiled) (string, error) {
 		write(a.Probe)
 		write(&a.Query)
 		write(a.OneCurrency)
+		write(a.Total)
 	}
 	fmt.Fprintf(h, "%s %q\n", c.Currency, c.Warnings)
 	return string(h.Sum(nil)), nil

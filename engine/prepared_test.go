@@ -31,8 +31,8 @@ func TestPreparedKeys(t *testing.T) {
 	}
 	const body = `{"fields":["spend","tx_revenue"],"time":{"start":"2026-03-01","end":"2026-03-10","granularity":"15min"}}`
 	base := prepare(scope, body)
-	if first, after := base.Days(); first != time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) || after != time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC) {
-		t.Fatalf("days %s to %s", first, after)
+	if d := base.Days(); len(d) != 1 || d[0].First != time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) || d[0].After != time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC) {
+		t.Fatalf("days %v", d)
 	}
 	if base.At(1).Key() == base.At(2).Key() || base.At(1).Key() == base.Key() || base.At(1).Key() != prepare(scope, body).At(1).Key() {
 		t.Fatal("a data version does not key the query's answer (and its single flight) alone")

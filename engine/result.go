@@ -16,8 +16,12 @@ type Result struct {
 	Currency string   `json:"currency"`
 	Warnings []string `json:"warnings"`
 	HasMore  bool     `json:"has_more"`
+	// TotalRows, with "total": true, is how many rows the answer has before limit and offset.
+	TotalRows *uint64 `json:"total_rows,omitempty"`
 	// Time echoes a named range (time.range) as the dates it resolved to.
 	Time *Dates `json:"time,omitempty"`
+	// CompareTime is the comparison period (time.compare), as Time is written.
+	CompareTime *Dates `json:"compare_time,omitempty"`
 }
 
 // Dates are a range of local dates as a client sends them: YYYY-MM-DD, End included.
@@ -32,6 +36,9 @@ type Dates struct {
 type Row struct {
 	Keys   []string
 	Values []any
+	// Compare, with time.compare, holds the asked fields' values over the comparison period
+	// (the last len(Compare) of Keys), nil where the period has no such row.
+	Compare []any
 }
 
 // Get returns the value of key.
@@ -63,6 +70,35 @@ func (r Row) AppendJSON(b []byte) ([]byte, error) {
 		if b, err = appendJSONValue(b, r.Values[i]); err != nil {
 			return nil, err
 		}
+	}
+	if r.Compare != nil {
+		return r.appendCompare(b)
+	}
+	return append(b, '}'), nil
+}
+
+// appendCompare appends the row's "compare" and "change" members and closes the row.
+func (r Row) appendCompare(b []byte) ([]byte, error) {
+	fields := r.Keys[len(r.Keys)-len(r.Compare):]
+	values := r.Values[len(r.Values)-len(r.Compare):]
+	for _, member := range []string{"compare", "change"} {
+		b = append(b, `,"`+member+`":{`...)
+		for i, k := range fields {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			v := r.Compare[i]
+			if member == "change" {
+				v = change(values[i], r.Compare[i])
+			}
+			var err error
+			if b, err = appendJSONValue(b, v); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
 	}
 	return append(b, '}'), nil
 }

@@ -142,7 +142,15 @@ func (s *Service) Prepare(scope Scope, in QueryInput) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{c: c, key: key, start: start}, nil
+	p := &Prepared{c: c, key: key, start: start}
+	if !c.plan.cmpStart.IsZero() {
+		in := compareInput(in, c.plan.cmpStart, c.plan.cmpEnd)
+		in.checked = false // its time was rewritten
+		if p.cmp, err = Compile(scope, in, s.opts.Clock.Now()); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // Run answers a prepared query. Identical queries that arrive together share one run (flights).
@@ -150,15 +158,31 @@ func (s *Service) Prepare(scope Scope, in QueryInput) (*Prepared, error) {
 func (s *Service) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	c := p.c
 	out, shared := s.flights.do(ctx, p.key, func(ctx context.Context) answered {
-		c := c
-		if c.Spans != nil {
-			var err error
-			if c, err = s.withSpans(ctx, c); err != nil {
-				return answered{err: err}
-			}
+		if p.cmp == nil {
+			return s.answerCompiled(ctx, c)
 		}
-		res, chosen, err := s.answer(ctx, c.Attempts)
-		return answered{c: c, res: res, chosen: chosen, err: err}
+		// The comparison period runs alongside.
+		var cmp answered
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			cmp = s.answerCompiled(ctx, p.cmp)
+		}()
+		out := s.answerCompiled(ctx, c)
+		<-done
+		if out.err == nil {
+			out.err = cmp.err
+		}
+		if out.err == nil {
+			res := *out.res
+			res.Data = withCompare(out.res.Data, cmp.res.Data, len(c.plan.fields))
+			res.CompareTime = rangeLabel(c.plan.cmpStart, c.plan.cmpEnd, c.plan.loc)
+			for _, w := range cmp.warnings() {
+				res.Warnings = append(res.Warnings, "comparison period: "+w)
+			}
+			out.res = &res
+		}
+		return out
 	})
 	if out.left { // observed as the first attempt's, where a caller alone would have stopped
 		out.c, out.chosen = c, c.Attempts[0]
@@ -169,10 +193,34 @@ func (s *Service) Run(ctx context.Context, p *Prepared) (*Result, error) {
 	}
 	res := *out.res // the rows are shared with the other callers of the flight, read-only
 	res.Currency = out.c.Currency
-	warnings := append(append([]string{}, out.c.Warnings...), out.chosen.Warnings...)
-	res.Warnings = append(warnings, out.res.Warnings...)
+	res.Warnings = out.warnings()
 	res.Time = c.plan.named
 	return &res, nil
+}
+
+// warnings are an answer's warnings: its Compiled's, its attempt's, then its rows'.
+func (a answered) warnings() []string {
+	w := append(append([]string{}, a.c.Warnings...), a.chosen.Warnings...)
+	return append(w, a.res.Warnings...)
+}
+
+// answerCompiled answers one compiled query: its day spans first when it has them, then its
+// attempts, then its total_rows when asked.
+func (s *Service) answerCompiled(ctx context.Context, c *Compiled) answered {
+	if c.Spans != nil {
+		var err error
+		if c, err = s.withSpans(ctx, c); err != nil {
+			return answered{err: err}
+		}
+	}
+	res, chosen, err := s.answer(ctx, c.Attempts)
+	if err == nil && chosen.Total != nil {
+		var n uint64
+		if n, err = s.count(ctx, chosen.Table, *chosen.Total); err == nil {
+			res.TotalRows = &n
+		}
+	}
+	return answered{c: c, res: res, chosen: chosen, err: err}
 }
 
 // answer runs the first attempt. When its rows hold facts, its table holds the range and it
@@ -230,13 +278,18 @@ func (s *Service) withSpans(ctx context.Context, c *Compiled) (*Compiled, error)
 
 // probe counts a's rows for the project in the range (at most 1).
 func (s *Service) probe(ctx context.Context, a Attempt) (uint64, error) {
+	return s.count(ctx, a.Table, *a.Probe)
+}
+
+// count runs a statement on table that answers one count.
+func (s *Service) count(ctx context.Context, table string, st Statement) (uint64, error) {
 	release, err := s.acquire(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer release()
 	var n uint64
-	if err := s.conn.QueryRow(s.limited(ctx, a.Table), s.sql(*a.Probe), a.Probe.Args...).Scan(&n); err != nil {
+	if err := s.conn.QueryRow(s.limited(ctx, table), s.sql(st), st.Args...).Scan(&n); err != nil {
 		return 0, mapError(err)
 	}
 	return n, nil

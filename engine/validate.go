@@ -126,6 +126,9 @@ func (in QueryInput) validateTime(p, missing *problems) {
 			p.add("time.%s: want YYYY-MM-DD or an ISO 8601 date-time, got %q", b.name, b.value)
 		}
 	}
+	if t.Compare != nil {
+		t.Compare.validate(p, missing)
+	}
 	if _, ok := granularities[t.Granularity]; t.Granularity != "" && !ok {
 		p.add("time.granularity: unknown granularity %q; want one of %s", t.Granularity, strings.Join(Granularities, ", "))
 	}

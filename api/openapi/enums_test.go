@@ -30,6 +30,7 @@ func TestEnumsAreTheCode(t *testing.T) {
 		"Level":         engine.Levels,
 		"Granularity":   engine.Granularities,
 		"RangeName":     engine.Ranges,
+		"CompareMode":   engine.CompareModes,
 		"Operator":      engine.Operators,
 		"TriggerType":   platform.TriggerTypes,
 		"StandardEvent": platform.StandardEvents,
