@@ -76,6 +76,45 @@ func (s *server) query(c *fiber.Ctx) error {
 	return c.Send(answer)
 }
 
+// explain answers POST /v3/query/explain: how the query of the same body would be answered
+// (engine.Explain), and whether the answer cache holds its answer now; the answer statement is
+// not run.
+func (s *server) explain(c *fiber.Ctx) error {
+	var body engine.QueryInput
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	in, err := body.Check()
+	if err != nil {
+		return err
+	}
+	scope, err := s.queryScope(c, in.ProjectID)
+	if err != nil {
+		return err
+	}
+	prep, err := s.engine.Prepare(scope, in)
+	if err != nil {
+		return err
+	}
+	prep, key, _, err := s.versioned(c, scope.ProjectID, prep)
+	if err != nil {
+		return err
+	}
+	ex, err := s.engine.Explain(c.UserContext(), prep)
+	if err != nil {
+		return err
+	}
+	switch {
+	case key == "":
+		ex.Cache = "off"
+	case s.answers.Has(key):
+		ex.Cache = "hit"
+	default:
+		ex.Cache = "miss"
+	}
+	return c.JSON(ex)
+}
+
 // versioned is the prepared query at the data version of the days it reads, and its answer
 // cache key. The key is empty when answers are not cached or versions are unknown (then the
 // answer is read and not kept); cached is false when the request asks for a fresh read

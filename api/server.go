@@ -105,6 +105,7 @@ func New(sys *wire.System) *fiber.App {
 	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)
 	s.objectRoutes(v3)
 	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
+	v3.Post("/query/explain", require(scopeDataRead, workspaceRequired), s.explain)
 	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
 	s.trackingRoutes(app, v3)
 	// Public routes outside /v3 count per client IP like /v3's public calls.

@@ -58,6 +58,14 @@ func (c *Cache) Get(key string) ([]byte, bool) {
 	return el.Value.(*entry).body, true
 }
 
+// Has reports whether an answer is kept under key, leaving the counts and the order alone.
+func (c *Cache) Has(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[key]
+	return ok
+}
+
 // Put keeps body under key, dropping the least recently used answers to make room. An answer
 // larger than the whole bound is not kept. body must not change afterwards.
 func (c *Cache) Put(key string, body []byte) {

@@ -189,6 +189,11 @@ func (tb *tab) checkView(f *fixture) string {
 		if want := text(totals.Data[0][kpi["key"]]); kpi["value"] != want {
 			t.Fatalf("total %s shows %s, API %s", kpi["key"], kpi["value"], want)
 		}
+		// The cards' change against the previous period is the API's, from the same request.
+		change, _ := totals.Data[0]["change"].(map[string]any)
+		if want := text(change[kpi["key"]]); change == nil || kpi["change"] != want {
+			t.Fatalf("change of %s shows %s, API %s (%v)", kpi["key"], kpi["change"], want, totals.Data[0]["change"])
+		}
 	}
 
 	var level string
@@ -198,6 +203,9 @@ func (tb *tab) checkView(f *fixture) string {
 		table := f.query(tb.requestBody("table"))
 		warnings = append(warnings, table.Warnings...)
 		rows = table.Data
+		if table.TotalRows == nil || tb.dataAttrs("#table-note")[0]["total"] != table.TotalRows.String() {
+			t.Fatalf("the table note counts %v rows, the API %v", tb.dataAttrs("#table-note"), table.TotalRows)
+		}
 		var meta struct{ Metadata struct{ Level string } }
 		if err := json.Unmarshal([]byte(tb.requestBody("table")), &meta); err != nil {
 			t.Fatal(err)
@@ -221,7 +229,7 @@ func (tb *tab) checkView(f *fixture) string {
 			t.Fatalf("API row %s missing from the table", key)
 		}
 		for k, v := range row {
-			if k == "source" || strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_name") {
+			if k == "source" || k == "compare" || k == "change" || strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_name") {
 				continue
 			}
 			if got[k] != text(v) {

@@ -191,7 +191,9 @@ type answer struct {
 	Currency string           `json:"currency"`
 	Warnings []string         `json:"warnings"`
 	HasMore  bool             `json:"has_more"`
-	Error    *struct {
+	// TotalRows is there when the body asked for it.
+	TotalRows *json.Number `json:"total_rows"`
+	Error     *struct {
 		Message string   `json:"message"`
 		Details []string `json:"details"`
 	} `json:"error"`

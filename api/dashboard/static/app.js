@@ -173,9 +173,10 @@ function bodies(project, r) {
   const time = { start: r.start, end: r.end };
   return {
     series: withMeta({ project_id: project.id, fields: ['spend', 'tx_revenue', 'roas'], time: Object.assign({ granularity: v.granularity }, time) }),
-    totals: withMeta({ project_id: project.id, fields: TABLE_FIELDS, time }),
+    // The cards compare with the period just before, in the same request.
+    totals: withMeta({ project_id: project.id, fields: TABLE_FIELDS, time: Object.assign({ compare: 'previous_period' }, time) }),
     table: v.level === 'project' ? null
-      : withMeta({ project_id: project.id, fields: TABLE_FIELDS, time, order: { spend: 'desc' }, limit: 1000 }, { level: v.level }),
+      : withMeta({ project_id: project.id, fields: TABLE_FIELDS, time, order: { spend: 'desc' }, limit: 1000, total: true }, { level: v.level }),
   };
 }
 
@@ -259,7 +260,13 @@ function render(project, r, res) {
     card.dataset.value = totals[k.key] == null ? 'null' : totals[k.key];
     const value = el('div', 'kpi-value', fmt.metric(k.key, totals[k.key], currency));
     if (typeof totals[k.key] === 'string' && totals[k.key].startsWith('-')) value.classList.add('neg');
-    card.append(el('div', 'kpi-label', METRICS[k.key].label), value, el('div', 'kpi-sub', k.sub(totals, currency)));
+    // The change against the previous period: its arrow says which way, not whether it is good.
+    const delta = totals.change ? totals.change[k.key] : null;
+    card.dataset.change = delta == null ? 'null' : String(delta);
+    const change = el('div', 'kpi-change', fmt.change(delta) + ' vs previous period');
+    change.title = 'Against ' + fmt.longDate(res.totals.compare_time.start) + ' – ' + fmt.longDate(res.totals.compare_time.end);
+    if (delta != null) change.classList.add(delta > 0 ? 'up' : delta < 0 ? 'down' : 'flat');
+    card.append(el('div', 'kpi-label', METRICS[k.key].label), value, el('div', 'kpi-sub', k.sub(totals, currency)), change);
     return card;
   }));
 
@@ -269,8 +276,10 @@ function render(project, r, res) {
   const level = v.level;
   $('table-title').textContent = level === 'project' ? 'Project total' : 'By ' + LEVEL_NAMES[level];
   const tableRows = res.table ? res.table.data : res.totals.data;
-  $('table-note').textContent = tableRows.length + (tableRows.length === 1 ? ' row' : ' rows') +
-    (res.table && res.table.has_more ? ' · the first ' + tableRows.length + ' by spend' : '');
+  const all = res.table ? res.table.total_rows : tableRows.length;
+  $('table-note').textContent = (all > tableRows.length ? fmt.count(tableRows.length) + ' of ' : '') + fmt.count(all) +
+    (all === 1 ? ' row' : ' rows') + (res.table && res.table.has_more ? ' · the first ' + fmt.count(tableRows.length) + ' by spend' : '');
+  $('table-note').dataset.total = String(all);
   entityTable.show($('table'), { rows: tableRows, level, currency, totals, projectName: project.name });
 }
 

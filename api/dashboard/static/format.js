@@ -31,6 +31,9 @@ const fmt = (() => {
     v == null ? '—' : nf('m' + currency, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v);
   const count = (v) => (v == null ? '—' : nf('c', { maximumFractionDigits: 0 }).format(v));
   const percent = (v) => (v == null ? '—' : nf('p', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v));
+  // change shows the size of a relative change, "8.9%" (the page's arrow gives its way), or "—"
+  // when there is none (a null or a 0 base).
+  const change = (v) => (v == null ? '—' : nf('d', { style: 'percent', maximumFractionDigits: 1 }).format(Math.abs(v)));
   const multiple = (v) => (v == null ? '—' : nf('x', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v) + '×');
 
   // metric formats value v (exact decimal text, or null) of metric key in currency.
@@ -80,7 +83,7 @@ const fmt = (() => {
     return p ? MONTHS[p.mo - 1] + ' ' + p.d + ', ' + p.y : iso;
   };
 
-  return { money, count, percent, multiple, metric, axis, bucket, longDate };
+  return { money, count, percent, change, multiple, metric, axis, bucket, longDate };
 })();
 
 // dates: calendar arithmetic on "YYYY-MM-DD" strings, free of the browser's own time zone.

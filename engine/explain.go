@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// Explanation is what POST /v3/query/explain answers: how the query would be answered, without
+// running its answer statement.
+type Explanation struct {
+	// Plan is the range cut into the parts each table answers, in time order.
+	Plan []PlanPart `json:"plan"`
+	// SQL are the statements that answer, as ClickHouse receives them (values bound): the day
+	// spans' statement when the query has one, then the answer's (its one-currency form first
+	// when it has one: the converting one runs only when money in another currency shows), then
+	// the total_rows count; the comparison period's follow.
+	SQL []string `json:"sql"`
+	// Warnings are those the answer would carry.
+	Warnings []string `json:"warnings"`
+	// Cache is "hit" or "miss" (whether the answer cache holds the answer now) or "off"; the
+	// API sets it.
+	Cache string `json:"cache"`
+}
+
+// PlanPart is a part of the range and how it is answered.
+type PlanPart struct {
+	Start       string  `json:"start"`
+	End         string  `json:"end"`
+	Table       string  `json:"table"`
+	Granularity *string `json:"granularity"` // null for totals
+}
+
+// Explain tells how p would be answered. It runs what decides that (the day spans' statement
+// and the fallback probes), never the answer.
+func (s *Service) Explain(ctx context.Context, p *Prepared) (*Explanation, error) {
+	out := &Explanation{Plan: []PlanPart{}, SQL: []string{}, Warnings: []string{}}
+	if err := s.explainCompiled(ctx, p.c, out, ""); err != nil {
+		return nil, err
+	}
+	if p.cmp != nil {
+		if err := s.explainCompiled(ctx, p.cmp, out, "comparison period: "); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) explainCompiled(ctx context.Context, c *Compiled, out *Explanation, prefix string) error {
+	if c.Spans != nil {
+		if err := s.addSQL(out, *c.Spans); err != nil {
+			return err
+		}
+		var err error
+		if c, err = s.withSpans(ctx, c); err != nil {
+			return err
+		}
+	}
+	chosen, err := s.chosen(ctx, c.Attempts)
+	if err != nil {
+		return err
+	}
+	for _, st := range []*Statement{chosen.OneCurrency, &chosen.Query, chosen.Total} {
+		if st != nil {
+			if err := s.addSQL(out, *st); err != nil {
+				return err
+			}
+		}
+	}
+	if prefix == "" {
+		out.Plan = chosen.plan.parts()
+	}
+	for _, w := range append(append([]string{}, c.Warnings...), chosen.Warnings...) {
+		out.Warnings = append(out.Warnings, prefix+w)
+	}
+	return nil
+}
+
+// chosen is the attempt that would answer, decided by the probes alone: the first whose table
+// holds data in the range, or the first when none does. (Answering sees it sooner, from the
+// first attempt's rows, and probes only when they show no facts: the same attempt.)
+func (s *Service) chosen(ctx context.Context, attempts []Attempt) (Attempt, error) {
+	if attempts[0].Probe == nil {
+		return attempts[0], nil
+	}
+	for _, a := range attempts {
+		n, err := s.probe(ctx, a)
+		if err != nil {
+			return Attempt{}, err
+		}
+		if n > 0 {
+			return a, nil
+		}
+	}
+	return attempts[0], nil
+}
+
+func (s *Service) addSQL(out *Explanation, st Statement) error {
+	sql, err := Bind(st)
+	if err != nil {
+		return err
+	}
+	out.SQL = append(out.SQL, s.sql(Statement{SQL: sql}))
+	return nil
+}
+
+// parts cuts the plan's range into its day spans, answered per day from the daily table, and
+// the rest, answered from its table at its granularity.
+func (p *plan) parts() []PlanPart {
+	var gran *string
+	if p.gran != nil {
+		name := p.gran.name
+		gran = &name
+	}
+	day := "day"
+	part := func(from, to time.Time, table string, g *string) PlanPart {
+		return PlanPart{Start: from.In(p.loc).Format(time.RFC3339), End: to.In(p.loc).Format(time.RFC3339), Table: table, Granularity: g}
+	}
+	var out []PlanPart
+	cur := p.start
+	for _, sp := range p.spans {
+		from, to := DayStart(sp.first, p.loc), DayStart(sp.after, p.loc)
+		if from.Before(cur) {
+			from = cur
+		}
+		if to.After(p.end) {
+			to = p.end
+		}
+		if !from.Before(to) {
+			continue
+		}
+		if cur.Before(from) {
+			out = append(out, part(cur, from, p.table.name(), gran))
+		}
+		out = append(out, part(from, to, tableDaily.name(), &day))
+		cur = to
+	}
+	if cur.Before(p.end) {
+		out = append(out, part(cur, p.end, p.table.name(), gran))
+	}
+	return out
+}
