@@ -49,6 +49,13 @@ type QueryRequest struct {
 	// excluded), read in the project's time zone without an offset. Both empty: the last 30
 	// days including today.
 	Start, End string
+	// Range names the range instead of Start and End (Range…), resolved in the project's zone;
+	// the answer's Time says which days it was.
+	Range string
+	// Compare adds each row's values over another period (ComparePreviousPeriod,
+	// ComparePreviousYear), or the period CompareStart to CompareEnd (written as Start and End
+	// are): every row then holds "compare" and "change" objects, and the answer CompareTime.
+	Compare, CompareStart, CompareEnd string
 	// Granularity buckets the rows by time (Granularity…); empty gives totals.
 	Granularity string
 	// Level groups the rows by entity (Level…); empty gives totals.
@@ -61,7 +68,29 @@ type QueryRequest struct {
 	Limit, Offset int
 	// Currency converts money to this ISO 4217 code instead of the project's.
 	Currency string
+	// Total asks for TotalRows, the rows before Limit and Offset.
+	Total bool
 }
+
+// The named ranges of QueryRequest.Range: whole days ending yesterday (Last…), or ending today.
+const (
+	RangeToday      = "today"
+	RangeYesterday  = "yesterday"
+	RangeLast7Days  = "last_7_days"
+	RangeLast14Days = "last_14_days"
+	RangeLast30Days = "last_30_days"
+	RangeLast90Days = "last_90_days"
+	RangeThisWeek   = "this_week"
+	RangeThisMonth  = "this_month"
+	RangeLastMonth  = "last_month"
+	RangeThisYear   = "this_year"
+)
+
+// The comparisons of QueryRequest.Compare.
+const (
+	ComparePreviousPeriod = "previous_period"
+	ComparePreviousYear   = "previous_year"
+)
 
 // Filter restricts a query: Member is a dimension (campaign_name, source, …) or a metric;
 // Operator one of equals, notEquals, contains, notContains, startsWith, endsWith (these four
@@ -102,9 +131,11 @@ func (o orderObject) MarshalJSON() ([]byte, error) {
 }
 
 type queryTime struct {
-	Start       string `json:"start"`
-	End         string `json:"end"`
+	Start       string `json:"start,omitempty"`
+	End         string `json:"end,omitempty"`
+	Range       string `json:"range,omitempty"`
 	Granularity string `json:"granularity,omitempty"`
+	Compare     any    `json:"compare,omitempty"`
 }
 
 type queryMetadata struct {
@@ -124,14 +155,21 @@ type queryBody struct {
 	Limit         int            `json:"limit,omitempty"`
 	Offset        int            `json:"offset,omitempty"`
 	Metadata      *queryMetadata `json:"metadata,omitempty"`
+	Total         bool           `json:"total,omitempty"`
 }
 
 // MarshalJSON writes the request as the API's body.
 func (q QueryRequest) MarshalJSON() ([]byte, error) {
 	b := queryBody{ProjectID: q.ProjectID, Fields: q.Fields, Source: q.Source, ConnectionIDs: q.ConnectionIDs,
-		Filters: q.Filters, Order: q.Order, Limit: q.Limit, Offset: q.Offset}
-	if q.Start != "" || q.End != "" || q.Granularity != "" {
-		b.Time = &queryTime{Start: q.Start, End: q.End, Granularity: q.Granularity}
+		Filters: q.Filters, Order: q.Order, Limit: q.Limit, Offset: q.Offset, Total: q.Total}
+	if q.Start != "" || q.End != "" || q.Range != "" || q.Granularity != "" || q.Compare != "" || q.CompareStart != "" {
+		b.Time = &queryTime{Start: q.Start, End: q.End, Range: q.Range, Granularity: q.Granularity}
+		switch {
+		case q.Compare != "":
+			b.Time.Compare = q.Compare
+		case q.CompareStart != "" || q.CompareEnd != "":
+			b.Time.Compare = map[string]string{"start": q.CompareStart, "end": q.CompareEnd}
+		}
 	}
 	if q.Level != "" || q.Currency != "" {
 		b.Metadata = &queryMetadata{Level: q.Level, ConvertToCurrency: q.Currency}
@@ -150,10 +188,42 @@ type QueryResult struct {
 	Warnings []string `json:"warnings"`
 	// HasMore is true when Limit cut the answer.
 	HasMore bool `json:"has_more"`
+	// TotalRows, asked with Total, counts the rows before Limit and Offset.
+	TotalRows *int64 `json:"total_rows,omitempty"`
+	// Time is the days a Range resolved to; CompareTime the period compared with.
+	Time        *Period `json:"time,omitempty"`
+	CompareTime *Period `json:"compare_time,omitempty"`
+}
+
+// Period is a range as the API echoes it: dates (End included) for whole days, else RFC 3339
+// instants (End excluded).
+type Period struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+// Explanation is how a query would be answered (POST /v3/query/explain).
+type Explanation struct {
+	Plan []struct {
+		Start       string  `json:"start"`
+		End         string  `json:"end"`
+		Table       string  `json:"table"`
+		Granularity *string `json:"granularity"`
+	} `json:"plan"`
+	SQL      []string `json:"sql"`
+	Warnings []string `json:"warnings"`
+	Cache    string   `json:"cache"`
+}
+
+// Explain tells how q would be answered without running it (POST /v3/query/explain).
+func (c *Client) Explain(ctx context.Context, q *QueryRequest, opts ...CallOption) (*Explanation, error) {
+	out := new(Explanation)
+	return done(out, c.call(ctx, request{method: "POST", path: "/v3/query/explain", safe: true, in: q, out: out}, opts))
 }
 
 // Row is one row of an answer: the time bucket as "date", the level's <level>_id, <level>_name
-// and "source", and the asked fields.
+// and "source", and the asked fields; with a comparison, "compare" and "change" hold objects of
+// the fields (unmarshal their Raw JSON into a Row).
 type Row map[string]Value
 
 // Query asks for metrics (POST /v3/query).

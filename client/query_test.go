@@ -31,6 +31,12 @@ func TestQueryRequestBody(t *testing.T) {
 			`"time":{"start":"2026-03-01","end":"2026-03-07","granularity":"day"},` +
 			`"filters":[{"member":"campaign_name","operator":"contains","values":["\u003cb\u003e"]},{"member":"ad_id","operator":"set"}],` +
 			`"order":{"spend":"desc","date":"asc"},"limit":10,"offset":20,"metadata":{"level":"campaign","convert_to_currency":"USD"}}`},
+		{"named range compared, counted", client.QueryRequest{ProjectID: "prj_1", Fields: []string{"spend"}, Range: client.RangeLast7Days,
+			Compare: client.ComparePreviousYear, Total: true},
+			`{"project_id":"prj_1","fields":["spend"],"time":{"range":"last_7_days","compare":"previous_year"},"total":true}`},
+		{"compared with a period", client.QueryRequest{ProjectID: "prj_1", Fields: []string{"spend"}, Start: "2026-03-01", End: "2026-03-07",
+			CompareStart: "2025-12-01", CompareEnd: "2025-12-07"},
+			`{"project_id":"prj_1","fields":["spend"],"time":{"start":"2026-03-01","end":"2026-03-07","compare":{"end":"2025-12-07","start":"2025-12-01"}}}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := json.Marshal(c.q)
@@ -119,6 +125,23 @@ func TestQueryMatchesEngine(t *testing.T) {
 	}
 	if !spent.IsPositive() {
 		t.Fatal("the generated data spent nothing; the comparison proves little")
+	}
+
+	// The named range, the comparison and the count come back typed; explain answers the plan.
+	q = client.QueryRequest{ProjectID: w.tn.Project.ID, Fields: []string{"spend"}, Range: client.RangeLast7Days,
+		Compare: client.ComparePreviousPeriod, Level: client.LevelCampaign, Limit: 2, Total: true}
+	got, err = c.Query(ctx, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmp client.Row
+	if got.Time == nil || got.CompareTime == nil || got.TotalRows == nil || *got.TotalRows < int64(len(got.Data)) ||
+		len(got.Data) == 0 || json.Unmarshal(got.Data[0]["compare"].Raw(), &cmp) != nil || cmp["spend"].IsNull() {
+		t.Fatalf("time %v, compare_time %v, total_rows %v, rows %v", got.Time, got.CompareTime, got.TotalRows, got.Data)
+	}
+	ex, err := c.Explain(ctx, &q)
+	if err != nil || len(ex.Plan) == 0 || len(ex.SQL) == 0 || ex.Cache == "" {
+		t.Fatalf("explain %+v: %v", ex, err)
 	}
 }
 
