@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -179,6 +180,9 @@ func (s *Service) Run(ctx context.Context, p *Prepared) (*Result, error) {
 			res.CompareTime = rangeLabel(c.plan.cmpStart, c.plan.cmpEnd, c.plan.loc)
 			for _, w := range cmp.warnings() {
 				res.Warnings = append(res.Warnings, "comparison period: "+w)
+			}
+			if cmp.res.HasMore {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("comparison period: only its first %d rows are compared", MaxLimit))
 			}
 			out.res = &res
 		}
