@@ -171,3 +171,35 @@ func TestMovedLocksRowsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionsListenAgainAfterTheConnectionDrops: when PostgreSQL drops the listening
+// connection, versions are unknown (answers are read, not cached) until Listen is back, and a
+// move made meanwhile is seen after it.
+func TestVersionsListenAgainAfterTheConnectionDrops(t *testing.T) {
+	ctx := context.Background()
+	pg := testenv.Postgres(t)
+	v := listening(t, facts.NewVersions(pg.Pool, false, nil))
+	before := versionOf(t, v, "prj_a", "2026-11-01", "2026-11-30")
+	if _, err := pg.Pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN mtk_data_versions'`); err != nil {
+		t.Fatal(err)
+	}
+	moved(t, pg.Pool, facts.FactsOn("prj_a", day("2026-11-24"))) // perhaps while nobody listens
+	deadline := time.Now().Add(10 * time.Second)
+	sawDown := false
+	for time.Now().Before(deadline) {
+		if !v.Live() {
+			sawDown = true
+		} else if sawDown {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !sawDown {
+		t.Fatal("versions stayed known while the listening connection was gone")
+	}
+	heard(t, v)
+	if versionOf(t, v, "prj_a", "2026-11-01", "2026-11-30") == before {
+		t.Fatal("a move made while the connection was down is not seen after it came back")
+	}
+}
