@@ -39,6 +39,10 @@ type Versions struct {
 	barrier atomic.Uint64
 }
 
+// maxSnapshots bounds the projects whose versions are kept in memory at once (a project's rows
+// are some hundred days).
+const maxSnapshots = 20_000
+
 // snapshot is one project's (or the rates') rows of data_versions.
 type snapshot struct {
 	whole int64        // the sum of the versions covering the project whatever the day
@@ -116,6 +120,9 @@ func (v *Versions) snapshot(ctx context.Context, project string) (*snapshot, boo
 		return nil, false, nil
 	}
 	if v.heard[project] == heard {
+		if len(v.snaps) >= maxSnapshots { // projects not asked for lately are read again when they are
+			clear(v.snaps)
+		}
 		v.snaps[project] = s
 	}
 	return s, true, nil
