@@ -19,6 +19,20 @@ type flags struct {
 	only                            []string
 	out, dbName, cpuProfile         string
 	fresh                           bool
+	// dash holds the flags of the dashboard run (-dashboard).
+	dash dashFlags
+}
+
+// dashFlags shape the dashboard run (dashboard.go).
+type dashFlags struct {
+	on                    bool
+	projects, viewers     int
+	parallel, verifyEvery int
+	zipf                  float64
+	run, warmup, think    time.Duration
+	syncEvery             time.Duration
+	events, orders        float64
+	runs                  []string
 }
 
 func parseFlags() (flags, error) {
@@ -38,7 +52,37 @@ func parseFlags() (flags, error) {
 	flag.StringVar(&f.dbName, "db", "mtk_bench", "the benchmark's own PostgreSQL and ClickHouse database: mtk_bench or mtk_bench_query…")
 	flag.BoolVar(&f.fresh, "fresh", false, "regenerate the ClickHouse data even when the marker says it matches")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured cells (client and server) to this file")
+	d := &f.dash
+	flag.BoolVar(&d.on, "dashboard", false, "run the dashboard benchmark instead of the cells (own database "+dashDB+", JSON "+dashOut+"): pages of queries by Zipf-chosen viewers over -projects projects, with live writes and syncs, cache on (day and project grain), off, and the floor")
+	flag.IntVar(&d.projects, "projects", 50, "dashboard: projects sharing the -rows rows")
+	flag.IntVar(&d.viewers, "viewers", 8, "dashboard: concurrent viewers (closed loop)")
+	flag.IntVar(&d.parallel, "page-parallel", 6, "dashboard: a page's queries in flight at once (a browser's connections per host)")
+	flag.Float64Var(&d.zipf, "zipf", 1.1, "dashboard: exponent of the Zipf law viewers choose projects by (above 1)")
+	flag.DurationVar(&d.run, "run", 30*time.Second, "dashboard: measured time of each run")
+	flag.DurationVar(&d.warmup, "run-warmup", 10*time.Second, "dashboard: unmeasured load before each run")
+	flag.DurationVar(&d.think, "think", 0, "dashboard: a viewer's pause between pages")
+	flag.DurationVar(&d.syncEvery, "sync-every", time.Minute, "dashboard: a sync of the synced connection every this long (the first one mid-run)")
+	flag.Float64Var(&d.events, "events", 20, "dashboard: tracking events posted per second, over all projects")
+	flag.Float64Var(&d.orders, "orders", 2, "dashboard: order webhooks posted per second, over all projects")
+	flag.IntVar(&d.verifyEvery, "verify-every", 20, "dashboard: one cache hit in this many is read again with Cache-Control: no-cache and compared (0: none)")
+	var runs string
+	flag.StringVar(&runs, "runs", strings.Join(dashRunIDs, ","), "dashboard: the runs to make: day and project (cache on, versions per day or per project), off (cache off), off1 (cache off, one client, one tile at a time), floor1 and floor (the statements straight to ClickHouse)")
 	flag.Parse()
+	d.runs = strings.Split(runs, ",")
+	if d.on {
+		// The dashboard run has its own database, output and days unless they are given.
+		set := map[string]bool{}
+		flag.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		if !set["db"] {
+			f.dbName = dashDB
+		}
+		if !set["out"] {
+			f.out = dashOut
+		}
+		if !set["days"] {
+			f.days = dashDays
+		}
+	}
 	var err error
 	if f.clients, err = intList(clients); err != nil {
 		return f, fmt.Errorf("-clients: %w", err)
@@ -58,6 +102,9 @@ func parseFlags() (flags, error) {
 		return f, errors.New("-rounds: at least 1")
 	case !validName(f.dbName):
 		return f, fmt.Errorf("-db %q: want mtk_bench or mtk_bench_query… (a-z, 0-9, _)", f.dbName)
+	}
+	if d.on {
+		return f, d.check(f.days)
 	}
 	return f, checkDates(f.days)
 }

@@ -4,7 +4,12 @@
 // the same compiled SQL sent straight to ClickHouse (the floor) and the same queries planned on
 // facts_raw (what the rollups save). It prints a markdown table and writes JSON.
 //
+// With -dashboard it runs the dashboard benchmark instead (dashboard.go): viewers loading pages
+// of queries over 50 projects while events, orders and syncs keep arriving, with the answer
+// cache on, off, and the floor.
+//
 //	go run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
+//	go run ./benchmarks/query -dashboard
 //
 // benchmarks/README.md explains the figures.
 package main
@@ -40,7 +45,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, f); err != nil {
+	do := run
+	if f.dash.on {
+		do = runDashboard
+	}
+	if err := do(ctx, f); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -81,7 +90,9 @@ func run(ctx context.Context, f flags) error {
 	}
 	// The service as `mtk serve` makes it: its settings also go with the floor's statements.
 	svc := engine.New(serverCH, engine.Options{Clock: clock.Real{}}) // the direct paths' engine
-	srv, err := startServer(pg, serverCH, chURL, pgURL)
+	// The cells measure the engine's path: the answer cache would answer every request after
+	// the first from memory (the dashboard run, -dashboard, measures it).
+	srv, err := startServer(pg, serverCH, chURL, pgURL, serverOptions{cache: "off"})
 	if err != nil {
 		return err
 	}

@@ -171,7 +171,7 @@ func errorsOf(s *stats) int {
 	return s.Errors
 }
 
-func writeJSON(path string, r report) error {
+func writeJSON(path string, r any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"mtk/api"
 	"mtk/client"
+	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/wire"
 )
@@ -26,27 +27,51 @@ type server struct {
 	app *fiber.App
 	sys *wire.System
 	url string
+	// stopWorkers ends the outbox workers and waits for them (nil: none run).
+	stopWorkers func()
+}
+
+// serverOptions are what the runs change in the server.
+type serverOptions struct {
+	// cache and grain are MTK_QUERY_CACHE and MTK_QUERY_CACHE_GRAIN ("": their defaults).
+	cache, grain string
+	// clock is the server's (nil: the wall clock).
+	clock clock.Clock
+	// workers runs the outbox workers (the fact and event drainers) as mtk serve does.
+	workers bool
 }
 
 // startServer serves the API on 127.0.0.1 at a free port, built as `mtk serve` builds it
 // (wire.Build) over pg and ch; its engine is svc's twin. Request logs are formatted as in
 // production (JSON through slog) and then discarded.
-func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string) (*server, error) {
+func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o serverOptions) (*server, error) {
 	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: "off",
-		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1"}
-	sys := wire.Build(cfg, pg, ch, wire.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1",
+		QueryCache: o.cache, QueryCacheGrain: o.grain}
+	sys := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	app := api.New(sys)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		sys.Close()
 		return nil, err
 	}
 	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
-	return &server{app: app, sys: sys, url: "http://" + ln.Addr().String()}, nil
+	s := &server{app: app, sys: sys, url: "http://" + ln.Addr().String()}
+	if o.workers {
+		ctx, stop := context.WithCancel(context.Background())
+		wg := sys.StartWorkers(ctx)
+		s.stopWorkers = func() { stop(); wg.Wait() }
+	}
+	return s, nil
 }
 
 func (s *server) close() error {
-	defer s.sys.Close()
-	return s.app.ShutdownWithTimeout(5 * time.Second)
+	err := s.app.ShutdownWithTimeout(5 * time.Second)
+	s.sys.Close()
+	if s.stopWorkers != nil {
+		s.stopWorkers()
+	}
+	return err
 }
 
 // httpPath sends the mix's queries to POST /v3/query with an API key, through mtk's Go client

@@ -105,3 +105,23 @@ func validName(s string) bool {
 	}
 	return true
 }
+
+// dropPostgres drops the benchmark's PostgreSQL database (the dashboard run makes it afresh
+// when it regenerates the ClickHouse data, so that what PostgreSQL says of ClickHouse, such as
+// sync snapshots and data versions, starts from nothing too).
+func dropPostgres(ctx context.Context, serverURL, name string) error {
+	adminURL, err := withDatabase(serverURL, "postgres")
+	if err != nil {
+		return err
+	}
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close(ctx)
+	// name was checked by validName.
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop postgres database %s: %w", name, err)
+	}
+	return nil
+}
