@@ -16,37 +16,20 @@ import (
 	"mtk/platform"
 )
 
-// query answers POST /v3/query: the body is validated first (so that a missing project_id is a
-// 400), then the project must be the caller's workspace's (403 access_denied otherwise; 404 when
-// it does not exist). An answer kept by the answer cache for the same query at the same data
-// version is sent again as it was (see answerTag); `Cache-Control: no-cache` reads afresh, and
-// an If-None-Match naming the answer's tag gets 304 without reading anything.
+// query answers POST /v3/query (prepareQuery says what is checked first). An answer kept by the
+// answer cache for the same query at the same data version is sent again as it was (see
+// answerTag); `Cache-Control: no-cache` reads afresh, and an If-None-Match naming the answer's
+// tag gets 304 without reading anything.
 func (s *server) query(c *fiber.Ctx) error {
 	start := time.Now()
-	var body engine.QueryInput
-	if err := decodeJSON(c, &body); err != nil {
-		return err
-	}
-	in, err := body.Check()
+	q, err := s.prepareQuery(c)
 	if err != nil {
 		return err
 	}
-	scope, err := s.queryScope(c, in.ProjectID)
-	if err != nil {
-		return err
-	}
-	prep, err := s.engine.Prepare(scope, in)
-	if err != nil {
-		return err
-	}
-	version, known, err := s.version(c, scope.ProjectID, prep)
-	if err != nil {
-		return err
-	}
+	prep, version, known := q.prep, q.version, q.known
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	var key string
 	if known {
-		prep = prep.At(version)
 		key = prep.Key()
 		tag := answerTag(key)
 		if c.Get(fiber.HeaderIfNoneMatch) == tag { // the answer at this version is the one the caller has
@@ -75,7 +58,7 @@ func (s *server) query(c *fiber.Ctx) error {
 	// An answer is kept and tagged only when no move of its versions was heard while it was
 	// read: one that was may hold the new data under the old version.
 	if known {
-		if after, still, err := s.version(c, scope.ProjectID, prep); err == nil && still && after == version {
+		if after, still, err := s.version(c, q.projectID, prep); err == nil && still && after == version {
 			s.answers.Put(key, answer)
 			c.Set(fiber.HeaderETag, answerTag(key))
 		}
@@ -88,29 +71,11 @@ func (s *server) query(c *fiber.Ctx) error {
 // (engine.Explain), and whether the answer cache holds its answer now; the answer statement is
 // not run.
 func (s *server) explain(c *fiber.Ctx) error {
-	var body engine.QueryInput
-	if err := decodeJSON(c, &body); err != nil {
-		return err
-	}
-	in, err := body.Check()
+	q, err := s.prepareQuery(c)
 	if err != nil {
 		return err
 	}
-	scope, err := s.queryScope(c, in.ProjectID)
-	if err != nil {
-		return err
-	}
-	prep, err := s.engine.Prepare(scope, in)
-	if err != nil {
-		return err
-	}
-	version, known, err := s.version(c, scope.ProjectID, prep)
-	if err != nil {
-		return err
-	}
-	if known {
-		prep = prep.At(version)
-	}
+	prep, known := q.prep, q.known
 	ex, err := s.engine.Explain(c.UserContext(), prep)
 	if err != nil {
 		return err
@@ -124,6 +89,45 @@ func (s *server) explain(c *fiber.Ctx) error {
 		ex.Cache = "miss"
 	}
 	return c.JSON(ex)
+}
+
+// preparedQuery is a query body prepared for its project, at the data version of what it reads
+// when that is known (then prep is At it).
+type preparedQuery struct {
+	prep      *engine.Prepared
+	projectID string
+	version   facts.Version
+	known     bool
+}
+
+// prepareQuery reads and validates a query body (so that a missing project_id is a 400), checks
+// that the project is the caller's workspace's (403 access_denied otherwise; 404 when it does not
+// exist), prepares it and reads its data version.
+func (s *server) prepareQuery(c *fiber.Ctx) (preparedQuery, error) {
+	var body engine.QueryInput
+	if err := decodeJSON(c, &body); err != nil {
+		return preparedQuery{}, err
+	}
+	in, err := body.Check()
+	if err != nil {
+		return preparedQuery{}, err
+	}
+	scope, err := s.queryScope(c, in.ProjectID)
+	if err != nil {
+		return preparedQuery{}, err
+	}
+	prep, err := s.engine.Prepare(scope, in)
+	if err != nil {
+		return preparedQuery{}, err
+	}
+	version, known, err := s.version(c, scope.ProjectID, prep)
+	if err != nil {
+		return preparedQuery{}, err
+	}
+	if known {
+		prep = prep.At(version)
+	}
+	return preparedQuery{prep: prep, projectID: scope.ProjectID, version: version, known: known}, nil
 }
 
 // version is the data version of the days prep reads, and false when answers are not cached
