@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/engine/enginetest"
-	"mtk/schema"
 )
 
 // dashLast is the last local day of the dashboard run's data in every project's zone, and the
@@ -91,21 +90,9 @@ func reuseDashData(ctx context.Context, conn driver.Conn, dbName string, spec da
 // marker.
 func writeDashData(ctx context.Context, conn driver.Conn, pg *pgxpool.Pool, dbName string, spec dataSpec, t *dashTenants) (dataState, error) {
 	var st dataState
-	if err := recreateClickHouse(ctx, conn, dbName); err != nil {
-		return st, err
-	}
-	if _, err := schema.MigrateClickHouse(ctx, conn); err != nil {
-		return st, err
-	}
-	if err := conn.Exec(ctx, markerDDL); err != nil {
-		return st, err
-	}
 	start := time.Now()
-	ds, err := enginetest.Generate(dashGenerator(spec, t))
+	ds, err := regenerate(ctx, conn, dbName, dashGenerator(spec, t))
 	if err != nil {
-		return st, err
-	}
-	if err := ds.Write(ctx, conn); err != nil {
 		return st, err
 	}
 	log.Printf("writing %d raw ad-fact rows over %d days and %d projects (plus %d generated base facts)...",
