@@ -7,8 +7,8 @@ import (
 )
 
 // Timing is how long a query's statements held ClickHouse (from taking a query slot to giving
-// it back: sending, running and reading), for the Server-Timing header. Waiting for a slot is
-// not counted.
+// it back: sending, running and reading), summed over statements that may run side by side, for
+// the Server-Timing header. Waiting for a slot is not counted.
 type Timing struct {
 	db atomic.Int64 // nanoseconds
 }
