@@ -123,16 +123,8 @@ func writeDashData(ctx context.Context, conn driver.Conn, pg *pgxpool.Pool, dbNa
 	if err := settleMerges(ctx, conn, dbName); err != nil {
 		return st, err
 	}
-	batch, err := conn.PrepareBatch(ctx, "INSERT INTO bench_marker (layout, seed, rows, days, project_id, raw_rows, written)")
-	if err != nil {
+	if err := writeMarker(ctx, conn, dashLayout, spec, projectIDs(t), st.RawRows); err != nil {
 		return st, err
-	}
-	defer batch.Close()
-	if err := batch.Append(dashLayout, spec.Seed, uint64(spec.Rows), uint32(spec.Days), projectIDs(t), st.RawRows, time.Now()); err != nil {
-		return st, err
-	}
-	if err := batch.Send(); err != nil {
-		return st, fmt.Errorf("write the marker: %w", err)
 	}
 	return st, activeParts(ctx, conn, dbName, &st)
 }

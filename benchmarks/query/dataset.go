@@ -114,18 +114,27 @@ func ensureData(ctx context.Context, conn driver.Conn, dbName string, spec dataS
 	if err := settleMerges(ctx, conn, dbName); err != nil {
 		return st, err
 	}
-	batch, err := conn.PrepareBatch(ctx, "INSERT INTO bench_marker (layout, seed, rows, days, project_id, raw_rows, written)")
-	if err != nil {
+	if err := writeMarker(ctx, conn, layout, spec, t.project.ID, st.RawRows); err != nil {
 		return st, err
-	}
-	defer batch.Close()
-	if err := batch.Append(layout, spec.Seed, uint64(spec.Rows), uint32(spec.Days), t.project.ID, st.RawRows, time.Now()); err != nil {
-		return st, err
-	}
-	if err := batch.Send(); err != nil {
-		return st, fmt.Errorf("write the marker: %w", err)
 	}
 	return st, activeParts(ctx, conn, dbName, &st)
+}
+
+// writeMarker records what the database's data was generated from, so that a later run with the
+// same layout, spec and project ids reuses it.
+func writeMarker(ctx context.Context, conn driver.Conn, layout string, spec dataSpec, projectIDs string, rawRows uint64) error {
+	batch, err := conn.PrepareBatch(ctx, "INSERT INTO bench_marker (layout, seed, rows, days, project_id, raw_rows, written)")
+	if err != nil {
+		return err
+	}
+	defer batch.Close() //nolint:errcheck // after Send it is a no-op
+	if err := batch.Append(layout, spec.Seed, uint64(spec.Rows), uint32(spec.Days), projectIDs, rawRows, time.Now()); err != nil {
+		return err
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("write the marker: %w", err)
+	}
+	return nil
 }
 
 // settleMerges waits (at most two minutes) until ClickHouse runs no merge in the database, so
