@@ -22,7 +22,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	tb := newTab(t, 1280, 900)
 	shots := screenshotDir(t)
 
-	tb.run(chromedp.Navigate(f.url + "/dashboard"))
+	tb.Run(chromedp.Navigate(f.url + "/dashboard"))
 	tb.waitLoaded(-1, "signed-out")
 
 	// A wrong key is refused with the API's own message.
@@ -68,18 +68,18 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// Sorting: spend is sorted descending first; a click turns it ascending; names sort too.
 	tb.checkSorted("spend", "descending")
-	tb.run(chromedp.Click(chromedp.CSS(`th[data-key="spend"] button`)))
+	tb.Run(chromedp.Click(chromedp.CSS(`th[data-key="spend"] button`)))
 	tb.checkSorted("spend", "ascending")
-	tb.run(chromedp.Click(chromedp.CSS(`th[data-key="roas"] button`)))
+	tb.Run(chromedp.Click(chromedp.CSS(`th[data-key="roas"] button`)))
 	tb.checkSorted("roas", "descending")
-	tb.run(chromedp.Click(chromedp.CSS(`th[data-key="name"] button`)))
+	tb.Run(chromedp.Click(chromedp.CSS(`th[data-key="name"] button`)))
 	tb.checkSorted("name", "ascending")
 
 	// Hover values: the tooltip names the bucket and shows its exact values.
-	tb.run(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	tb.Run(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	box := eval[map[string]float64](tb, `(() => { const r = document.querySelector('#chart-money svg').getBoundingClientRect();
 		return {x: r.left + r.width * 0.6, y: r.top + r.height / 2}; })()`)
-	tb.run(chromedp.MouseEvent("mouseMoved", box["x"], box["y"]))
+	tb.Run(chromedp.MouseEvent("mouseMoved", box["x"], box["y"]))
 	if tip := tb.text("#chart-money .tooltip"); !strings.Contains(tip, "Spend") || !strings.Contains(tip, "Revenue") || !strings.Contains(tip, "R$") {
 		t.Fatalf("tooltip %q", tip)
 	}
@@ -118,7 +118,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 
 	// At 800 pixels the page folds into one column without a horizontal scroll bar.
-	tb.run(chromedp.EmulateViewport(800, 1000))
+	tb.Run(chromedp.EmulateViewport(800, 1000))
 	tb.act("ready", chromedp.Click(chromedp.CSS(`[data-range="30d"]`)))
 	tb.act("ready", choose("#level", "campaign"))
 	tb.checkView(f) // 720 hours
@@ -149,11 +149,11 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	tb.screenshot(shots, "dashboard-800.png")
 
-	tb.run(chromedp.Click(chromedp.ID("signout")))
+	tb.Run(chromedp.Click(chromedp.ID("signout")))
 	if st := eval[string](tb, `document.body.dataset.state + ' ' + (sessionStorage.getItem('mtk.dashboard.key') || 'none')`); st != "signed-out none" {
 		t.Fatalf("after sign-out: %s", st)
 	}
-	if errs := tb.errors(); len(errs) > 0 {
+	if errs := tb.Errors(); len(errs) > 0 {
 		t.Fatalf("the page logged errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
@@ -161,8 +161,8 @@ func TestDashboardInBrowser(t *testing.T) {
 // checkView posts the page's own request bodies to the API and checks that the charts' points,
 // the totals, the table and the warnings show what the API answers. It returns the series body.
 func (tb *tab) checkView(f *fixture) string {
-	tb.t.Helper()
-	t := tb.t
+	tb.T.Helper()
+	t := tb.T
 	seriesBody := tb.requestBody("series")
 	series := f.query(seriesBody)
 	if len(series.Data) == 0 {
@@ -253,13 +253,13 @@ func (tb *tab) checkView(f *fixture) string {
 
 // checkSorted checks the table's order by column key and its header's aria-sort.
 func (tb *tab) checkSorted(key, dir string) {
-	tb.t.Helper()
+	tb.T.Helper()
 	if got := eval[string](tb, `document.querySelector('th[data-key="`+key+`"]').getAttribute('aria-sort')`); got != dir {
-		tb.t.Fatalf("%s header aria-sort %s, want %s", key, got, dir)
+		tb.T.Fatalf("%s header aria-sort %s, want %s", key, got, dir)
 	}
 	col := tb.column(key)
 	if len(col) < 3 {
-		tb.t.Fatalf("too few rows to check sorting: %v", col)
+		tb.T.Fatalf("too few rows to check sorting: %v", col)
 	}
 	for i := 1; i < len(col); i++ {
 		a, b := col[i-1], col[i]
@@ -276,7 +276,7 @@ func (tb *tab) checkSorted(key, dir string) {
 			inOrder = (dir == "ascending" && c <= 0) || (dir == "descending" && c >= 0)
 		}
 		if !inOrder {
-			tb.t.Fatalf("%s not sorted %s at row %d: %v", key, dir, i, col)
+			tb.T.Fatalf("%s not sorted %s at row %d: %v", key, dir, i, col)
 		}
 	}
 }
@@ -327,14 +327,14 @@ func screenshotDir(t *testing.T) string {
 
 // screenshot saves the whole page as a PNG and logs its path.
 func (tb *tab) screenshot(dir, name string) {
-	tb.t.Helper()
-	png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+	tb.T.Helper()
+	png, err := chromedp.Run(tb.Ctx, chromedp.FullScreenshot(100))
 	if err != nil {
-		tb.t.Fatal(err)
+		tb.T.Fatal(err)
 	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {
-		tb.t.Fatal(err)
+		tb.T.Fatal(err)
 	}
-	tb.t.Logf("screenshot: %s", path)
+	tb.T.Logf("screenshot: %s", path)
 }

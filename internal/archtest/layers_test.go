@@ -16,7 +16,7 @@ var layers = []struct {
 	layer  int
 	family string // services only
 }{
-	{"internal/apitest", 5, ""}, {"internal/testenv", 5, ""}, {"internal/wire", 3, ""},
+	{"internal/apitest", 5, ""}, {"internal/testenv", 5, ""}, {"internal/browsertest", 5, ""}, {"internal/wire", 3, ""},
 	{"internal/metrics", 3, ""}, {"internal/adsim", 0, ""}, {"internal/", 0, ""},
 	{"cmd/", 5, ""}, {"benchmarks/", 5, ""},
 	{"api", 3, ""},
