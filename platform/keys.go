@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
@@ -25,7 +26,11 @@ type APIKey struct {
 	RevokedAt   *time.Time `json:"revoked_at"`
 	LastUsedAt  *time.Time `json:"last_used_at"`
 	CreatedAt   time.Time  `json:"created_at"`
-	Token       string     `json:"token,omitempty"`
+	// OAuthClientID is the third-party platform the key was issued to through OAuth (nil for a
+	// key made by hand), and GrantedBy the user who approved it.
+	OAuthClientID *string `json:"oauth_client_id"`
+	GrantedBy     *string `json:"granted_by"`
+	Token         string  `json:"token,omitempty"`
 }
 
 // ParseExpiry reads a key expiry: never, 30d, 90d, 1y, or an RFC 3339 time (which may be in the
@@ -54,14 +59,25 @@ func ParseExpiry(s string, now time.Time) (*time.Time, error) {
 
 // CreateAPIKey makes a key and returns it with its token, which is never shown again.
 func (s *Store) CreateAPIKey(ctx context.Context, workspaceID, name string, scopes []string, expiresAt *time.Time) (APIKey, error) {
+	return s.createAPIKey(ctx, s.pool, APIKey{WorkspaceID: workspaceID, Name: name, Scopes: scopes, ExpiresAt: expiresAt})
+}
+
+// execer is a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// createAPIKey validates and inserts k (its workspace, name, scopes, expiry and OAuth marks)
+// through q, and returns it with its id and token.
+func (s *Store) createAPIKey(ctx context.Context, q execer, k APIKey) (APIKey, error) {
 	var problems []string
-	if strings.TrimSpace(name) == "" {
+	if strings.TrimSpace(k.Name) == "" {
 		problems = append(problems, "name: required")
 	}
-	if len(scopes) == 0 {
+	if len(k.Scopes) == 0 {
 		problems = append(problems, "scopes: at least one of "+strings.Join(auth.AllScopes, ", "))
 	}
-	for i, sc := range scopes {
+	for i, sc := range k.Scopes {
 		if !auth.ValidScope(sc) {
 			problems = append(problems, fmt.Sprintf("scopes[%d]: unknown scope %q", i, sc))
 		}
@@ -69,29 +85,26 @@ func (s *Store) CreateAPIKey(ctx context.Context, workspaceID, name string, scop
 	if len(problems) > 0 {
 		return APIKey{}, apperr.Invalid("Invalid API key.", problems...)
 	}
-	scopes = slices.Compact(slices.Sorted(slices.Values(scopes)))
 	token, err := auth.NewAPIKeyToken()
 	if err != nil {
 		return APIKey{}, err
 	}
-	k := APIKey{
-		ID: ids.New(ids.APIKey), WorkspaceID: workspaceID, Name: name, Prefix: auth.DisplayPrefix(token),
-		Scopes: scopes, ExpiresAt: expiresAt, CreatedAt: s.clock.Now(), Token: token,
-	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO api_keys (id, workspace_id, name, prefix, token_hash, scopes, expires_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		k.ID, k.WorkspaceID, k.Name, k.Prefix, auth.HashAPIKey(token), k.Scopes, k.ExpiresAt, k.CreatedAt)
+	k.ID, k.Prefix, k.Token, k.CreatedAt = ids.New(ids.APIKey), auth.DisplayPrefix(token), token, s.clock.Now()
+	k.Scopes = slices.Compact(slices.Sorted(slices.Values(k.Scopes)))
+	_, err = q.Exec(ctx, `INSERT INTO api_keys (id, workspace_id, name, prefix, token_hash, scopes, expires_at, created_at,
+		oauth_client_id, granted_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		k.ID, k.WorkspaceID, k.Name, k.Prefix, auth.HashAPIKey(token), k.Scopes, k.ExpiresAt, k.CreatedAt, k.OAuthClientID, k.GrantedBy)
 	if isForeignKeyViolation(err) {
 		return APIKey{}, apperr.NotFound("Workspace not found.")
 	}
 	return k, err
 }
 
-const keyColumns = "id, workspace_id, name, prefix, scopes, expires_at, revoked_at, last_used_at, created_at"
+const keyColumns = "id, workspace_id, name, prefix, scopes, expires_at, revoked_at, last_used_at, created_at, oauth_client_id, granted_by"
 
 func scanKey(row pgx.CollectableRow) (APIKey, error) {
 	var k APIKey
-	err := row.Scan(&k.ID, &k.WorkspaceID, &k.Name, &k.Prefix, &k.Scopes, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.CreatedAt)
+	err := row.Scan(&k.ID, &k.WorkspaceID, &k.Name, &k.Prefix, &k.Scopes, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.CreatedAt, &k.OAuthClientID, &k.GrantedBy)
 	return k, err
 }
 
@@ -106,9 +119,15 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, 
 
 // RevokeAPIKey revokes a key; revoking twice keeps the first time.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
-	defer s.keys.Forget(func(_ string, k cachedKey) bool { return k.principal.KeyID == id })
+	defer s.forgetKeys(id)
 	return queryOne(ctx, s, scanKey, apperr.NotFound("API key not found."),
 		"UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
+}
+
+// forgetKeys drops revoked keys from this server's verification cache, so that revoking takes
+// effect here at once (and on other servers within KeyCacheTTL).
+func (s *Store) forgetKeys(ids ...string) {
+	s.keys.Forget(func(_ string, k cachedKey) bool { return slices.Contains(ids, k.principal.KeyID) })
 }
 
 // lastUsedResolution limits last_used_at writes to one per key per minute.

@@ -41,6 +41,16 @@ const (
 	CodeServiceUnavailable  = "service_unavailable"
 )
 
+// The OAuth 2.0 error codes (RFC 6749 section 5.2) that the token and revocation endpoints
+// answer with. The rest of RFC 6749's codes are mapped from the codes above where they are
+// rendered (api/oauth_errors.go).
+const (
+	CodeInvalidGrant         = "invalid_grant"
+	CodeInvalidClient        = "invalid_client"
+	CodeUnauthorizedClient   = "unauthorized_client"
+	CodeUnsupportedGrantType = "unsupported_grant_type"
+)
+
 // Error is an error a client may see. Status is the HTTP status; Details has one line per problem.
 type Error struct {
 	Status  int
@@ -84,6 +94,18 @@ func Missing(message string, details ...string) *Error {
 // Unauthenticated is a 401 authentication_error.
 func Unauthenticated(code, message string) *Error {
 	return &Error{Status: http.StatusUnauthorized, Type: TypeAuthentication, Code: code, Message: message}
+}
+
+// InvalidGrant is a 400 invalid_grant: an authorization code that is unknown, expired, used,
+// or not the caller's (RFC 6749 section 5.2).
+func InvalidGrant(message string) *Error {
+	return &Error{Status: http.StatusBadRequest, Type: TypeValidation, Code: CodeInvalidGrant, Message: message}
+}
+
+// InvalidClient is a 401 invalid_client: an OAuth client that is unknown, revoked, or failed to
+// authenticate.
+func InvalidClient(message string) *Error {
+	return Unauthenticated(CodeInvalidClient, message)
 }
 
 // Forbidden is a 403 authorization_error.

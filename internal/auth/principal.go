@@ -19,6 +19,15 @@ const (
 // AllScopes lists every scope, in a stable order.
 var AllScopes = []string{ScopeDataRead, ScopeDataWrite, ScopeTrackingRead, ScopeTrackingWrite}
 
+// ScopeWords says what each scope lets a holder do, in the plain words that the OAuth consent
+// page shows the person granting it.
+var ScopeWords = map[string]string{
+	ScopeDataRead:      "Read your projects, connections, sync status and ad metrics",
+	ScopeDataWrite:     "Pause and activate your ads, ad sets and campaigns, and change their budgets",
+	ScopeTrackingRead:  "Read your tracking containers and triggers, and decode tracking messages",
+	ScopeTrackingWrite: "Change your tracking triggers, create tracking links and send tracking events",
+}
+
 // ValidScope reports whether s is one of AllScopes.
 func ValidScope(s string) bool { return slices.Contains(AllScopes, s) }
 

@@ -20,18 +20,25 @@ const apiKeySecretBytes = 32
 
 // NewAPIKeyToken returns a fresh token, mtk_live_ followed by 43 URL-safe base64 characters
 // (32 random bytes).
-func NewAPIKeyToken() (string, error) {
+func NewAPIKeyToken() (string, error) { return NewSecret(APIKeyPrefix) }
+
+// NewSecret returns prefix followed by 32 random bytes in URL-safe base64 (43 characters): API
+// keys, OAuth client secrets and authorization codes.
+func NewSecret(prefix string) (string, error) {
 	b := make([]byte, apiKeySecretBytes)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
-	return APIKeyPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+	return prefix + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // HashAPIKey is what is stored for a token: its SHA-256. A fast hash is right here because the
 // secret has 256 bits of entropy; nothing can be guessed from it.
-func HashAPIKey(token string) []byte {
-	h := sha256.Sum256([]byte(token))
+func HashAPIKey(token string) []byte { return HashSecret(token) }
+
+// HashSecret is what is stored for any NewSecret value: its SHA-256 (see HashAPIKey).
+func HashSecret(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
 	return h[:]
 }
 

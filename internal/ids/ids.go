@@ -9,17 +9,18 @@ import (
 
 // The prefixes of the contract, and a few of mtk's own.
 const (
-	Workspace  = "ws"
-	User       = "usr"
-	APIKey     = "key"
-	Project    = "prj"
-	Connection = "con"
-	SyncRun    = "sync"
-	Container  = "ctr"
-	Trigger    = "trg"
-	Lead       = "lead"
-	Event      = "evt"
-	Link       = "lnk"
+	Workspace   = "ws"
+	User        = "usr"
+	APIKey      = "key"
+	OAuthClient = "oac"
+	Project     = "prj"
+	Connection  = "con"
+	SyncRun     = "sync"
+	Container   = "ctr"
+	Trigger     = "trg"
+	Lead        = "lead"
+	Event       = "evt"
+	Link        = "lnk"
 )
 
 var enc = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
