@@ -32,13 +32,35 @@ type legacyBody struct {
 	Message string `json:"message"`
 }
 
-const legacyErrorsKey = "mtk.legacy_errors"
+// errorStyleKey holds a route's errorStyle when it is not the envelope.
+const errorStyleKey = "mtk.error_style"
+
+// errorStyle is how a route words its errors.
+type errorStyle int
+
+const (
+	// styleEnvelope is the contract's envelope, on every route that sets no other style.
+	styleEnvelope errorStyle = iota
+	// styleLegacy: the {error, message} body that the spec gives the projects and connections
+	// listings for 401 and 403 (the envelope otherwise).
+	styleLegacy
+	// styleOAuth: RFC 6749 section 5.2's {error, error_description}, which every OAuth client
+	// library parses, on the token and revocation endpoints.
+	styleOAuth
+	// stylePage: the consent page's HTML error step, on /oauth/authorize (a browser's route).
+	stylePage
+)
+
+// withErrorStyle marks the route's errors to be rendered in style.
+func withErrorStyle(style errorStyle) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Locals(errorStyleKey, style)
+		return c.Next()
+	}
+}
 
 // legacyErrors marks a route whose 401 and 403 answers use the {error, message} body.
-func legacyErrors(c *fiber.Ctx) error {
-	c.Locals(legacyErrorsKey, true)
-	return c.Next()
-}
+var legacyErrors = withErrorStyle(styleLegacy)
 
 // storeRetryAfter is the Retry-After, in seconds, of a 503 for an unreachable store.
 const storeRetryAfter = 5
@@ -81,13 +103,16 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 		}
 		c.Status(e.Status)
-		if legacy, _ := c.Locals(legacyErrorsKey).(bool); legacy {
-			switch e.Status {
-			case http.StatusUnauthorized:
-				return c.JSON(legacyBody{Error: "unauthorized", Message: e.Message})
-			case http.StatusForbidden:
-				return c.JSON(legacyBody{Error: "forbidden", Message: e.Message})
-			}
+		style, _ := c.Locals(errorStyleKey).(errorStyle)
+		switch {
+		case style == styleOAuth:
+			return renderOAuthError(c, e)
+		case style == stylePage:
+			return renderErrorPage(c, e.Status, e.Message)
+		case style == styleLegacy && e.Status == http.StatusUnauthorized:
+			return c.JSON(legacyBody{Error: "unauthorized", Message: e.Message})
+		case style == styleLegacy && e.Status == http.StatusForbidden:
+			return c.JSON(legacyBody{Error: "forbidden", Message: e.Message})
 		}
 		return c.JSON(errorBody{Error: errorObject{
 			Type: e.Type, Code: e.Code, Message: e.Message, Details: e.Details, RequestID: requestID(c),

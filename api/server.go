@@ -112,6 +112,7 @@ func New(sys *wire.System) *fiber.App {
 	public := ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
+	s.oauthRoutes(app, v3, public)
 	if d.Metrics != nil && d.Config.MetricsListen() == "" {
 		app.Get("/metrics", adaptor.HTTPHandler(d.Metrics.Handler()))
 	}

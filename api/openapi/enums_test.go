@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"mtk/engine"
+	"mtk/internal/auth"
 	"mtk/platform"
 )
 
 // TestEnumsAreTheCode checks the document's enumerations against the registries they come from,
-// so that a new metric, dimension, operator or trigger type is documented too.
+// so that a new metric, dimension, operator, trigger type or scope is documented too.
 func TestEnumsAreTheCode(t *testing.T) {
 	fields, err := engine.Fields("")
 	if err != nil {
@@ -34,6 +35,7 @@ func TestEnumsAreTheCode(t *testing.T) {
 		"Operator":      engine.Operators,
 		"TriggerType":   platform.TriggerTypes,
 		"StandardEvent": platform.StandardEvents,
+		"Scope":         auth.AllScopes,
 	} {
 		ref, ok := schemas[name]
 		if !ok {

@@ -71,14 +71,18 @@ type Tab struct {
 }
 
 // NewTab opens a tab of width×height in the shared browser, starting the browser on first use.
-// The tab closes when t ends; every action after the viewport's has a 3-minute deadline.
+// The tab, in a browser context of its own, closes when t ends; every action after the
+// viewport's has a 3-minute deadline.
 func NewTab(t *testing.T, width, height int64) *Tab {
 	t.Helper()
 	browserOnce.Do(startBrowser)
 	if browserErr != nil {
 		t.Fatal(browserErr)
 	}
-	ctx, cancel := chromedp.NewContext(browserCtx)
+	// A browser context of its own keeps the tab's cookies and storage from other tests, and its
+	// disposal when t ends closes the tab's connections: a server that t stops after the tab
+	// does not wait for a keep-alive connection that Chromium would otherwise hold open.
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	tb := &Tab{T: t, Ctx: ctx}
 	messages := chromedp.Console(ctx)
