@@ -189,7 +189,7 @@ func runKey(ctx context.Context, args []string, out io.Writer) error {
 
 func printKeys(out io.Writer, keys []platform.APIKey) error {
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tEXPIRES\tREVOKED\tLAST USED")
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tOAUTH CLIENT\tEXPIRES\tREVOKED\tLAST USED")
 	when := func(t *time.Time) string {
 		if t == nil {
 			return "-"
@@ -197,7 +197,11 @@ func printKeys(out io.Writer, keys []platform.APIKey) error {
 		return t.UTC().Format(time.RFC3339)
 	}
 	for _, k := range keys {
-		fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, strings.Join(k.Scopes, ","),
+		client := "-"
+		if k.OAuthClientID != nil {
+			client = *k.OAuthClientID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, strings.Join(k.Scopes, ","), client,
 			when(k.ExpiresAt), when(k.RevokedAt), when(k.LastUsedAt))
 	}
 	return tw.Flush()

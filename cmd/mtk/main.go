@@ -27,6 +27,9 @@ Usage:
   mtk key create --workspace W --name N --scopes s1,s2 [--expires never|30d|90d|1y|RFC3339] [--json]
   mtk key list --workspace W [--json]
   mtk key revoke <key id> [--json]
+  mtk oauth-client create --name N --redirect-uri U [--redirect-uri U2] --scopes s1,s2 [--public] [--json]
+  mtk oauth-client list [--json]
+  mtk oauth-client revoke <client id> [--json]   the client's keys stop working too
   mtk project create --workspace W --name N --currency BRL --timezone America/Sao_Paulo [--json]
   mtk connection create --project P --kind alpha_ads|beta_ads|gamma_ads|custom --name N [--source-id ID] [--json]
   mtk container create --project P --domain D [--version 2|3] [--alias A] [--allowed-hosts a,b] [--json]
@@ -46,17 +49,18 @@ MTK_POSTGRES_URL, MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_METRICS, MT
 type command func(ctx context.Context, args []string, out io.Writer) error
 
 var commands = map[string]command{
-	"serve":      runServe,
-	"migrate":    runMigrate,
-	"seed":       runSeed,
-	"workspace":  runWorkspace,
-	"user":       runUser,
-	"key":        runKey,
-	"project":    runProject,
-	"connection": runConnection,
-	"container":  runContainer,
-	"sync":       runSync,
-	"outbox":     runOutbox,
+	"serve":        runServe,
+	"migrate":      runMigrate,
+	"seed":         runSeed,
+	"workspace":    runWorkspace,
+	"user":         runUser,
+	"key":          runKey,
+	"oauth-client": runOAuthClient,
+	"project":      runProject,
+	"connection":   runConnection,
+	"container":    runContainer,
+	"sync":         runSync,
+	"outbox":       runOutbox,
 }
 
 // usageError is a mistake in the command line: exit status 2.
