@@ -183,13 +183,19 @@ type tokenResponse struct {
 	WorkspaceID string `json:"workspace_id"`
 }
 
-// token redeems an authorization code for an API key (POST /oauth/token).
-func (s *server) token(c *fiber.Ctx) error {
+// clientRequest reads a token or revocation request: its form and the client it authenticates.
+func (s *server) clientRequest(c *fiber.Ctx) (url.Values, platform.OAuthClient, error) {
 	form, err := oauthForm(c)
 	if err != nil {
-		return err
+		return nil, platform.OAuthClient{}, err
 	}
 	client, err := s.oauthClient(c, form)
+	return form, client, err
+}
+
+// token redeems an authorization code for an API key (POST /oauth/token).
+func (s *server) token(c *fiber.Ctx) error {
+	form, client, err := s.clientRequest(c)
 	if err != nil {
 		return err
 	}
@@ -217,11 +223,7 @@ func (s *server) token(c *fiber.Ctx) error {
 // revoke revokes an access token that was issued to the calling client (POST /oauth/revoke, RFC
 // 7009): 200 with no body, also for a token that is unknown or revoked already.
 func (s *server) revoke(c *fiber.Ctx) error {
-	form, err := oauthForm(c)
-	if err != nil {
-		return err
-	}
-	client, err := s.oauthClient(c, form)
+	form, client, err := s.clientRequest(c)
 	if err != nil {
 		return err
 	}

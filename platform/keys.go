@@ -62,6 +62,20 @@ func (s *Store) CreateAPIKey(ctx context.Context, workspaceID, name string, scop
 	return s.createAPIKey(ctx, s.pool, APIKey{WorkspaceID: workspaceID, Name: name, Scopes: scopes, ExpiresAt: expiresAt})
 }
 
+// scopeProblems words what is wrong with a credential's scopes: none, or unknown ones.
+func scopeProblems(scopes []string) []string {
+	if len(scopes) == 0 {
+		return []string{"scopes: at least one of " + strings.Join(auth.AllScopes, ", ")}
+	}
+	var problems []string
+	for i, sc := range scopes {
+		if !auth.ValidScope(sc) {
+			problems = append(problems, fmt.Sprintf("scopes[%d]: unknown scope %q", i, sc))
+		}
+	}
+	return problems
+}
+
 // execer is a pool or a transaction.
 type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
@@ -74,14 +88,7 @@ func (s *Store) createAPIKey(ctx context.Context, q execer, k APIKey) (APIKey, e
 	if strings.TrimSpace(k.Name) == "" {
 		problems = append(problems, "name: required")
 	}
-	if len(k.Scopes) == 0 {
-		problems = append(problems, "scopes: at least one of "+strings.Join(auth.AllScopes, ", "))
-	}
-	for i, sc := range k.Scopes {
-		if !auth.ValidScope(sc) {
-			problems = append(problems, fmt.Sprintf("scopes[%d]: unknown scope %q", i, sc))
-		}
-	}
+	problems = append(problems, scopeProblems(k.Scopes)...)
 	if len(problems) > 0 {
 		return APIKey{}, apperr.Invalid("Invalid API key.", problems...)
 	}

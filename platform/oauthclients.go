@@ -84,14 +84,7 @@ func (s *Store) CreateOAuthClient(ctx context.Context, in OAuthClientInput) (OAu
 			problems = append(problems, fmt.Sprintf("redirect_uris[%d]: %q %s", i, uri, why))
 		}
 	}
-	if len(in.Scopes) == 0 {
-		problems = append(problems, "scopes: at least one of "+strings.Join(auth.AllScopes, ", "))
-	}
-	for i, sc := range in.Scopes {
-		if !auth.ValidScope(sc) {
-			problems = append(problems, fmt.Sprintf("scopes[%d]: unknown scope %q", i, sc))
-		}
-	}
+	problems = append(problems, scopeProblems(in.Scopes)...)
 	if len(problems) > 0 {
 		return OAuthClient{}, apperr.Invalid("Invalid OAuth client.", problems...)
 	}

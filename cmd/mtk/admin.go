@@ -65,6 +65,38 @@ func emit(out io.Writer, asJSON bool, v any, human string) error {
 	return err
 }
 
+// when is a listing's time cell: RFC 3339 in UTC, or - for none.
+func when(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// revokeOne revokes the one id of a revoke subcommand's arguments (what, say "key", names it in
+// the usage) and prints what revoke returns, as JSON or as human with the id.
+func revokeOne(out io.Writer, asJSON bool, positional []string, what string, revoke func(string) (any, error), human string) error {
+	if len(positional) != 1 {
+		return usageError{fmt.Sprintf("want: mtk %s revoke <%s id>", what, what)}
+	}
+	v, err := revoke(positional[0])
+	if err != nil {
+		return err
+	}
+	return emit(out, asJSON, v, fmt.Sprintf(human, positional[0]))
+}
+
+// emitList prints items as one JSON array when asJSON (empty, never null), else as print's table.
+func emitList[T any](out io.Writer, asJSON bool, items []T, print func(io.Writer, []T) error) error {
+	if !asJSON {
+		return print(out, items)
+	}
+	if items == nil {
+		items = []T{}
+	}
+	return json.NewEncoder(out).Encode(items)
+}
+
 // subcommand splits "create ..." from its arguments.
 func subcommand(args []string, allowed ...string) (string, []string, error) {
 	if len(args) == 0 {
@@ -167,22 +199,10 @@ func runKey(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if *asJSON {
-				if keys == nil {
-					keys = []platform.APIKey{}
-				}
-				return json.NewEncoder(out).Encode(keys)
-			}
-			return printKeys(out, keys)
+			return emitList(out, *asJSON, keys, printKeys)
 		default:
-			if len(positional) != 1 {
-				return usageError{"want: mtk key revoke <key id>"}
-			}
-			k, err := s.RevokeAPIKey(ctx, positional[0])
-			if err != nil {
-				return err
-			}
-			return emit(out, *asJSON, k, fmt.Sprintf("revoked key %s", k.ID))
+			return revokeOne(out, *asJSON, positional, "key", func(id string) (any, error) { return s.RevokeAPIKey(ctx, id) },
+				"revoked key %s")
 		}
 	})
 }
@@ -190,12 +210,6 @@ func runKey(ctx context.Context, args []string, out io.Writer) error {
 func printKeys(out io.Writer, keys []platform.APIKey) error {
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tOAUTH CLIENT\tEXPIRES\tREVOKED\tLAST USED")
-	when := func(t *time.Time) string {
-		if t == nil {
-			return "-"
-		}
-		return t.UTC().Format(time.RFC3339)
-	}
 	for _, k := range keys {
 		client := "-"
 		if k.OAuthClientID != nil {

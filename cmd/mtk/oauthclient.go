@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"mtk/platform"
 )
@@ -61,22 +59,10 @@ func runOAuthClient(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if *asJSON {
-				if clients == nil {
-					clients = []platform.OAuthClient{}
-				}
-				return json.NewEncoder(out).Encode(clients)
-			}
-			return printOAuthClients(out, clients)
+			return emitList(out, *asJSON, clients, printOAuthClients)
 		default:
-			if len(positional) != 1 {
-				return usageError{"want: mtk oauth-client revoke <client id>"}
-			}
-			c, err := s.RevokeOAuthClient(ctx, positional[0])
-			if err != nil {
-				return err
-			}
-			return emit(out, *asJSON, c, fmt.Sprintf("revoked OAuth client %s and every key issued to it", c.ID))
+			return revokeOne(out, *asJSON, positional, "oauth-client", func(id string) (any, error) { return s.RevokeOAuthClient(ctx, id) },
+				"revoked OAuth client %s and every key issued to it")
 		}
 	})
 }
@@ -85,14 +71,11 @@ func printOAuthClients(out io.Writer, clients []platform.OAuthClient) error {
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLIENT ID\tNAME\tTYPE\tSCOPES\tREDIRECT URIS\tREVOKED")
 	for _, c := range clients {
-		kind, revoked := "public", "-"
+		kind := "public"
 		if c.Confidential {
 			kind = "confidential"
 		}
-		if c.RevokedAt != nil {
-			revoked = c.RevokedAt.UTC().Format(time.RFC3339)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, kind, strings.Join(c.Scopes, ","), strings.Join(c.RedirectURIs, " "), revoked)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, kind, strings.Join(c.Scopes, ","), strings.Join(c.RedirectURIs, " "), when(c.RevokedAt))
 	}
 	return tw.Flush()
 }

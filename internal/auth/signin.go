@@ -30,17 +30,11 @@ func IssueSignIn(secret []byte, userID, binding string, now time.Time) (string, 
 
 // ParseSignIn verifies a sign-in token made for binding and returns its user id.
 func ParseSignIn(secret []byte, token, binding string, now time.Time) (string, error) {
-	var claims jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return secret, nil },
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(signInIssuer),
-		jwt.WithExpirationRequired(),
-		jwt.WithTimeFunc(func() time.Time { return now }),
-	)
+	claims, err := parseClaims(secret, token, signInIssuer, now)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidJWT, err)
+		return "", err
 	}
-	if claims.Subject == "" || claims.ID != binding {
+	if claims.ID != binding {
 		return "", fmt.Errorf("%w: not this browser's sign-in", ErrInvalidJWT)
 	}
 	return claims.Subject, nil

@@ -77,18 +77,24 @@ var ErrInvalidJWT = errors.New("invalid token")
 
 // ParseJWT verifies token (HS256 only, issuer, expiry against now) and returns the user id.
 func ParseJWT(secret []byte, token string, now time.Time) (string, error) {
+	claims, err := parseClaims(secret, token, jwtIssuer, now)
+	return claims.Subject, err
+}
+
+// parseClaims verifies an HS256 token of issuer, unexpired at now and with a subject.
+func parseClaims(secret []byte, token, issuer string, now time.Time) (jwt.RegisteredClaims, error) {
 	var claims jwt.RegisteredClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(jwtIssuer),
+		jwt.WithIssuer(issuer),
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(func() time.Time { return now }),
 	)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidJWT, err)
+		return jwt.RegisteredClaims{}, fmt.Errorf("%w: %v", ErrInvalidJWT, err)
 	}
 	if claims.Subject == "" {
-		return "", fmt.Errorf("%w: no subject", ErrInvalidJWT)
+		return jwt.RegisteredClaims{}, fmt.Errorf("%w: no subject", ErrInvalidJWT)
 	}
-	return claims.Subject, nil
+	return claims, nil
 }
