@@ -464,6 +464,7 @@ func TestOAuthRevocation(t *testing.T) {
 	wantError(t, e.do("DELETE", "/v3/oauth/grants/"+id, nil, bearer(tn.readKey)...), 403, "authorization_error", "access_denied")
 	wantError(t, e.do("DELETE", "/v3/oauth/grants/key_unknown", nil, append(bearer(jwt), ws...)...), 404, "not_found_error", "resource_not_found")
 	wantError(t, e.do("GET", "/v3/oauth/grants", nil, bearer(jwt)...), 400, "validation_error", "missing_parameter")
+	wantError(t, e.do("GET", "/v3/oauth/grants", nil), 401, "authentication_error", "invalid_api_key")
 	if r := e.do("DELETE", "/v3/oauth/grants/"+id, nil, append(bearer(jwt), ws...)...); r.Status != 200 || r.JSON(t)["revoked_at"] == nil {
 		t.Fatalf("revoke grant: %d %s", r.Status, r.Body)
 	}
