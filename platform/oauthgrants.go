@@ -157,17 +157,13 @@ func (s *Store) ListGrants(ctx context.Context, workspaceID string) ([]APIKey, e
 	return pgx.CollectRows(rows, scanKey)
 }
 
-// RevokeGrant revokes one of the workspace's connected platforms (a key issued through OAuth);
-// any other key is not found.
+// RevokeGrant revokes one of the workspace's connected platforms (a key issued through OAuth
+// that still works), in one statement; any other key is not found.
 func (s *Store) RevokeGrant(ctx context.Context, workspaceID, keyID string) (APIKey, error) {
-	grants, err := s.ListGrants(ctx, workspaceID)
-	if err != nil {
-		return APIKey{}, err
-	}
-	if !slices.ContainsFunc(grants, func(k APIKey) bool { return k.ID == keyID }) {
-		return APIKey{}, apperr.NotFound("No connected platform with this id in this workspace.")
-	}
-	return s.RevokeAPIKey(ctx, keyID)
+	defer s.forgetKeys(keyID)
+	return queryOne(ctx, s, scanKey, apperr.NotFound("No connected platform with this id in this workspace."),
+		`UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND workspace_id = $2 AND oauth_client_id IS NOT NULL
+		AND revoked_at IS NULL RETURNING `+keyColumns, keyID, workspaceID, s.clock.Now())
 }
 
 // ManagedWorkspace is a workspace whose owners and admins may connect platforms to it.
