@@ -78,11 +78,9 @@ func toAppError(err error) (*apperr.Error, bool) {
 			return apperr.NotFound("No such route."), true
 		case http.StatusMethodNotAllowed:
 			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Method not allowed on this route."}, true
-		case http.StatusRequestEntityTooLarge:
-			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Request body too large."}, true
 		}
-		if fe.Code >= 400 && fe.Code < 500 {
-			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: fe.Message}, true
+		if fe.Code >= 400 && fe.Code < 500 { // its message is never shown: Fiber's may quote the request
+			return apperr.InvalidRequest(fe.Code, http.StatusText(fe.Code)+"."), true
 		}
 	}
 	if db.Unavailable(err) {

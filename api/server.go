@@ -84,6 +84,8 @@ func New(sys *wire.System) *fiber.App {
 		IdleTimeout:           120 * time.Second,
 		JSONEncoder:           marshalJSON,
 	})
+	app.Server().ErrorHandler = refuseUnreadable(app)
+	app.Server().SecureErrorLogMessage = true // fasthttp's error texts never quote the request
 	routes := &routeLabels{}
 	app.Use(withRequestID)
 	if d.Metrics != nil {

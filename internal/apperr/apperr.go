@@ -33,6 +33,7 @@ const (
 	CodeAccessDenied        = "access_denied"
 	CodeMissingParameter    = "missing_parameter"
 	CodeInvalidParameter    = "invalid_parameter"
+	CodeInvalidRequest      = "invalid_request"
 	CodeInvalidSource       = "invalid_source"
 	CodeResourceNotFound    = "resource_not_found"
 	CodeIdempotencyConflict = "idempotency_conflict"
@@ -84,6 +85,12 @@ func Validation(code, message string, details ...string) *Error {
 // Invalid is a 400 invalid_parameter.
 func Invalid(message string, details ...string) *Error {
 	return Validation(CodeInvalidParameter, message, details...)
+}
+
+// InvalidRequest is an invalid_request: a request that is not HTTP the server can read (a
+// malformed request line or header, a header section too large), answered with status.
+func InvalidRequest(status int, message string) *Error {
+	return &Error{Status: status, Type: TypeValidation, Code: CodeInvalidRequest, Message: message}
 }
 
 // Missing is a 400 missing_parameter.
