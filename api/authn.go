@@ -15,6 +15,9 @@ const authErrKey = "mtk.auth_error"
 // headerWorkspace selects the workspace of a JWT call.
 const headerWorkspace = "X-Workspace-Id"
 
+// headerAPIKey carries an API key for clients that cannot set Authorization.
+const headerAPIKey = "x-api-key"
+
 // credential returns the token of Authorization: Bearer or x-api-key.
 func credential(c *fiber.Ctx) string {
 	if h := strings.TrimSpace(c.Get(fiber.HeaderAuthorization)); h != "" {
@@ -24,7 +27,7 @@ func credential(c *fiber.Ctx) string {
 		}
 		return h
 	}
-	return strings.TrimSpace(c.Get("x-api-key"))
+	return strings.TrimSpace(c.Get(headerAPIKey))
 }
 
 // identify works out who is calling and puts the principal on the request. It never fails the

@@ -62,6 +62,25 @@ func withErrorStyle(style errorStyle) fiber.Handler {
 // legacyErrors marks a route whose 401 and 403 answers use the {error, message} body.
 var legacyErrors = withErrorStyle(styleLegacy)
 
+// endpointStyles are the styles of the OAuth endpoints, by method and path: every error there is
+// worded in the endpoint's protocol, also those raised before routing (the text checks), so the
+// style is known from the request line (routing is exact) rather than set by the route.
+var endpointStyles = map[[2]string]errorStyle{
+	{fiber.MethodGet, pathAuthorize}:  stylePage,
+	{fiber.MethodPost, pathAuthorize}: stylePage,
+	{fiber.MethodPost, pathToken}:     styleOAuth,
+	{fiber.MethodPost, pathRevoke}:    styleOAuth,
+}
+
+// styleOf is how the request's errors are worded: as its route or handler marked them, else as
+// its endpoint's, else in the envelope.
+func styleOf(c *fiber.Ctx) errorStyle {
+	if style, ok := c.Locals(errorStyleKey).(errorStyle); ok {
+		return style
+	}
+	return endpointStyles[[2]string{c.Method(), c.Path()}]
+}
+
 // storeRetryAfter is the Retry-After, in seconds, of a 503 for an unreachable store.
 const storeRetryAfter = 5
 
@@ -101,8 +120,7 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 		}
 		c.Status(e.Status)
-		style, _ := c.Locals(errorStyleKey).(errorStyle)
-		switch {
+		switch style := styleOf(c); {
 		case style == styleOAuth:
 			return renderOAuthError(c, e)
 		case style == stylePage:

@@ -50,6 +50,20 @@ func (r *routeLabels) of(c *fiber.Ctx, method string) string {
 	return metrics.Unmatched
 }
 
+// param names the parameter of the request's route that holds the path's i-th segment: the
+// pattern's :name, or "path" where no route of method has a parameter there.
+func (r *routeLabels) param(method string, path []string, i int) string {
+	for _, rt := range r.ordered {
+		if rt.method == method && matchSegments(rt.segments, path) && i < len(rt.segments) {
+			if name, ok := strings.CutPrefix(rt.segments[i], ":"); ok {
+				return name
+			}
+		}
+	}
+	return "path"
+}
+
+// splitPath is the segments of a path; a final slash makes an empty last one, which no route has.
 func splitPath(p string) []string {
 	return strings.Split(strings.Trim(p, "/"), "/")
 }

@@ -32,12 +32,10 @@ const (
 // other public routes, and the workspace's listing of its connected platforms under /v3.
 func (s *server) oauthRoutes(app *fiber.App, v3 fiber.Router, public fiber.Handler) {
 	app.Get(pathMetadata, s.oauthMetadata)
-	page := withErrorStyle(stylePage)
-	app.Get(pathAuthorize, page, public, s.authorize)
-	app.Post(pathAuthorize, page, public, s.authorize)
-	protocol := withErrorStyle(styleOAuth)
-	app.Post(pathToken, protocol, public, s.token)
-	app.Post(pathRevoke, protocol, public, s.revoke)
+	app.Get(pathAuthorize, public, s.authorize) // their errors' styles: endpointStyles
+	app.Post(pathAuthorize, public, s.authorize)
+	app.Post(pathToken, public, s.token)
+	app.Post(pathRevoke, public, s.revoke)
 	v3.Get("/oauth/grants", s.requireManager, s.listGrants)
 	v3.Delete("/oauth/grants/:grant_id", s.requireManager, s.revokeGrant)
 }
@@ -93,7 +91,7 @@ func renderOAuthError(c *fiber.Ctx, e *apperr.Error) error {
 // oauthForm reads an application/x-www-form-urlencoded body (the only encoding RFC 6749 gives the
 // token and revocation endpoints).
 func oauthForm(c *fiber.Ctx) (url.Values, error) {
-	if ct, _, _ := strings.Cut(c.Get(fiber.HeaderContentType), ";"); !strings.EqualFold(strings.TrimSpace(ct), fiber.MIMEApplicationForm) {
+	if !isForm(c) {
 		return nil, apperr.Invalid("Send the parameters as application/x-www-form-urlencoded.")
 	}
 	return parseParams(string(c.Body()))
@@ -170,6 +168,9 @@ func basicCredentials(h string) (user, pass string, ok bool) {
 	}
 	if pass, err = url.QueryUnescape(p); err != nil {
 		return "", "", false
+	}
+	if textReason([]byte(user)) != "" || textReason([]byte(pass)) != "" {
+		return "", "", false // the header is text, what it encodes must be too
 	}
 	return user, pass, true
 }
