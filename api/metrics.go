@@ -65,11 +65,11 @@ func (r *routeLabels) param(method string, path []string, i int) string {
 
 // splitPath is the segments of a path; a final slash makes an empty last one, which no route has.
 func splitPath(p string) []string {
-	return strings.Split(strings.Trim(p, "/"), "/")
+	return strings.Split(strings.TrimPrefix(p, "/"), "/")
 }
 
-// matchSegments matches a path against a pattern as the router does by default: literal
-// segments without regard to case, a :param segment any non-empty segment, * the rest.
+// matchSegments matches a path against a pattern as the router does (exact, case-sensitive
+// routing): literal segments exactly, a :param segment any non-empty segment, * the rest.
 func matchSegments(pattern, path []string) bool {
 	for i, seg := range pattern {
 		if seg == "*" {
@@ -84,7 +84,7 @@ func matchSegments(pattern, path []string) bool {
 			}
 			continue
 		}
-		if !strings.EqualFold(seg, path[i]) {
+		if seg != path[i] {
 			return false
 		}
 	}

@@ -83,6 +83,10 @@ func New(sys *wire.System) *fiber.App {
 		WriteTimeout:          60 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		JSONEncoder:           marshalJSON,
+		// Routing is exact: /METRICS or /metrics/ must not reach a route that a proxy blocks
+		// by its path.
+		StrictRouting: true,
+		CaseSensitive: true,
 	})
 	app.Server().ErrorHandler = refuseUnreadable(app)
 	app.Server().SecureErrorLogMessage = true // fasthttp's error texts never quote the request

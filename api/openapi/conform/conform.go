@@ -84,9 +84,8 @@ func (c *Checker) Check(method, target string, reqHeader http.Header, reqBody []
 		req.Header = http.Header{}
 	}
 	route, params, err := c.router.FindRoute(req)
-	if p, ok := c.fiberPath(req.URL.Path); err != nil && ok {
-		req.URL.Path = p
-		route, params, err = c.router.FindRoute(req)
+	if err == nil && !exactly(route.Path, req.URL.EscapedPath()) {
+		err = fmt.Errorf("%s is not exactly %s", req.URL.EscapedPath(), route.Path)
 	}
 	if err != nil {
 		if c.Ignore != nil && c.Ignore(method, req.URL.Path) {
@@ -119,6 +118,25 @@ func (c *Checker) Check(method, target string, reqHeader http.Header, reqBody []
 		}
 	}
 	return problems
+}
+
+// exactly reports whether path is the template's as the server routes, exactly: the router of
+// the check takes a path with a final slash for the one without.
+func exactly(template, path string) bool {
+	want, got := strings.Split(template, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i := range want {
+		if strings.HasPrefix(want[i], "{") {
+			if got[i] == "" {
+				return false
+			}
+		} else if want[i] != got[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Operations lists the document's operations as "METHOD /path", sorted.

@@ -39,7 +39,11 @@ func TestCheck(t *testing.T) {
 		want string // a problem contains it; "" wants none
 	}{
 		{"conforming", healthz, ""},
-		{"Fiber's path matching", with(healthz, func(e *exchange) { e.target = "/HEALTHZ/" }), ""},
+		{"inexact path answered", with(healthz, func(e *exchange) { e.target = "/HEALTHZ/" }), "no documented operation"},
+		{"inexact path refused", with(healthz, func(e *exchange) {
+			e.target, e.status = "/healthz/", 404
+			e.respBody = `{"error":{"type":"not_found_error","code":"resource_not_found","message":"No such route.","details":null,"request_id":"req_1"}}`
+		}), ""},
 		{"API key in x-api-key", with(projects, func(e *exchange) {
 			e.reqHeader = http.Header{"X-Api-Key": {"mtk_live_0123456789"}}
 		}), ""},
