@@ -136,7 +136,7 @@ func (e *env) inMemory() func(method, target string, body any, headers ...string
 type hostileWorld struct {
 	e         *env
 	tn        trackingTenant
-	key       string // every scope
+	key       string              // every scope
 	objects   platform.Connection // an ad network connection with an API base URL
 	trigger   platform.Trigger
 	doomed    platform.Trigger // deleted by deleteTrigger's accepted request

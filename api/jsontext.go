@@ -27,8 +27,9 @@ func textReason(s []byte) string {
 }
 
 // jsonTextSuspect reports whether a JSON body may hold a string that is not text: a NUL byte or
-// invalid UTF-8 anywhere, or a \u0000 or surrogate escape. It reads each byte once, so that
-// clean bodies, nearly all of them, cost one pass; a suspect body is walked by jsonTextProblems.
+// invalid UTF-8 anywhere, or a \u0000 or surrogate escape. It is a few linear scans without
+// allocation, which is all that clean bodies, nearly all of them, cost; a suspect body is walked
+// by jsonTextProblems.
 func jsonTextSuspect(body []byte) bool {
 	if textReason(body) != "" {
 		return true
@@ -194,8 +195,7 @@ func hex4(body []byte, i int) (rune, bool) {
 	return rune(v), err == nil
 }
 
-// printableKey is a member name as a detail line shows it: decoded, with anything that is not
-// text replaced, so that the answer never carries the bytes that were refused.
+// printableKey is a member name as a detail line shows it (printable), decoded.
 func printableKey(raw []byte) string {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {

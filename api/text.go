@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -25,8 +26,8 @@ var readHeaders = []string{
 // checkText refuses, before any route runs, a request with a value that is not text: a NUL
 // character or invalid UTF-8 in a path segment, a query or form parameter, a read header, or a
 // JSON string (member names too) at any depth. The answer is 400 invalid_parameter with one
-// detail line naming each such value. PostgreSQL refuses such text, and one refused value must
-// not fail the request, or the batch of other tenants' events it was written with.
+// detail line naming each such value. PostgreSQL refuses such text: unchecked, it failed the
+// request with a 500, and the batch of other tenants' events written with it.
 func checkText(routes *routeLabels) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		req := c.Request()
@@ -71,7 +72,7 @@ func paramProblems(raw []byte) []string {
 		if reason := textReason(k); reason != "" {
 			problems = append(problems, printable(k)+": its name "+reason)
 		} else if reason := textReason(v); reason != "" {
-			problems = append(problems, string(k)+": "+reason)
+			problems = append(problems, printable(k)+": "+reason)
 		}
 	})
 	return problems
@@ -111,7 +112,19 @@ func (r *routeLabels) pathProblems(method string, raw []byte) []string {
 	return problems
 }
 
-// printable is a name that is not text as a detail line shows it, without the refused bytes.
+// maxName is the longest name a detail line repeats; a longer one is cut.
+const maxName = 64
+
+// printable is a name as a detail line shows it: without the bytes that are not text, and cut
+// to maxName bytes.
 func printable(b []byte) string {
-	return strings.ReplaceAll(strings.ToValidUTF8(string(b), "\uFFFD"), "\x00", "\uFFFD")
+	s := strings.ReplaceAll(strings.ToValidUTF8(string(b), "\uFFFD"), "\x00", "\uFFFD")
+	if len(s) <= maxName {
+		return s
+	}
+	cut := maxName
+	for !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -26,6 +26,7 @@ func TestJSONTextProblems(t *testing.T) {
 		{"{\"a\":1}\xff", []string{"body: is not valid UTF-8"}},
 		{`{"a":"\ud83d\ude00","b":"\\u0000","c":"\ufffd"}`, nil}, // a pair, an escaped backslash, U+FFFD itself
 		{`{"a":"\u0000`, nil}, // malformed: decoding refuses it
+		{`{"` + strings.Repeat("k", 100) + `":"\u0000"}`, []string{strings.Repeat("k", 64) + "…: contains a NUL character"}},
 	} {
 		if got := jsonTextProblems([]byte(tc.body)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.body, got, tc.want)
