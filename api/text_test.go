@@ -114,14 +114,16 @@ func TestTextIsChecked(t *testing.T) {
 		wantOAuthError(t, r, 401, "invalid_client")
 	})
 	t.Run("oauth authorize page", func(t *testing.T) {
-		f := e.startFlow(client, func(q url.Values) { q.Set("state", "s\x00") })
-		r := f.open()
-		if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) || !strings.Contains(r.Header.Get("Content-Type"), "text/html") {
-			t.Fatalf("want the 400 error page: %d %s", r.Status, r.Body)
+		for _, param := range []string{"client_id", "state"} {
+			f := e.startFlow(client, func(q url.Values) { q.Set(param, "s\x00") })
+			r := f.open()
+			if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) || !strings.Contains(r.Header.Get("Content-Type"), "text/html") {
+				t.Fatalf("%s: want the 400 error page: %d %s", param, r.Status, r.Body)
+			}
 		}
-		f = e.startFlow(client, nil)
+		f := e.startFlow(client, nil)
 		f.open()
-		r = f.post(url.Values{"action": {"signin"}, "email": {a.user.Email + "\xff"}, "password": {a.password}})
+		r := f.post(url.Values{"action": {"signin"}, "email": {a.user.Email + "\xff"}, "password": {a.password}})
 		if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) {
 			t.Fatalf("want the 400 error page for the form: %d %s", r.Status, r.Body)
 		}
