@@ -2,14 +2,11 @@ package api
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"runtime"
@@ -91,25 +88,8 @@ func (e *env) inMemory() func(method, target string, body any, headers ...string
 	e.t.Cleanup(func() { ln.Close() })
 	return func(method, target string, body any, headers ...string) response {
 		e.t.Helper()
-		raw := []byte(nil)
-		switch b := body.(type) {
-		case string:
-			raw = []byte(b)
-		case nil:
-		default:
-			var err error
-			if raw, err = json.Marshal(b); err != nil {
-				e.t.Fatal(err)
-			}
-		}
-		req := httptest.NewRequest(method, target, bytes.NewReader(raw))
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Content-Length", strconv.Itoa(len(raw))) // DumpRequest writes the header only
-		}
-		for i := 0; i+1 < len(headers); i += 2 {
-			req.Header.Set(headers[i], headers[i+1])
-		}
+		req, raw := e.request(method, target, body, headers...)
+		req.Header.Set("Content-Length", strconv.Itoa(len(raw))) // DumpRequest writes the header only
 		dump, err := httputil.DumpRequest(req, true)
 		if err != nil {
 			e.t.Fatal(err)
@@ -124,10 +104,7 @@ func (e *env) inMemory() func(method, target string, body any, headers ...string
 		if err != nil {
 			e.t.Fatalf("%s %s: %v", method, target, err)
 		}
-		out, _ := io.ReadAll(resp.Body)
-		r := response{Status: resp.StatusCode, Header: resp.Header, Body: out}
-		e.checkSpec(method, target, req.Header, raw, r)
-		return r
+		return e.checked(req, raw, resp)
 	}
 }
 
