@@ -200,3 +200,43 @@ func TestDecodeMessages(t *testing.T) {
 		}
 	})
 }
+
+// A link's redirect counts against the client IP's public limit, shared with the order webhook:
+// past it the visit is 429 in the envelope, with Retry-After, and records no click.
+func TestLinkRedirectIsLimitedPerIP(t *testing.T) {
+	e := newEnv(t)
+	e.clock.Set(time.Date(2026, 3, 10, 15, 0, 20, 0, time.UTC))
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	link := e.do("POST", "/v3/tracking/links", map[string]any{"name": "Promo", "phone": "5511912345678", "message": "Hi"},
+		bearer(a.key)...).JSON(t)
+	path := "/l/" + link["slug"].(string)
+	clicks := func() int {
+		var n int
+		if err := e.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM link_clicks WHERE link_id = $1`,
+			link["id"]).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := 1; i <= 120; i++ {
+		r := e.do("GET", path, nil)
+		if r.Status != 302 || r.Header.Get("X-RateLimit-Limit") != "120" || r.Header.Get("X-RateLimit-Remaining") != fmt.Sprint(120-i) {
+			t.Fatalf("visit %d: %d %v", i, r.Status, r.Header)
+		}
+	}
+	r := e.do("GET", path, nil)
+	wantError(t, r, 429, "rate_limit_error", "rate_limit_exceeded")
+	if r.Header.Get("Retry-After") != "40" || r.Header.Get("Location") != "" {
+		t.Fatalf("refused visit: %v", r.Header)
+	}
+	if n := clicks(); n != 120 {
+		t.Fatalf("%d clicks recorded, want 120: a refused visit wrote one", n)
+	}
+	order := `{"transaction":{"id":"o-1","status":"approved","value":100}}`
+	wantError(t, e.do("POST", "/v2/tracking/generic?k="+a.custom.WebhookKey, order), 429, "rate_limit_error", "rate_limit_exceeded")
+	e.clock.Advance(40 * time.Second)
+	e.follow(path)
+	if n := clicks(); n != 121 {
+		t.Fatalf("%d clicks in the next window, want 121", n)
+	}
+}

@@ -107,9 +107,9 @@ func New(sys *wire.System) *fiber.App {
 	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
 	v3.Post("/query/explain", require(scopeDataRead, workspaceRequired), s.explain)
 	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
-	s.trackingRoutes(app, v3)
 	// Public routes outside /v3 count per client IP like /v3's public calls.
 	public := ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	s.trackingRoutes(app, v3, public)
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
 	s.oauthRoutes(app, v3, public)
