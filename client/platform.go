@@ -61,7 +61,8 @@ const (
 )
 
 // Connection is a data source of a project: an ad account, or a custom checkout (Source
-// "Personalizado", with its WebhookURL).
+// "Personalizado", with its WebhookURL when the caller may write data: a key with data:write, an
+// owner's or admin's JWT; nil otherwise).
 type Connection struct {
 	ID          string    `json:"id"`
 	Source      string    `json:"source"`
