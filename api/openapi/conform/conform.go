@@ -33,7 +33,8 @@ type Checker struct {
 
 // loaded is the document, parsed once and shared by every Checker.
 var loaded = sync.OnceValues(func() (*Checker, error) {
-	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder) // /docs, /dashboard
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)                    // /docs, /dashboard
+	openapi3filter.RegisterBodyDecoder("application/openmetrics-text", openapi3filter.PlainBodyDecoder) // /metrics
 	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document())
 	if err != nil {
 		return nil, fmt.Errorf("loading the OpenAPI document: %w", err)
