@@ -40,9 +40,9 @@ type Entity struct {
 // The supported instants [MinTime, MaxTime): those a fact, an event or an order may have and a
 // query may ask about (CONTRACT "Hostile input"). ClickHouse reads a date or a date-time written
 // as text only from 1970-01-01 through 2105-12-31 (a time outside wraps around silently: 1965
-// becomes 2101, 2106 becomes 1970); a day of margin at each end keeps inside it every local day
-// of these instants in every zone, and the day after the last one, which a query's range ends
-// before.
+// becomes 2101, 2106 becomes 1970). A day of margin at each end keeps inside it the local day of
+// each of these instants in every zone, and the day after it too, which ends a query's range of
+// days (exclusive).
 var (
 	MinTime = time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
 	MaxTime = time.Date(2105, 12, 30, 0, 0, 0, 0, time.UTC)

@@ -49,9 +49,9 @@ func (s *Service) storeApart(ctx context.Context, evs []*event, out []Result, no
 	return nil
 }
 
-// setApart stores, into out, the events of evs, whose transaction PostgreSQL failed with the
-// refused value refused: each half on its own, down to the one event that fails alone, answered as
-// invalid (Result.invalid). One bad event costs a batch about 2·log₂(n) more transactions, and
+// setApart stores, into out, the events of evs, whose transaction PostgreSQL failed with refused
+// (a value it refuses): each half on its own, down to the one event that fails alone, answered
+// as invalid (Result.invalid). One bad event costs a batch about 2·log₂(n) more transactions, and
 // every other event, of any tenant, is stored once, as if it had not been sent. A part that
 // fails otherwise (an outage meanwhile) has its events failed (Result.failed), not those of the
 // parts already stored.
