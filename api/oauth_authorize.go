@@ -54,7 +54,7 @@ func (s *server) authorizationRequest(c *fiber.Ctx) (authRequest, *redirectError
 	if !ok {
 		return req, nil, apperr.Invalid("Unknown or revoked client_id.")
 	}
-	if !slices.Contains(client.RedirectURIs, redirect) {
+	if !client.AllowsRedirect(redirect) {
 		return req, nil, apperr.Invalid("redirect_uri is not one that this client registered.")
 	}
 	req.client, req.redirect, req.state = client, redirect, q.Get("state")
