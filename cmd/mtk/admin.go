@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,12 +18,14 @@ import (
 )
 
 // parseFlags parses fs from args, allowing flags after positional arguments, and returns the
-// positional ones.
+// positional ones. -h or --help is a helpRequest with fs's flags.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, helpRequest{name: fs.Name(), flags: flagDefaults(fs)}
+		} else if err != nil {
 			return nil, usageError{err.Error()}
 		}
 		if fs.NArg() == 0 {
@@ -102,6 +105,9 @@ func subcommand(args []string, allowed ...string) (string, []string, error) {
 	if len(args) == 0 {
 		return "", nil, usageError{"want one of: " + strings.Join(allowed, ", ")}
 	}
+	if isHelp(args[0]) {
+		return "", nil, helpRequest{flags: "\nAdd --help after a subcommand for its flags.\n"}
+	}
 	for _, a := range allowed {
 		if args[0] == a {
 			return a, args[1:], nil
@@ -167,10 +173,10 @@ func runKey(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fs := flag.NewFlagSet("key "+sub, flag.ContinueOnError)
-	workspace := fs.String("workspace", "", "workspace id")
-	name := fs.String("name", "", "key name")
-	scopes := fs.String("scopes", "", "comma-separated scopes: data:read,data:write,tracking:read,tracking:write")
-	expires := fs.String("expires", "never", "never, 30d, 90d, 1y or an RFC 3339 time")
+	workspace := flagsOf(fs, sub, "create", "list").String("workspace", "", "workspace id")
+	name := flagsOf(fs, sub, "create").String("name", "", "key name")
+	scopes := flagsOf(fs, sub, "create").String("scopes", "", "comma-separated scopes: data:read,data:write,tracking:read,tracking:write")
+	expires := flagsOf(fs, sub, "create").String("expires", "never", "never, 30d, 90d, 1y or an RFC 3339 time")
 	asJSON := fs.Bool("json", false, "print JSON")
 	positional, err := parseFlags(fs, rest)
 	if err != nil {

@@ -88,6 +88,15 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	var help helpRequest
+	if errors.As(err, &help) {
+		name := help.name
+		if name == "" {
+			name = args[0]
+		}
+		fmt.Fprint(out, usageOf("mtk "+name)+help.flags)
+		return 0
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], ue.msg)
