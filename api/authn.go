@@ -42,6 +42,10 @@ func (s *server) identify(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// credentialPresented reports whether the request carries a credential: a key or token in
+// Authorization or x-api-key, or an order webhook's k.
+func credentialPresented(c *fiber.Ctx) bool { return credential(c) != "" || c.Query("k") != "" }
+
 // credentialRejected reports whether the request sent a credential that authentication refused
 // (401): the rate limiter counts it against the IP but lets require answer 401.
 func credentialRejected(c *fiber.Ctx) bool {
