@@ -45,7 +45,7 @@ func (s *server) login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	token, err := auth.IssueJWT([]byte(s.cfg.JWTSecret), user.ID, s.clock.Now())
+	token, err := auth.IssueJWT([]byte(s.cfg.JWTSecret), user.ID, user.TokenGeneration, s.clock.Now())
 	if err != nil {
 		return err
 	}

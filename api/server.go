@@ -100,6 +100,7 @@ func New(sys *wire.System) *fiber.App {
 	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
 		Rejected: credentialRejected}))
 	v3.Post("/auth/login", s.login)
+	v3.Post("/auth/logout", s.logout)
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
 	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)

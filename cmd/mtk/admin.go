@@ -141,9 +141,12 @@ func runWorkspace(ctx context.Context, args []string, out io.Writer) error {
 }
 
 func runUser(ctx context.Context, args []string, out io.Writer) error {
-	_, rest, err := subcommand(args, "create")
+	sub, rest, err := subcommand(args, "create", "password")
 	if err != nil {
 		return err
+	}
+	if sub == "password" {
+		return runUserPassword(ctx, rest, out)
 	}
 	fs := flag.NewFlagSet("user create", flag.ContinueOnError)
 	email := fs.String("email", "", "login e-mail")
@@ -164,6 +167,27 @@ func runUser(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		return emit(out, *asJSON, u, fmt.Sprintf("created user %s (%s)", u.ID, u.Email))
+	})
+}
+
+// runUserPassword sets a user's password; their login tokens issued before are refused.
+func runUserPassword(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("user password", flag.ContinueOnError)
+	email := fs.String("email", "", "the user's login e-mail")
+	password := fs.String("password", "", "the new password (at least 8 characters)")
+	asJSON := fs.Bool("json", false, "print the user as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := required(map[string]string{"email": *email, "password": *password}); err != nil {
+		return err
+	}
+	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+		u, err := s.SetPassword(ctx, *email, *password)
+		if err != nil {
+			return err
+		}
+		return emit(out, *asJSON, u, fmt.Sprintf("changed the password of user %s (%s); their earlier login tokens are refused", u.ID, u.Email))
 	})
 }
 

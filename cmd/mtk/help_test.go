@@ -24,6 +24,7 @@ func TestEveryCommandHelpPrintsItsFlags(t *testing.T) {
 		{[]string{"seed", "demo"}, []string{"json", "env"}},
 		{[]string{"workspace", "create"}, []string{"name", "tier", "json"}},
 		{[]string{"user", "create"}, []string{"email", "password", "name", "workspace", "role", "json"}},
+		{[]string{"user", "password"}, []string{"email", "password", "json"}},
 		{[]string{"key", "create"}, []string{"workspace", "name", "scopes", "expires", "json"}},
 		{[]string{"key", "list"}, []string{"workspace", "json"}},
 		{[]string{"key", "revoke"}, []string{"json"}},
