@@ -92,6 +92,20 @@ func toAppError(err error) (*apperr.Error, bool) {
 	return apperr.Internal(), false
 }
 
+// challenge is the WWW-Authenticate of a 401: RFC 6750 section 3's Bearer challenge, with
+// error="invalid_token" when the request presented a credential that was refused (not for a
+// wrong login password, which is no bearer credential); an OAuth client's invalid_client is
+// challenged to HTTP Basic (RFC 6749 section 5.2), whichever way the client authenticated.
+func challenge(c *fiber.Ctx, e *apperr.Error) string {
+	switch {
+	case e.Code == apperr.CodeInvalidClient:
+		return `Basic realm="mtk"`
+	case e.Code != apperr.CodeInvalidCredentials && credentialPresented(c):
+		return `Bearer realm="mtk", error="invalid_token"`
+	}
+	return `Bearer realm="mtk"`
+}
+
 // errorHandler renders every error as the contract's envelope (or the legacy body on the routes
 // that use it), with the request id. Unexpected errors are logged, never shown.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
@@ -102,6 +116,9 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		}
 		if e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+		}
+		if e.Status == http.StatusUnauthorized {
+			c.Set(fiber.HeaderWWWAuthenticate, challenge(c, e))
 		}
 		c.Status(e.Status)
 		style, _ := c.Locals(errorStyleKey).(errorStyle)

@@ -25,7 +25,8 @@ type loginUser struct {
 	Role  string `json:"role"`
 }
 
-// login exchanges an e-mail and password for a JWT valid 7 days.
+// login exchanges an e-mail and password for a JWT valid 7 days (limited per e-mail:
+// checkPassword).
 func (s *server) login(c *fiber.Ctx) error {
 	var in loginInput
 	if err := decodeJSON(c, &in); err != nil {
@@ -41,11 +42,11 @@ func (s *server) login(c *fiber.Ctx) error {
 	if len(missing) > 0 {
 		return apperr.Missing("email and password are required.", missing...)
 	}
-	user, role, err := s.platform.Login(c.UserContext(), in.Email, in.Password)
+	user, role, err := s.checkPassword(c, in.Email, in.Password)
 	if err != nil {
 		return err
 	}
-	token, err := auth.IssueJWT([]byte(s.cfg.JWTSecret), user.ID, s.clock.Now())
+	token, err := auth.IssueJWT([]byte(s.cfg.JWTSecret), user.ID, user.TokenGeneration, s.clock.Now())
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,8 @@ type server struct {
 	objects  *adsync.Objects
 	versions *facts.Versions
 	answers  *answers.Cache // nil (and versions too): answers are not cached
+	// passwords limits failed passwords per e-mail (checkPassword).
+	passwords ratelimit.Failures
 }
 
 // missing names what sys lacks (wire.Build makes it all; Metrics is optional).
@@ -73,6 +75,7 @@ func New(sys *wire.System) *fiber.App {
 	s := &server{
 		cfg: d.Config, platform: d.Store, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
 		objects: d.Objects, clock: d.Clock, log: d.Log, versions: d.Versions, answers: d.Answers,
+		passwords: newPasswordLimit(),
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
@@ -97,9 +100,14 @@ func New(sys *wire.System) *fiber.App {
 	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 	app.Get("/docs", openapi.ServeDocs)
 
-	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
+	// Login counts per client IP in /v3's counters whatever credential comes with it: it takes
+	// none, and a refused one would otherwise lift the limit (credentialRejected). It is mounted
+	// before the group, so that identify never runs for it.
+	v3Limits := ratelimit.NewMemory()
+	app.Post("/v3/auth/login", ratelimit.New(ratelimit.Config{Limiter: v3Limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn()}), s.login)
+	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Limiter: v3Limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
 		Rejected: credentialRejected}))
-	v3.Post("/auth/login", s.login)
+	v3.Post("/auth/logout", s.logout)
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
 	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)

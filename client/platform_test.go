@@ -46,6 +46,23 @@ func TestLoginAndJWT(t *testing.T) {
 	if f, err := member.Fields(ctx, ""); err != nil || len(f.Metrics) == 0 {
 		t.Fatalf("fields with a workspace: %+v, %v", f, err)
 	}
+
+	// Logging out revokes the token, whichever client holds it, and no other.
+	if err := member.Logout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = member.Fields(ctx, "")
+	wantAPIError(t, err, 401, client.ErrorTypeAuthentication, client.CodeInvalidToken)
+	if _, err := user.ListProjects(ctx); !client.IsAuthentication(err) {
+		t.Fatalf("the same token in another client: %v", err)
+	}
+	again, err := anon.Login(ctx, w.tn.User.Email, w.tn.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.New(w.srv.URL, client.WithJWT(again.Token, "")).ListProjects(ctx); err != nil {
+		t.Fatalf("a new token after logging another out: %v", err)
+	}
 }
 
 func TestListProjectsAndConnections(t *testing.T) {

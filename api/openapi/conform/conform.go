@@ -61,7 +61,7 @@ func Load() (*Checker, error) {
 // them (the validator itself only checks the headers the document lists).
 var checkedHeaders = []string{
 	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
-	"X-Idempotent-Replayed", "Location",
+	"X-Idempotent-Replayed", "Location", "WWW-Authenticate",
 }
 
 // Check returns what the document does not describe in a request and its answer, one line per
