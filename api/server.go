@@ -100,12 +100,14 @@ func New(sys *wire.System) *fiber.App {
 	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 	app.Get("/docs", openapi.ServeDocs)
 
-	// Login counts per client IP in /v3's counters whatever credential comes with it: it takes
-	// none, and a refused one would otherwise lift the limit (credentialRejected). It is mounted
-	// before the group, so that identify never runs for it.
-	v3Limits := ratelimit.NewMemory()
-	app.Post("/v3/auth/login", ratelimit.New(ratelimit.Config{Limiter: v3Limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn()}), s.login)
-	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Limiter: v3Limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
+	// One set of counters for every route, so that a client IP has one public limit whichever
+	// public routes it calls. Login counts per client IP whatever credential comes with it: it
+	// takes none, and a refused one would otherwise lift the limit (credentialRejected). It is
+	// mounted before the group, so that identify never runs for it.
+	limits := ratelimit.NewMemory()
+	public := ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	app.Post("/v3/auth/login", public, s.login)
+	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
 		Rejected: credentialRejected}))
 	v3.Post("/auth/logout", s.logout)
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
@@ -115,8 +117,6 @@ func New(sys *wire.System) *fiber.App {
 	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
 	v3.Post("/query/explain", require(scopeDataRead, workspaceRequired), s.explain)
 	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
-	// Public routes outside /v3 count per client IP like /v3's public calls.
-	public := ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
 	s.trackingRoutes(app, v3, public)
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
