@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -108,6 +109,20 @@ func toAppError(err error) (*apperr.Error, bool) {
 	return apperr.Internal(), false
 }
 
+// challenge is the WWW-Authenticate of a 401: RFC 6750 section 3's Bearer challenge, with
+// error="invalid_token" when the request presented a credential that was refused (not for a
+// wrong login password, which is no bearer credential); an OAuth client's invalid_client is
+// challenged to HTTP Basic (RFC 6749 section 5.2), whichever way the client authenticated.
+func challenge(c *fiber.Ctx, e *apperr.Error) string {
+	switch {
+	case e.Code == apperr.CodeInvalidClient:
+		return `Basic realm="mtk"`
+	case e.Code != apperr.CodeInvalidCredentials && credentialPresented(c):
+		return `Bearer realm="mtk", error="invalid_token"`
+	}
+	return `Bearer realm="mtk"`
+}
+
 // errorHandler renders every error as the contract's envelope (or the legacy body on the routes
 // that use it), with the request id. Unexpected errors are logged, never shown.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
@@ -118,6 +133,9 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		}
 		if e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+		}
+		if e.Status == http.StatusUnauthorized {
+			c.Set(fiber.HeaderWWWAuthenticate, challenge(c, e))
 		}
 		c.Status(e.Status)
 		switch style := styleOf(c); {
@@ -131,7 +149,19 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			return c.JSON(legacyBody{Error: "forbidden", Message: e.Message})
 		}
 		return c.JSON(errorBody{Error: errorObject{
-			Type: e.Type, Code: e.Code, Message: e.Message, Details: e.Details, RequestID: requestID(c),
+			Type: e.Type, Code: e.Code, Message: e.Message, Details: shownDetails(e.Details), RequestID: requestID(c),
 		}})
 	}
+}
+
+// maxDetails is how many of an error's detail lines an answer shows (CONTRACT "Hostile input"):
+// a body with thousands of problems must not make an answer thousands of lines long.
+const maxDetails = 20
+
+// shownDetails is details cut to maxDetails lines, then one line counting the rest.
+func shownDetails(details []string) []string {
+	if len(details) <= maxDetails {
+		return details
+	}
+	return append(details[:maxDetails:maxDetails], fmt.Sprintf("... and %d more", len(details)-maxDetails))
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"log/slog"
+	"mime"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -103,5 +104,25 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 		if v, ok := f.Value("mtk_http_requests_total", labels...); v != 1 {
 			t.Errorf("mtk_http_requests_total%v = %v (present %v), want 1", labels, v, ok)
 		}
+	}
+}
+
+// GET /metrics answers OpenMetrics 1.0 to a scraper whose Accept asks for it, every family of
+// `mtk serve` included (pools and outboxes), as the document says.
+func TestMetricsInOpenMetrics(t *testing.T) {
+	e := newEnv(t)
+	e.withMetrics()
+	e.do("GET", "/healthz", nil)
+	r := e.do("GET", "/metrics", nil, "Accept", "application/openmetrics-text; version=1.0.0")
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if r.Status != 200 || err != nil || mt != "application/openmetrics-text" || params["version"] != "1.0.0" || params["charset"] != "utf-8" {
+		t.Fatalf("%d, Content-Type %q", r.Status, r.Header.Get("Content-Type"))
+	}
+	om := metricstest.CheckOpenMetrics(t, string(r.Body))
+	if om.Types["mtk_http_requests"] != "counter" || om.Types["mtk_outbox_pending"] != "gauge" || om.Types["mtk_postgres_acquire_waits"] != "counter" {
+		t.Fatalf("families %v", om.Types)
+	}
+	if v, ok := om.Value("mtk_http_requests_total", "route", "/healthz", "status", "200"); !ok || v != 1 {
+		t.Fatalf("mtk_http_requests_total{route=/healthz} = %v (present %v), want 1", v, ok)
 	}
 }

@@ -71,8 +71,8 @@ var oauthErrorCodes = map[string]string{
 	apperr.CodeServiceUnavailable: "temporarily_unavailable",
 }
 
-// renderOAuthError writes e as RFC 6749 section 5.2 does, with the request id. invalid_client
-// carries a Basic challenge (section 5.2 requires one when the client used Basic).
+// renderOAuthError writes e as RFC 6749 section 5.2 does, with the request id (invalid_client's
+// Basic challenge is errorHandler's, with every 401's).
 func renderOAuthError(c *fiber.Ctx, e *apperr.Error) error {
 	code := e.Code
 	if mapped, ok := oauthErrorCodes[code]; ok {
@@ -80,9 +80,6 @@ func renderOAuthError(c *fiber.Ctx, e *apperr.Error) error {
 	}
 	if code == "invalid_request" {
 		c.Status(fiber.StatusBadRequest) // RFC 6749 gives invalid_request 400, whatever raised it
-	}
-	if code == apperr.CodeInvalidClient {
-		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="mtk"`)
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(fiber.Map{"error": code, "error_description": e.Message, "request_id": requestID(c)})

@@ -132,10 +132,14 @@ func Conflict(code, message string) *Error {
 
 // RateLimited is a 429 with the spec's message and a Retry-After.
 func RateLimited(limit, retryAfter int) *Error {
+	return Throttled(fmt.Sprintf("Rate limit exceeded. Maximum %d requests per 60s.", limit), retryAfter)
+}
+
+// Throttled is a 429 rate_limit_exceeded with its own message and a Retry-After.
+func Throttled(message string, retryAfter int) *Error {
 	return &Error{
 		Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: CodeRateLimitExceeded,
-		Message:    fmt.Sprintf("Rate limit exceeded. Maximum %d requests per 60s.", limit),
-		RetryAfter: retryAfter,
+		Message: message, RetryAfter: retryAfter,
 	}
 }
 

@@ -33,7 +33,8 @@ type Checker struct {
 
 // loaded is the document, parsed once and shared by every Checker.
 var loaded = sync.OnceValues(func() (*Checker, error) {
-	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder) // /docs, /dashboard
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)                    // /docs, /dashboard
+	openapi3filter.RegisterBodyDecoder("application/openmetrics-text", openapi3filter.PlainBodyDecoder) // /metrics
 	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document())
 	if err != nil {
 		return nil, fmt.Errorf("loading the OpenAPI document: %w", err)
@@ -60,7 +61,7 @@ func Load() (*Checker, error) {
 // them (the validator itself only checks the headers the document lists).
 var checkedHeaders = []string{
 	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
-	"X-Idempotent-Replayed", "Location",
+	"X-Idempotent-Replayed", "Location", "WWW-Authenticate",
 }
 
 // Check returns what the document does not describe in a request and its answer, one line per

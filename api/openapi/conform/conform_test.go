@@ -56,7 +56,7 @@ func TestCheck(t *testing.T) {
 		{"accepted without credential", with(projects, func(e *exchange) { e.reqHeader = nil }),
 			"the document refuses the request, yet the server accepted it"},
 		{"refused without credential", with(projects, func(e *exchange) {
-			e.reqHeader, e.status, e.respHeader = nil, 401, jsonAnswer()
+			e.reqHeader, e.status, e.respHeader = nil, 401, jsonAnswer("WWW-Authenticate", `Bearer realm="mtk"`)
 			e.respBody = `{"error":"unauthorized","message":"no key"}`
 		}), ""},
 		{"unknown route answered", exchange{method: "GET", target: "/v3/nothing", status: 200,
