@@ -20,7 +20,7 @@ import (
 var readHeaders = []string{
 	fiber.HeaderAuthorization, headerAPIKey, headerWorkspace, idempotency.HeaderKey, fiber.HeaderUserAgent,
 	fiber.HeaderCookie, fiber.HeaderIfNoneMatch, fiber.HeaderCacheControl, fiber.HeaderOrigin,
-	fiber.HeaderContentType, fiber.HeaderAccessControlRequestMethod,
+	fiber.HeaderContentType, fiber.HeaderAccept, fiber.HeaderAccessControlRequestMethod,
 }
 
 // checkText refuses, before any route runs, a request with a value that is not text: a NUL

@@ -76,6 +76,7 @@ func TestTextIsChecked(t *testing.T) {
 		{"query parameter name", "GET", "/v3/fields?%00=1", "", bearer(dataKey), "\uFFFD: its name contains a NUL character"},
 		{"workspace header", "GET", "/v3/projects", "", append(bearer(dataKey), "X-Workspace-Id", "ws_\xfe"), "X-Workspace-Id: is not valid UTF-8"},
 		{"NUL in a header", "GET", "/v3/projects", "", append(bearer(dataKey), "X-Workspace-Id", "ws_\x00"), "X-Workspace-Id: contains a NUL character"},
+		{"Accept (read by /metrics)", "GET", "/metrics", "", []string{"Accept", "application/openmetrics-text\xff"}, "Accept: is not valid UTF-8"},
 		{"x-api-key", "GET", "/v3/projects", "", []string{"x-api-key", "mtk_live_\xff"}, "x-api-key: is not valid UTF-8"},
 		{"Idempotency-Key", "POST", "/v3/tracking/events", event, []string{"Idempotency-Key", "k\xff"}, "Idempotency-Key: is not valid UTF-8"},
 		{"If-None-Match", "POST", "/v3/query", `{"project_id":"` + a.project.ID + `","fields":["spend"]}`, append(bearer(dataKey), "If-None-Match", "\"\xff\""),
