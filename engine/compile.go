@@ -202,7 +202,9 @@ func (p *plan) rows(args *[]any) string {
 	if len(p.metricFilters) > 0 {
 		conds := make([]string, len(p.metricFilters))
 		for i, f := range p.metricFilters {
-			conds[i] = metricFilter(metricsByName[f.Member], f, args)
+			cond := metricFilter(metricsByName[f.Member], f)
+			*args = append(*args, cond.args...)
+			conds[i] = cond.sql
 		}
 		where := strings.Join(conds, " AND ")
 		if p.oneCurrency {
@@ -349,10 +351,14 @@ func (p *plan) scopeFilters(args *[]any) []string {
 		where = append(where, "source = ?")
 	}
 	if len(p.connectionIDs) > 0 {
-		where = append(where, stringMatch("connection_id", "equals", p.connectionIDs, args))
+		cond := stringMatch("connection_id", "equals", p.connectionIDs)
+		*args = append(*args, cond.args...)
+		where = append(where, cond.sql)
 	}
 	for _, f := range p.dimFilters {
-		where = append(where, dimensionFilter(p.projectID, dimensionsByName[f.Member], f, args))
+		cond := dimensionFilter(p.projectID, dimensionsByName[f.Member], f)
+		*args = append(*args, cond.args...)
+		where = append(where, cond.sql)
 	}
 	return where
 }
