@@ -132,7 +132,7 @@ func (p *plan) compile(warnings []string) *Compiled {
 // days for a coarser table).
 func (p *plan) probe() Statement {
 	args := []any{p.projectID}
-	cond := p.table.probeFilter(p.start, p.end, p.loc, &args)
+	cond := take(&args, p.table.probeFilter(p.start, p.end, p.loc))
 	return Statement{
 		SQL:  "SELECT count() FROM (SELECT 1 FROM " + p.table.name() + " WHERE project_id = ? AND " + cond + " LIMIT 1)",
 		Args: args,
@@ -191,7 +191,7 @@ func (p *plan) rows(args *[]any) string {
 		if len(p.spans) > 0 && !p.gran.dayBased {
 			series = p.spanSeries(args)
 		} else {
-			series = p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, args)
+			series = take(args, p.gran.seriesSQL(p.zone, p.start, p.end, p.loc))
 		}
 		b.WriteString("(" + series + ") AS series ANY LEFT JOIN (")
 		b.WriteString(p.rollup(args))
@@ -250,7 +250,7 @@ func (p *plan) rollup(args *[]any) string {
 			sel = append(sel, unconvertedSum(m.name))
 			moneyNames = append(moneyNames, m.name)
 		case money && m.money:
-			sel = append(sel, convertedSum(m.name, p.currency, args))
+			sel = append(sel, take(args, convertedSum(m.name, p.currency)))
 			moneyNames = append(moneyNames, m.name)
 		default:
 			sel = append(sel, "sum(s_"+m.name+") AS "+m.name)
@@ -258,15 +258,15 @@ func (p *plan) rollup(args *[]any) string {
 	}
 	switch {
 	case money && p.oneCurrency:
-		sel = append(sel, foreignMoney(p.currency, moneyNames, args))
+		sel = append(sel, take(args, foreignMoney(p.currency, moneyNames)))
 	case money:
-		sel = append(sel, fxMissing(p.currency, moneyNames, args))
+		sel = append(sel, take(args, fxMissing(p.currency, moneyNames)))
 	}
 	for _, m := range moneyNames {
 		if p.oneCurrency {
 			sel = append(sel, noFxNull(m))
 		} else {
-			sel = append(sel, fxNull(m, p.currency, args))
+			sel = append(sel, take(args, fxNull(m, p.currency)))
 		}
 	}
 	if p.flagFacts {
@@ -276,7 +276,7 @@ func (p *plan) rollup(args *[]any) string {
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ") AS facts"
 	if money && !p.oneCurrency {
 		first, after := dayRange(p.start, p.end, p.loc)
-		sql += " " + fxJoin(p.currency, first.Format("2006-01-02"), after.Format("2006-01-02"), args)
+		sql += " " + take(args, fxJoin(p.currency, first.Format("2006-01-02"), after.Format("2006-01-02")))
 	}
 	if len(keys) > 0 {
 		sql += " GROUP BY " + strings.Join(keys, ", ")
@@ -305,7 +305,7 @@ func (p *plan) firstAggregation(args *[]any) string {
 	if len(p.spans) > 0 && p.table != tableDaily {
 		return p.spanBranches(args)
 	}
-	return p.aggregate(p.table, args, func(args *[]any) string { return p.table.timeFilter(p.start, p.end, p.loc, args) })
+	return p.aggregate(p.table, args, func(args *[]any) string { return take(args, p.table.timeFilter(p.start, p.end, p.loc)) })
 }
 
 // aggregate is the first aggregation over table t, whose rows of the range timeCond selects.
@@ -411,4 +411,10 @@ func (p *plan) orderBy() string {
 		}
 	}
 	return strings.Join(terms, ", ")
+}
+
+// take appends f's arguments to args and returns its text, while the statements are converted.
+func take(args *[]any, f fragment) string {
+	*args = append(*args, f.args...)
+	return f.sql
 }

@@ -46,14 +46,13 @@ func (s daySpans) has(day time.Time) bool {
 	return false
 }
 
-// cond is the SQL condition that the Date expression expr lies in a span.
-func (s daySpans) cond(expr string, args *[]any) string {
-	parts := make([]string, len(s))
+// cond is the SQL condition that the Date expression date lies in a span.
+func (s daySpans) cond(date string) fragment {
+	parts := make([]fragment, len(s))
 	for i, r := range s {
-		*args = append(*args, r.first.Format(time.DateOnly), r.after.Format(time.DateOnly))
-		parts[i] = "(" + expr + " >= toDate(?) AND " + expr + " < toDate(?))"
+		parts[i] = expr("("+date+" >= toDate(?) AND "+date+" < toDate(?))", r.first.Format(time.DateOnly), r.after.Format(time.DateOnly))
 	}
-	return "(" + strings.Join(parts, " OR ") + ")"
+	return expr("(?)", join(" OR ", parts...))
 }
 
 // String words the spans' dates: "2024-03-01", "2024-03-01 to 2024-03-05", joined by commas.
@@ -146,9 +145,9 @@ func (p *plan) withSpans(s daySpans) []string {
 // spanBranches is the first aggregation of a plan with day spans: the spans' days from the daily
 // table, at a day bucket, and the rest of the range from the plan's table.
 func (p *plan) spanBranches(args *[]any) string {
-	daily := p.aggregate(tableDaily, args, func(args *[]any) string { return p.spans.cond("day", args) })
+	daily := p.aggregate(tableDaily, args, func(args *[]any) string { return take(args, p.spans.cond("day")) })
 	finer := p.aggregate(p.table, args, func(args *[]any) string {
-		return p.table.timeFilter(p.start, p.end, p.loc, args) + " AND NOT " + p.spans.cond("day", args)
+		return take(args, p.table.timeFilter(p.start, p.end, p.loc)) + " AND NOT " + take(args, p.spans.cond("day"))
 	})
 	return daily + " UNION ALL " + finer
 }
@@ -164,7 +163,7 @@ func (p *plan) daySpanBucket(day string) string {
 func (p *plan) spanSeries(args *[]any) string {
 	z := zoneLiteral(p.zone)
 	day := "toDate(ts, " + z + ")"
-	expr := "if(" + p.spans.cond(day, args) + ", " + p.daySpanBucket(day) + ", toDateTime(toStartOfHour(ts, " + z + "), " + z + "))"
+	expr := "if(" + take(args, p.spans.cond(day)) + ", " + p.daySpanBucket(day) + ", toDateTime(toStartOfHour(ts, " + z + "), " + z + "))"
 	from, n := seriesSteps(p.start, p.end)
 	*args = append(*args, from, n)
 	return "SELECT DISTINCT " + expr + " AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)"
