@@ -11,26 +11,30 @@ import (
 func TestFragments(t *testing.T) {
 	where := join(" AND ", expr("project_id = ?", "prj_1"), expr("day >= toDate(?)", "2024-03-01"))
 	inner := expr("SELECT sum(x) AS x FROM t WHERE ? GROUP BY day", where)
-	outer := expr("SELECT x FROM (?) WHERE x > ? AND label != '?' LIMIT ?", inner, 1.5, 10)
+	outer := expr("SELECT x FROM (?) WHERE x > ? AND label != '?' LIMIT ?", inner, 1.5, 10).statement()
 	want := "SELECT x FROM (SELECT sum(x) AS x FROM t WHERE project_id = ? AND day >= toDate(?) GROUP BY day) " +
 		"WHERE x > ? AND label != '?' LIMIT ?"
-	if outer.sql != want {
-		t.Fatalf("sql\n got %s\nwant %s", outer.sql, want)
+	if outer.SQL != want {
+		t.Fatalf("sql\n got %s\nwant %s", outer.SQL, want)
 	}
-	if got := fmt.Sprint(outer.args); got != "[prj_1 2024-03-01 1.5 10]" {
+	if got := fmt.Sprint(outer.Args); got != "[prj_1 2024-03-01 1.5 10]" {
 		t.Fatalf("args %s", got)
 	}
-	if got, err := Bind(outer.statement()); err != nil || got != "SELECT x FROM (SELECT sum(x) AS x FROM t WHERE project_id = "+
+	if got, err := Bind(outer); err != nil || got != "SELECT x FROM (SELECT sum(x) AS x FROM t WHERE project_id = "+
 		"'prj_1' AND day >= toDate('2024-03-01') GROUP BY day) WHERE x > cast(1.5, 'Float64') AND label != '?' LIMIT 10" {
 		t.Fatalf("bound %q, %v", got, err)
 	}
-	if f := join(", ", expr("a"), expr(`b = 'it\'s ?'`), expr("c = ?", 3)); f.sql != `a, b = 'it\'s ?', c = ?` || len(f.args) != 1 {
+	if f := join(", ", expr("a"), expr(`b = 'it\'s ?'`), expr("c = ?", 3)).statement(); f.SQL != `a, b = 'it\'s ?', c = ?` || len(f.Args) != 1 {
 		t.Fatalf("join %+v", f)
 	}
+	later, earlier := expr("b = ?", 2), expr("a = ?", 1)
+	if got := expr("? AND ?", earlier, later).statement(); fmt.Sprint(got.Args) != "[1 2]" {
+		t.Fatalf("pieces built out of order: %+v", got)
+	}
 	for _, bad := range []func(){
-		func() { expr("a = ? AND b = ?", 1) },
-		func() { expr("a = ?", 1, 2) },
-		func() { expr("a = ?", expr("b"), 2) },
+		func() { expr("a = ? AND b = ?", 1).statement() },
+		func() { expr("a = ?", 1, 2).statement() },
+		func() { expr("x ?", expr("a = ?", expr("b"), 2)).statement() },
 	} {
 		func() {
 			defer func() {
