@@ -53,3 +53,24 @@ func BenchmarkQuery(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompile compiles every golden query (and completes those with day spans): the work
+// each query does before it reaches ClickHouse or the answer cache.
+// go test ./engine -run XXX -bench Compile -benchmem
+func BenchmarkCompile(b *testing.B) {
+	ins := make([]engine.QueryInput, len(goldenCases))
+	for i, tc := range goldenCases {
+		ins[i] = mustInput(b, tc.body)
+	}
+	for b.Loop() {
+		for i, tc := range goldenCases {
+			c, err := engine.Compile(tc.scope, ins[i], testNow)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if tc.days != nil {
+				c.WithDaySpans(tc.days)
+			}
+		}
+	}
+}

@@ -14,33 +14,24 @@ import (
 // to current ClickHouse, which has no driver here.
 func Bind(st Statement) (string, error) {
 	var b strings.Builder
-	next, quoted := 0, false
-	for i := 0; i < len(st.SQL); i++ {
-		c := st.SQL[i]
-		switch {
-		case c == '\\' && quoted && i+1 < len(st.SQL):
-			b.WriteByte(c)
-			i++
-			c = st.SQL[i]
-		case c == '\'':
-			quoted = !quoted
-		case c == '?' && !quoted:
-			if next == len(st.Args) {
-				return "", fmt.Errorf("engine: bind: more placeholders than the %d arguments", len(st.Args))
-			}
-			v, err := literal(st.Args[next])
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(v)
-			next++
-			continue
+	rest := st.SQL
+	for _, a := range st.Args {
+		i := nextPlaceholder(rest)
+		if i < 0 {
+			return "", fmt.Errorf("engine: bind: %d arguments for fewer placeholders", len(st.Args))
 		}
-		b.WriteByte(c)
+		v, err := literal(a)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(v)
+		rest = rest[i+1:]
 	}
-	if next != len(st.Args) {
-		return "", fmt.Errorf("engine: bind: %d arguments for %d placeholders", len(st.Args), next)
+	if nextPlaceholder(rest) >= 0 {
+		return "", fmt.Errorf("engine: bind: %d arguments for more placeholders", len(st.Args))
 	}
+	b.WriteString(rest)
 	return b.String(), nil
 }
 

@@ -53,20 +53,20 @@ func (g granularity) bucketSQL(zone string) string {
 }
 
 // seriesSQL is a subquery listing every bucket of [start, end) as column bucket, built from the
-// same expression as the facts' buckets. It appends its arguments to args.
-func (g granularity) seriesSQL(zone string, start, end time.Time, loc *time.Location, args *[]any) string {
+// same expression as the facts' buckets.
+func (g granularity) seriesSQL(zone string, start, end time.Time, loc *time.Location) fragment {
 	if g.dayBased {
 		first, after := dayRange(start, end, loc)
-		*args = append(*args, first.Format("2006-01-02"), int(after.Sub(first).Hours()/24+0.5))
-		return "SELECT DISTINCT " + g.expr + " AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)"
+		return expr("SELECT DISTINCT "+g.expr+" AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)",
+			first.Format("2006-01-02"), int(after.Sub(first).Hours()/24+0.5))
 	}
 	from, n := seriesSteps(start, end)
-	*args = append(*args, from, n)
 	if g.name == "hour" {
-		return "SELECT DISTINCT " + g.bucketSQL(zone) + " AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), " +
-			zoneLiteral(zone) + ") AS hour FROM system.numbers LIMIT ?)"
+		return expr("SELECT DISTINCT "+g.bucketSQL(zone)+" AS bucket FROM (SELECT toStartOfHour(toDateTime(? + number * 300), "+
+			zoneLiteral(zone)+") AS hour FROM system.numbers LIMIT ?)", from, n)
 	}
-	return "SELECT DISTINCT " + g.bucketSQL(zone) + " AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)"
+	return expr("SELECT DISTINCT "+g.bucketSQL(zone)+" AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)",
+		from, n)
 }
 
 // seriesSteps is the first 5-minute UTC boundary at or before start (as Unix seconds) and the

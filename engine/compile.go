@@ -131,12 +131,8 @@ func (p *plan) compile(warnings []string) *Compiled {
 // probe counts (up to 1) the table's rows of the project in the range (in its whole hours or
 // days for a coarser table).
 func (p *plan) probe() Statement {
-	args := []any{p.projectID}
-	cond := p.table.probeFilter(p.start, p.end, p.loc, &args)
-	return Statement{
-		SQL:  "SELECT count() FROM (SELECT 1 FROM " + p.table.name() + " WHERE project_id = ? AND " + cond + " LIMIT 1)",
-		Args: args,
-	}
+	return expr("SELECT count() FROM (SELECT 1 FROM "+p.table.name()+" WHERE project_id = ? AND ? LIMIT 1)",
+		p.projectID, p.table.probeFilter(p.start, p.end, p.loc)).statement()
 }
 
 // keys are the group keys of the answer's rows.
@@ -155,62 +151,52 @@ func (p *plan) keys() []string {
 // converting money at each day's rate, then the final select that names entities or fills the
 // time series, filters on metrics, orders and pages.
 func (p *plan) statement() Statement {
-	var args []any
-	var b strings.Builder
-	b.WriteString(p.rows(&args))
+	q := p.rows()
 	o := p.orderBy()
 	if p.oneCurrency && len(p.keys()) > 0 {
 		o = strings.TrimSuffix("notEmpty(fx_missing) DESC, "+o, ", ")
 	}
 	if o != "" {
-		b.WriteString(" ORDER BY " + o)
+		q = expr("? ORDER BY "+o, q)
 	}
-	b.WriteString(" LIMIT ? OFFSET ?")
-	args = append(args, p.limit+1, p.offset)
-	return Statement{SQL: b.String(), Args: args}
+	return expr("? LIMIT ? OFFSET ?", q, p.limit+1, p.offset).statement()
 }
 
 // totalStatement counts the answer's rows before limit and offset (total_rows).
 func (p *plan) totalStatement() Statement {
-	var args []any
-	return Statement{SQL: "SELECT count() FROM (" + p.rows(&args) + ")", Args: args}
+	return expr("SELECT count() FROM (?)", p.rows()).statement()
 }
 
 // rows is the answer's rows unordered and unpaged: the statement less ORDER BY and LIMIT.
-func (p *plan) rows(args *[]any) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	b.WriteString(strings.Join(p.outputColumns(), ", "))
-	b.WriteString(" FROM ")
+func (p *plan) rows() fragment {
+	var from fragment
 	switch {
 	case p.level != "":
-		b.WriteString("(" + p.rollup(args) + ") AS facts ")
-		b.WriteString(p.namesJoin(args))
+		from = expr("(?) AS facts ?", p.rollup(), p.namesJoin())
 	case p.gran != nil:
-		series := ""
+		var series fragment
 		if len(p.spans) > 0 && !p.gran.dayBased {
-			series = p.spanSeries(args)
+			series = p.spanSeries()
 		} else {
-			series = p.gran.seriesSQL(p.zone, p.start, p.end, p.loc, args)
+			series = p.gran.seriesSQL(p.zone, p.start, p.end, p.loc)
 		}
-		b.WriteString("(" + series + ") AS series ANY LEFT JOIN (")
-		b.WriteString(p.rollup(args))
-		b.WriteString(") AS facts USING (bucket)")
+		from = expr("(?) AS series ANY LEFT JOIN (?) AS facts USING (bucket)", series, p.rollup())
 	default:
-		b.WriteString("(" + p.rollup(args) + ")")
+		from = expr("(?)", p.rollup())
 	}
-	if len(p.metricFilters) > 0 {
-		conds := make([]string, len(p.metricFilters))
-		for i, f := range p.metricFilters {
-			conds[i] = metricFilter(metricsByName[f.Member], f, args)
-		}
-		where := strings.Join(conds, " AND ")
-		if p.oneCurrency {
-			where = "(" + where + ") OR notEmpty(fx_missing)"
-		}
-		b.WriteString(" WHERE " + where)
+	q := expr("SELECT "+strings.Join(p.outputColumns(), ", ")+" FROM ?", from)
+	if len(p.metricFilters) == 0 {
+		return q
 	}
-	return b.String()
+	conds := make([]fragment, len(p.metricFilters))
+	for i, f := range p.metricFilters {
+		conds[i] = metricFilter(metricsByName[f.Member], f)
+	}
+	where := join(" AND ", conds...)
+	if p.oneCurrency {
+		where = expr("(?) OR notEmpty(fx_missing)", where)
+	}
+	return expr("? WHERE ?", q, where)
 }
 
 func (p *plan) outputColumns() []string {
@@ -237,52 +223,55 @@ func (p *plan) outputColumns() []string {
 
 // rollup is the second aggregation over the first: per row of the answer, every measure
 // summed, money converted into the answer's currency at the rate of each fact's day.
-func (p *plan) rollup(args *[]any) string {
+func (p *plan) rollup() fragment {
 	keys := p.keys()
-	sel := append([]string{}, keys...)
+	var sel []fragment
+	for _, k := range keys {
+		sel = append(sel, expr(k))
+	}
 	money := p.measures.anyMoney()
 	var moneyNames []string
 	for _, m := range p.measures.members() {
 		switch {
 		case money && m.money && p.oneCurrency:
-			sel = append(sel, unconvertedSum(m.name))
+			sel = append(sel, expr(unconvertedSum(m.name)))
 			moneyNames = append(moneyNames, m.name)
 		case money && m.money:
-			sel = append(sel, convertedSum(m.name, p.currency, args))
+			sel = append(sel, convertedSum(m.name, p.currency))
 			moneyNames = append(moneyNames, m.name)
 		default:
-			sel = append(sel, "sum(s_"+m.name+") AS "+m.name)
+			sel = append(sel, expr("sum(s_"+m.name+") AS "+m.name))
 		}
 	}
 	switch {
 	case money && p.oneCurrency:
-		sel = append(sel, foreignMoney(p.currency, moneyNames, args))
+		sel = append(sel, foreignMoney(p.currency, moneyNames))
 	case money:
-		sel = append(sel, fxMissing(p.currency, moneyNames, args))
+		sel = append(sel, fxMissing(p.currency, moneyNames))
 	}
 	for _, m := range moneyNames {
 		if p.oneCurrency {
-			sel = append(sel, noFxNull(m))
+			sel = append(sel, expr(noFxNull(m)))
 		} else {
-			sel = append(sel, fxNull(m, p.currency, args))
+			sel = append(sel, fxNull(m, p.currency))
 		}
 	}
 	if p.flagFacts {
 		// 0 for a bucket of the series that no fact reached, as for a query without facts.
-		sel = append(sel, "toUInt8(count() > 0) AS has_facts")
+		sel = append(sel, expr("toUInt8(count() > 0) AS has_facts"))
 	}
-	sql := "SELECT " + strings.Join(sel, ", ") + " FROM (" + p.firstAggregation(args) + ") AS facts"
+	q := expr("SELECT ? FROM (?) AS facts", join(", ", sel...), p.firstAggregation())
 	if money && !p.oneCurrency {
 		first, after := dayRange(p.start, p.end, p.loc)
-		sql += " " + fxJoin(p.currency, first.Format("2006-01-02"), after.Format("2006-01-02"), args)
+		q = join(" ", q, fxJoin(p.currency, first.Format("2006-01-02"), after.Format("2006-01-02")))
 	}
 	if len(keys) > 0 {
-		sql += " GROUP BY " + strings.Join(keys, ", ")
+		q = expr("? GROUP BY "+strings.Join(keys, ", "), q)
 	}
 	if p.level != "" {
-		sql += " HAVING " + p.anyData()
+		q = expr("? HAVING "+p.anyData(), q)
 	}
-	return sql
+	return q
 }
 
 // anyData is true for a group whose measures do not all sum to 0 (as stored: money in any
@@ -299,15 +288,15 @@ func (p *plan) anyData() string {
 
 // firstAggregation reads the fact tables: dimension filters and the time range on the stored
 // columns, grouped by the answer's keys (and by day and currency when money is converted).
-func (p *plan) firstAggregation(args *[]any) string {
+func (p *plan) firstAggregation() fragment {
 	if len(p.spans) > 0 && p.table != tableDaily {
-		return p.spanBranches(args)
+		return p.spanBranches()
 	}
-	return p.aggregate(p.table, args, func(args *[]any) string { return p.table.timeFilter(p.start, p.end, p.loc, args) })
+	return p.aggregate(p.table, p.table.timeFilter(p.start, p.end, p.loc))
 }
 
 // aggregate is the first aggregation over table t, whose rows of the range timeCond selects.
-func (p *plan) aggregate(t table, args *[]any, timeCond func(*[]any) string) string {
+func (p *plan) aggregate(t table, timeCond fragment) fragment {
 	var sel, group []string
 	if p.gran != nil {
 		bucket := p.gran.bucketSQL(p.zone)
@@ -332,37 +321,34 @@ func (p *plan) aggregate(t table, args *[]any, timeCond func(*[]any) string) str
 	for _, m := range p.measures.members() {
 		sel = append(sel, "sum("+m.sumSource()+") AS s_"+m.name)
 	}
-	*args = append(*args, p.projectID)
-	where := append([]string{"project_id = ?", timeCond(args)}, p.scopeFilters(args)...)
-	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + t.name() + " WHERE " + strings.Join(where, " AND ")
+	where := append([]fragment{expr("project_id = ?", p.projectID), timeCond}, p.scopeFilters()...)
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + t.name() + " WHERE ?"
 	if len(group) > 0 {
 		sql += " GROUP BY " + strings.Join(group, ", ")
 	}
-	return sql
+	return expr(sql, join(" AND ", where...))
 }
 
 // scopeFilters are the conditions of the query's source, connections and dimension filters.
-func (p *plan) scopeFilters(args *[]any) []string {
-	var where []string
+func (p *plan) scopeFilters() []fragment {
+	var where []fragment
 	if p.source != "" {
-		*args = append(*args, p.source)
-		where = append(where, "source = ?")
+		where = append(where, expr("source = ?", p.source))
 	}
 	if len(p.connectionIDs) > 0 {
-		where = append(where, stringMatch("connection_id", "equals", p.connectionIDs, args))
+		where = append(where, stringMatch("connection_id", "equals", p.connectionIDs))
 	}
 	for _, f := range p.dimFilters {
-		where = append(where, dimensionFilter(p.projectID, dimensionsByName[f.Member], f, args))
+		where = append(where, dimensionFilter(p.projectID, dimensionsByName[f.Member], f))
 	}
 	return where
 }
 
 // namesJoin attaches the level's latest entity names.
-func (p *plan) namesJoin(args *[]any) string {
-	*args = append(*args, p.projectID)
-	return "ANY LEFT JOIN (SELECT source, entity_id AS " + p.level + "_id, argMax(name, version) AS " + p.level +
-		"_name FROM entities WHERE project_id = ? AND level = '" + p.level + "' GROUP BY source, entity_id) AS names USING (source, " +
-		p.level + "_id)"
+func (p *plan) namesJoin() fragment {
+	return expr("ANY LEFT JOIN (SELECT source, entity_id AS "+p.level+"_id, argMax(name, version) AS "+p.level+
+		"_name FROM entities WHERE project_id = ? AND level = '"+p.level+"' GROUP BY source, entity_id) AS names USING (source, "+
+		p.level+"_id)", p.projectID)
 }
 
 // orderBy is the ORDER BY list: the asked order (or time ascending, then the first field

@@ -24,9 +24,8 @@ func KnownCurrency(code string) bool { return currencies[code] }
 // convertedSum is the SQL of one money measure of the first aggregation converted into the
 // answer's currency at the rate of its day: the target currency is bound once per use. An amount
 // whose rate is missing adds 0 here; fxNull says the sum is unknown.
-func convertedSum(m string, target string, args *[]any) string {
-	*args = append(*args, target)
-	return "sum(toDecimal128(s_" + m + ", 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS " + m
+func convertedSum(m string, target string) fragment {
+	return expr("sum(toDecimal128(s_"+m+", 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS "+m, target)
 }
 
 // unconvertedSum is convertedSum for a statement that assumes one currency (Attempt.OneCurrency):
@@ -39,9 +38,8 @@ func unconvertedSum(m string) string {
 // non-zero amount of it lacked its day's rate. The answer shows it null (never 0, never left
 // unconverted), and so do the metrics built on it, in values, filters and order (Metric.sql).
 // A row of the gap-filling series that no fact reached gets 0, as its sums do.
-func fxNull(m, target string, args *[]any) string {
-	*args = append(*args, target)
-	return "toUInt8(countIf(currency != ? AND has_rate = 0 AND s_" + m + " != 0) > 0) AS " + fxNullColumn(m)
+func fxNull(m, target string) fragment {
+	return expr("toUInt8(countIf(currency != ? AND has_rate = 0 AND s_"+m+" != 0) > 0) AS "+fxNullColumn(m), target)
 }
 
 // noFxNull is fxNull for the one-currency statement, which converts nothing.
@@ -51,9 +49,8 @@ func fxNullColumn(m string) string { return "fx_null_" + m }
 
 // foreignMoney is fxMissing for a statement that assumes one currency: the currencies of the
 // row's money other than target, which void the assumption.
-func foreignMoney(target string, money []string, args *[]any) string {
-	*args = append(*args, target)
-	return "groupUniqArrayIf(toString(currency), currency != ? AND " + anyNonzero(money) + ") AS fx_missing"
+func foreignMoney(target string, money []string) fragment {
+	return expr("groupUniqArrayIf(toString(currency), currency != ? AND "+anyNonzero(money)+") AS fx_missing", target)
 }
 
 // anyNonzero is true for a first-aggregation row where one of the money measures is not 0.
@@ -68,18 +65,17 @@ func anyNonzero(money []string) string {
 // fxJoin is the rates subquery: one rate per (day, currency) into target, latest version. It
 // joins the first aggregation's rows, never the fact table's: on a cluster the rates are
 // sharded like any table and read whole where the statement started (schema/cluster.go).
-func fxJoin(target, firstDay, afterDay string, args *[]any) string {
-	*args = append(*args, target, firstDay, afterDay)
-	return "ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate " +
-		"FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency)"
+func fxJoin(target, firstDay, afterDay string) fragment {
+	return expr("ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate "+
+		"FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency)",
+		target, firstDay, afterDay)
 }
 
 // fxMissing lists the currencies of the row's money (of the measures named) that had no rate,
 // with the day, as "BRL 2024-03-01".
-func fxMissing(target string, money []string, args *[]any) string {
-	*args = append(*args, target)
-	return "groupUniqArrayIf(concat(toString(currency), ' ', toString(day)), currency != ? AND has_rate = 0 AND " +
-		anyNonzero(money) + ") AS fx_missing"
+func fxMissing(target string, money []string) fragment {
+	return expr("groupUniqArrayIf(concat(toString(currency), ' ', toString(day)), currency != ? AND has_rate = 0 AND "+
+		anyNonzero(money)+") AS fx_missing", target)
 }
 
 // addMissing records an entry of fx_missing: "BRL 2024-03-01" from the converting statement, or a

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 )
@@ -34,34 +33,32 @@ func stringsToAny(vs []string) []any {
 }
 
 // stringMatch is the positive condition of op over the string expression col, values OR-ed.
-func stringMatch(col, op string, values []string, args *[]any) string {
+func stringMatch(col, op string, values []string) fragment {
 	switch op {
 	case "equals":
-		*args = append(*args, clickhouse.GroupSet{Value: stringsToAny(values)})
-		return col + " IN ?"
+		return expr(col+" IN ?", clickhouse.GroupSet{Value: stringsToAny(values)})
 	case "set":
-		return col + " != ''"
+		return expr(col + " != ''")
 	}
-	parts := make([]string, len(values))
+	parts := make([]fragment, len(values))
 	for i, v := range values {
-		*args = append(*args, v)
 		switch op {
 		case "contains":
-			parts[i] = "positionCaseInsensitiveUTF8(" + col + ", ?) > 0"
+			parts[i] = expr("positionCaseInsensitiveUTF8("+col+", ?) > 0", v)
 		case "startsWith":
-			parts[i] = "startsWith(lowerUTF8(" + col + "), lowerUTF8(?))"
+			parts[i] = expr("startsWith(lowerUTF8("+col+"), lowerUTF8(?))", v)
 		case "endsWith":
-			parts[i] = "endsWith(lowerUTF8(" + col + "), lowerUTF8(?))"
+			parts[i] = expr("endsWith(lowerUTF8("+col+"), lowerUTF8(?))", v)
 		}
 	}
 	return orJoin(parts)
 }
 
-func orJoin(parts []string) string {
+func orJoin(parts []fragment) fragment {
 	if len(parts) == 1 {
 		return parts[0]
 	}
-	return "(" + strings.Join(parts, " OR ") + ")"
+	return expr("(?)", join(" OR ", parts...))
 }
 
 // positive splits op into the positive operator and whether the filter negates it (notSet is
@@ -79,26 +76,25 @@ func positive(op string) (string, bool) {
 // dimensionFilter is the WHERE condition of a dimension filter. A name filter matches the
 // level's ids by their latest name, and an id without an entity (or no id) has the name ”: when
 // the positive condition matches ”, the filter keeps every id except those whose name fails it.
-func dimensionFilter(projectID string, d *Dimension, f Filter, args *[]any) string {
+func dimensionFilter(projectID string, d *Dimension, f Filter) fragment {
 	op, neg := positive(f.Operator)
 	if d.nameLevel == "" {
-		cond := stringMatch(d.column, op, f.Values, args)
+		cond := stringMatch(d.column, op, f.Values)
 		if neg {
-			return "NOT (" + cond + ")"
+			return expr("NOT (?)", cond)
 		}
 		return cond
 	}
-	*args = append(*args, projectID)
-	pred := stringMatch("argMax(name, version)", op, f.Values, args)
+	pred := stringMatch("argMax(name, version)", op, f.Values)
 	if matchesEmpty(op, f.Values) {
-		pred, neg = "NOT ("+pred+")", !neg
+		pred, neg = expr("NOT (?)", pred), !neg
 	}
-	sub := "SELECT entity_id FROM entities WHERE project_id = ? AND level = '" + d.nameLevel +
-		"' GROUP BY entity_id HAVING " + pred
+	in := " IN "
 	if neg {
-		return d.column + " NOT IN (" + sub + ")"
+		in = " NOT IN "
 	}
-	return d.column + " IN (" + sub + ")"
+	return expr(d.column+in+"(SELECT entity_id FROM entities WHERE project_id = ? AND level = '"+d.nameLevel+
+		"' GROUP BY entity_id HAVING ?)", projectID, pred)
 }
 
 // matchesEmpty reports whether the positive operator op with values matches the name ”.
@@ -116,22 +112,21 @@ func matchesEmpty(op string, values []string) bool {
 
 // metricFilter is the condition of a metric filter on the aggregated row (values already
 // checked to be numbers).
-func metricFilter(m *Metric, f Filter, args *[]any) string {
+func metricFilter(m *Metric, f Filter) fragment {
 	switch f.Operator {
 	case "set":
-		return "isNotNull(" + m.sql + ")"
+		return expr("isNotNull(" + m.sql + ")")
 	case "notSet":
-		return "isNull(" + m.sql + ")"
+		return expr("isNull(" + m.sql + ")")
 	}
 	op, neg := positive(f.Operator)
-	parts := make([]string, len(f.Values))
+	parts := make([]fragment, len(f.Values))
 	for i, v := range f.Values {
 		n, _ := strconv.ParseFloat(v, 64)
-		*args = append(*args, n)
-		parts[i] = m.sql + " " + comparisons[op] + " ?"
+		parts[i] = expr(m.sql+" "+comparisons[op]+" ?", n)
 	}
 	if neg { // a null (ratio over 0) matches no comparison, negated or not
-		return "(isNotNull(" + m.sql + ") AND NOT (" + strings.Join(parts, " OR ") + "))"
+		return expr("(isNotNull("+m.sql+") AND NOT (?))", join(" OR ", parts...))
 	}
 	return orJoin(parts)
 }

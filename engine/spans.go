@@ -46,14 +46,13 @@ func (s daySpans) has(day time.Time) bool {
 	return false
 }
 
-// cond is the SQL condition that the Date expression expr lies in a span.
-func (s daySpans) cond(expr string, args *[]any) string {
-	parts := make([]string, len(s))
+// cond is the SQL condition that the Date expression date lies in a span.
+func (s daySpans) cond(date string) fragment {
+	parts := make([]fragment, len(s))
 	for i, r := range s {
-		*args = append(*args, r.first.Format(time.DateOnly), r.after.Format(time.DateOnly))
-		parts[i] = "(" + expr + " >= toDate(?) AND " + expr + " < toDate(?))"
+		parts[i] = expr("("+date+" >= toDate(?) AND "+date+" < toDate(?))", r.first.Format(time.DateOnly), r.after.Format(time.DateOnly))
 	}
-	return "(" + strings.Join(parts, " OR ") + ")"
+	return expr("(?)", join(" OR ", parts...))
 }
 
 // String words the spans' dates: "2024-03-01", "2024-03-01 to 2024-03-05", joined by commas.
@@ -104,21 +103,17 @@ func (p *plan) needsSpans() bool { return p.measures.anyAd() && p.table != table
 // non-zero ad measure under the query's filters. A day that sync later rewrote per hour holds
 // its day rows and their negation, which sum to zero, so it is not a span.
 func (p *plan) spansStatement() Statement {
-	args := []any{p.projectID}
 	first, after := dayRange(p.start, p.end, p.loc)
-	args = append(args, first.Format(time.DateOnly), after.Format(time.DateOnly))
-	where := append([]string{"project_id = ?", "day >= toDate(?) AND day < toDate(?)"}, p.scopeFilters(&args)...)
+	where := append([]fragment{expr("project_id = ?", p.projectID),
+		expr("day >= toDate(?) AND day < toDate(?)", first.Format(time.DateOnly), after.Format(time.DateOnly))}, p.scopeFilters()...)
 	var having []string
 	for _, m := range measures {
 		if m.ad && m.expr == "" {
 			having = append(having, "sum("+m.name+") != 0")
 		}
 	}
-	return Statement{
-		SQL: "SELECT day FROM " + string(facts.LandingDaily) + " WHERE " + strings.Join(where, " AND ") +
-			" GROUP BY day HAVING " + strings.Join(having, " OR ") + " ORDER BY day",
-		Args: args,
-	}
+	return expr("SELECT day FROM "+string(facts.LandingDaily)+" WHERE ? GROUP BY day HAVING "+strings.Join(having, " OR ")+
+		" ORDER BY day", join(" AND ", where...)).statement()
 }
 
 // withSpans sets the plan's day spans and widens its range to the whole days of the spans at its
@@ -145,12 +140,10 @@ func (p *plan) withSpans(s daySpans) []string {
 
 // spanBranches is the first aggregation of a plan with day spans: the spans' days from the daily
 // table, at a day bucket, and the rest of the range from the plan's table.
-func (p *plan) spanBranches(args *[]any) string {
-	daily := p.aggregate(tableDaily, args, func(args *[]any) string { return p.spans.cond("day", args) })
-	finer := p.aggregate(p.table, args, func(args *[]any) string {
-		return p.table.timeFilter(p.start, p.end, p.loc, args) + " AND NOT " + p.spans.cond("day", args)
-	})
-	return daily + " UNION ALL " + finer
+func (p *plan) spanBranches() fragment {
+	daily := p.aggregate(tableDaily, p.spans.cond("day"))
+	finer := p.aggregate(p.table, expr("? AND NOT ?", p.table.timeFilter(p.start, p.end, p.loc), p.spans.cond("day")))
+	return expr("? UNION ALL ?", daily, finer)
 }
 
 // daySpanBucket is the bucket of a day span's row in a series finer than a day: the instant its
@@ -161,13 +154,12 @@ func (p *plan) daySpanBucket(day string) string {
 
 // spanSeries is the gap-filling series of an hour series with day spans: one bucket per span day,
 // one per hour elsewhere.
-func (p *plan) spanSeries(args *[]any) string {
+func (p *plan) spanSeries() fragment {
 	z := zoneLiteral(p.zone)
 	day := "toDate(ts, " + z + ")"
-	expr := "if(" + p.spans.cond(day, args) + ", " + p.daySpanBucket(day) + ", toDateTime(toStartOfHour(ts, " + z + "), " + z + "))"
 	from, n := seriesSteps(p.start, p.end)
-	*args = append(*args, from, n)
-	return "SELECT DISTINCT " + expr + " AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)"
+	return expr("SELECT DISTINCT if(?, "+p.daySpanBucket(day)+", toDateTime(toStartOfHour(ts, "+z+"), "+z+")) AS bucket "+
+		"FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)", p.spans.cond(day), from, n)
 }
 
 // bucketLabel is a row's date (YYYY-MM-DD for a day or coarser, RFC 3339 in the project's offset

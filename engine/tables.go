@@ -24,46 +24,41 @@ func (t table) label() string { return tableLabels[t] }
 
 // timeFilter is the table's time condition on its raw stored time column, with bounds computed
 // here. A coarser table than the range allows widens it to whole hours or days.
-func (t table) timeFilter(start, end time.Time, loc *time.Location, args *[]any) string {
+func (t table) timeFilter(start, end time.Time, loc *time.Location) fragment {
 	switch t {
 	case tableDaily:
 		first, after := dayRange(start, end, loc)
-		*args = append(*args, first.Format("2006-01-02"), after.Format("2006-01-02"))
-		return "day >= toDate(?) AND day < toDate(?)"
+		return expr("day >= toDate(?) AND day < toDate(?)", first.Format("2006-01-02"), after.Format("2006-01-02"))
 	case tableHourly:
 		s, e := facts.HourStart(start, loc), facts.HourStart(end, loc)
 		if e.Before(end) {
 			e = e.Add(time.Hour)
 		}
-		*args = append(*args, s.UTC(), e.UTC())
-		return "hour >= ? AND hour < ?"
+		return expr("hour >= ? AND hour < ?", s.UTC(), e.UTC())
 	default:
-		*args = append(*args, start.UTC(), end.UTC())
-		return "ts >= ? AND ts < ?"
+		return expr("ts >= ? AND ts < ?", start.UTC(), end.UTC())
 	}
 }
 
 // probeFilter is the table's time condition on the whole hours or days inside [start, end):
 // data in the partial hours or days at the edges (outside the range) must not make a coarser
 // table look like it holds the range.
-func (t table) probeFilter(start, end time.Time, loc *time.Location, args *[]any) string {
+func (t table) probeFilter(start, end time.Time, loc *time.Location) fragment {
 	switch t {
 	case tableDaily:
 		first, after := facts.LocalDay(start, loc), facts.LocalDay(end, loc)
 		if !dayAligned(start, loc) {
 			first = first.AddDate(0, 0, 1)
 		}
-		*args = append(*args, first.Format("2006-01-02"), after.Format("2006-01-02"))
-		return "day >= toDate(?) AND day < toDate(?)"
+		return expr("day >= toDate(?) AND day < toDate(?)", first.Format("2006-01-02"), after.Format("2006-01-02"))
 	case tableHourly:
 		s, e := facts.HourStart(start, loc), facts.HourStart(end, loc)
 		if s.Before(start) {
 			s = s.Add(time.Hour)
 		}
-		*args = append(*args, s.UTC(), e.UTC())
-		return "hour >= ? AND hour < ?"
+		return expr("hour >= ? AND hour < ?", s.UTC(), e.UTC())
 	}
-	return t.timeFilter(start, end, loc, args)
+	return t.timeFilter(start, end, loc)
 }
 
 // chooseTable is the coarsest table that answers [start, end) at granularity g exactly: days

@@ -1,3 +1,4 @@
-// Package archtest holds the test that keeps mtk's import graph pointing one way (see
-// Layers); it has no code of its own.
+// Package archtest holds the tests that keep mtk's architecture where the compiler does not: the
+// import graph points one way (see layers), and the engine composes SQL from fragments that carry
+// their arguments. It has no code of its own.
 package archtest
