@@ -27,7 +27,7 @@ func TestEngineAnswersSyncedData(t *testing.T) {
 	ctx := context.Background()
 	for n, a := range w.accts {
 		c := w.conns[n]
-		p, err := w.store.Project(ctx, c.ProjectID)
+		p, err := w.store.Projects.Project(ctx, c.ProjectID)
 		if err != nil {
 			t.Fatal(err)
 		}

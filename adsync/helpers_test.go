@@ -25,7 +25,7 @@ type world struct {
 	sim    *adsim.Sim
 	srv    *httptest.Server
 	clock  *clock.Fake
-	store  *platform.Store
+	store  *platform.Services
 	ch     driver.Conn
 	syncer *adsync.Syncer
 	ws     platform.Workspace
@@ -47,26 +47,26 @@ func newWorld(t *testing.T, start time.Time, days int) *world {
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(srv.Close)
 	var sleeps []time.Duration
-	w := &world{t: t, sim: sim, srv: srv, clock: fc, store: platform.NewStore(pg.Pool, fc), ch: ch.Conn,
+	w := &world{t: t, sim: sim, srv: srv, clock: fc, store: platform.New(pg.Pool, fc), ch: ch.Conn,
 		conns: map[adsim.Network]platform.Connection{}, accts: map[adsim.Network]adsim.AccountInfo{}, sleeps: &sleeps, pg: pg}
 	factory := networks.Factory{HTTP: netclient.Config{
 		Timeout: 2 * time.Second,
 		// Waiting moves the simulated clock instead of the test: a quota window passes at once.
 		Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); fc.Advance(d); return nil },
 	}}
-	w.syncer = &adsync.Syncer{Platform: w.store, Store: adsync.NewStore(pg.Pool), ClickHouse: ch.Conn,
-		Connectors: factory.Connector, Clock: fc}
+	w.syncer = &adsync.Syncer{Store: adsync.NewStore(pg.Pool), ClickHouse: ch.Conn,
+		Connectors: factory.Connector, Clock: fc, Projects: w.store.Projects, Connections: w.store.Connections}
 	ctx := context.Background()
-	if w.ws, err = w.store.CreateWorkspace(ctx, "sync test", platform.TierGrowth); err != nil {
+	if w.ws, err = w.store.Workspaces.CreateWorkspace(ctx, "sync test", platform.TierGrowth); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range sim.Accounts() {
-		p, err := w.store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: w.ws.ID, Name: string(a.Network),
+		p, err := w.store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: w.ws.ID, Name: string(a.Network),
 			Currency: a.Currency, Timezone: a.TimeZone})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := w.store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: string(a.Network),
+		c, err := w.store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: string(a.Network),
 			Name: a.Name, SourceID: a.ID, APIBaseURL: networks.APIRoot(string(a.Network), srv.URL), AccessToken: a.AccessToken})
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +79,7 @@ func newWorld(t *testing.T, start time.Time, days int) *world {
 // conn reads a connection as stored now.
 func (w *world) conn(n adsim.Network) platform.Connection {
 	w.t.Helper()
-	c, err := w.store.ConnectionIn(context.Background(), []string{w.ws.ID}, w.conns[n].ID)
+	c, err := w.store.Connections.ConnectionIn(context.Background(), []string{w.ws.ID}, w.conns[n].ID)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func (w *world) total(table, connectionID string) metricsRow {
 // runs lists a connection's runs, newest first.
 func (w *world) runs(n adsim.Network) []platform.SyncRun {
 	w.t.Helper()
-	runs, err := w.store.ListSyncRuns(context.Background(), w.conns[n].ID)
+	runs, err := w.store.Connections.ListSyncRuns(context.Background(), w.conns[n].ID)
 	if err != nil {
 		w.t.Fatal(err)
 	}

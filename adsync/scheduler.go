@@ -100,7 +100,7 @@ func (s *Scheduler) RunDue(ctx context.Context) error {
 }
 
 func (s *Scheduler) runOne(ctx context.Context, d ref) {
-	c, err := s.Syncer.Platform.ConnectionIn(ctx, []string{d.workspaceID}, d.id)
+	c, err := s.Syncer.Connections.ConnectionIn(ctx, []string{d.workspaceID}, d.id)
 	if err == nil {
 		var res Result
 		res, err = s.Syncer.Run(ctx, c, Options{})

@@ -29,7 +29,7 @@ func TestSchedulerRunsDueConnections(t *testing.T) {
 	if count(adsim.Alpha) != 1 || count(adsim.Beta) != 1 || count(adsim.Gamma) != 0 {
 		t.Fatalf("first pass: %d %d %d runs", count(adsim.Alpha), count(adsim.Beta), count(adsim.Gamma))
 	}
-	st, err := w.store.SyncStatusOf(ctx, w.conn(adsim.Alpha))
+	st, err := w.store.Connections.SyncStatusOf(ctx, w.conn(adsim.Alpha))
 	if err != nil || st.Schedule.SyncIntervalMinutes != 10 || !st.Schedule.NextSyncEstimate.Equal(w.clock.Now().Add(10*time.Minute)) {
 		t.Fatalf("status %+v %v", st.Schedule, err)
 	}

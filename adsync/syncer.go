@@ -17,11 +17,14 @@ type ConnectorFunc func(platform.Connection) (Connector, error)
 
 // Syncer runs syncs of connections.
 type Syncer struct {
-	Platform   *platform.Store
 	Store      *Store
 	ClickHouse driver.Conn
 	Connectors ConnectorFunc
 	Clock      clock.Clock
+	// Projects and Connections are the platform's: a run reads its project, the scheduler its
+	// connections.
+	Projects    *platform.Projects
+	Connections *platform.Connections
 	// Observe, when set, hears about every recorded run: its result (duration, rows written)
 	// and its error, nil for a success (metrics).
 	Observe func(c platform.Connection, res Result, err error)
@@ -131,7 +134,7 @@ func (s *Syncer) sync(ctx context.Context, c platform.Connection, runID, syncTyp
 			opt.Progress(Progress{Step: step, Done: done, Total: total})
 		}
 	}
-	proj, err := s.Platform.Project(ctx, c.ProjectID)
+	proj, err := s.Projects.Project(ctx, c.ProjectID)
 	if err != nil {
 		return 0, err
 	}

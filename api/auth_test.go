@@ -65,11 +65,11 @@ func TestAuthenticationErrors(t *testing.T) {
 
 	past := e.clock.Now().Add(-time.Hour)
 	expired := e.key(tn.ws.ID, &past, auth.ScopeDataRead)
-	revoked, err := e.store.CreateAPIKey(ctx, tn.ws.ID, "to revoke", []string{auth.ScopeDataRead}, nil)
+	revoked, err := e.store.Keys.CreateAPIKey(ctx, tn.ws.ID, "to revoke", []string{auth.ScopeDataRead}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.RevokeAPIKey(ctx, revoked.ID); err != nil {
+	if _, err := e.store.Keys.RevokeAPIKey(ctx, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
 	jwt := e.login(tn)
@@ -120,7 +120,7 @@ func TestAuthenticationErrors(t *testing.T) {
 	})
 
 	t.Run("last used time is recorded", func(t *testing.T) {
-		keys, err := e.store.ListAPIKeys(ctx, tn.ws.ID)
+		keys, err := e.store.Keys.ListAPIKeys(ctx, tn.ws.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -107,7 +107,7 @@ func TestPoisonedEventsAreSetApart(t *testing.T) {
 	for i, name := range []string{"acme", "bolt", "cora"} {
 		tn := e.newTrackingTenant(name, fmt.Sprintf("act_%d", 111*(i+1)), name+".example")
 		e.seedEntities(tn)
-		if err := e.store.LinkPixel(ctx, tn.v3.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: "px-" + name, Name: "px"}); err != nil {
+		if err := e.store.Containers.LinkPixel(ctx, tn.v3.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: "px-" + name, Name: "px"}); err != nil {
 			t.Fatal(err)
 		}
 		tgt, err := e.events.ContainerTarget(ctx, tn.ws.ID, tn.v3.ID)

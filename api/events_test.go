@@ -77,7 +77,7 @@ func TestEventModes(t *testing.T) {
 	t.Run("key mode with several containers", func(t *testing.T) {
 		b := e.newTrackingTenant("bolt", "act_222", "bolt.example")
 		e.clock.Advance(time.Minute) // created after b's containers
-		other, err := e.store.CreateContainer(context.Background(), platform.ContainerInput{ProjectID: b.project.ID, Domain: "other.example"})
+		other, err := e.store.Containers.CreateContainer(context.Background(), platform.ContainerInput{ProjectID: b.project.ID, Domain: "other.example"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func TestRepeatedEventIDIsStoredOnce(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	e.seedEntities(a)
-	if err := e.store.LinkPixel(context.Background(), a.v3.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: "987", Name: "px"}); err != nil {
+	if err := e.store.Containers.LinkPixel(context.Background(), a.v3.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: "987", Name: "px"}); err != nil {
 		t.Fatal(err)
 	}
 	now := e.clock.Now().Unix()

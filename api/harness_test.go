@@ -32,7 +32,7 @@ const testSecret = "test-secret-test-secret-test-secret-0123"
 type env struct {
 	t     *testing.T
 	app   *fiber.App
-	store *platform.Store
+	store *platform.Services
 	clock *clock.Fake
 	cfg   config.Config
 	logs  *bytes.Buffer
@@ -54,7 +54,7 @@ func newEnv(t *testing.T) *env {
 		Listen: "127.0.0.1:0", ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: testSecret,
 		BaseURL: "https://mtk.example", RateLimits: "on",
 	}
-	e := &env{t: t, store: platform.NewStore(pg.Pool, clk), clock: clk, cfg: cfg, logs: &bytes.Buffer{}, ch: ch.Conn}
+	e := &env{t: t, store: platform.New(pg.Pool, clk), clock: clk, cfg: cfg, logs: &bytes.Buffer{}, ch: ch.Conn}
 	e.rebuild()
 	e.t.Cleanup(func() { e.sys.Close() })
 	return e
@@ -183,24 +183,24 @@ func (e *env) newTenant(name, tier, accountID string) tenant {
 	ctx := context.Background()
 	var tn tenant
 	var err error
-	if tn.ws, err = e.store.CreateWorkspace(ctx, name, tier); err != nil {
+	if tn.ws, err = e.store.Workspaces.CreateWorkspace(ctx, name, tier); err != nil {
 		e.t.Fatal(err)
 	}
 	tn.password = "password-" + name
-	if tn.user, err = e.store.CreateUser(ctx, name+"@example.com", "User "+name, tn.password, tn.ws.ID, platform.RoleAdmin); err != nil {
+	if tn.user, err = e.store.Users.CreateUser(ctx, name+"@example.com", "User "+name, tn.password, tn.ws.ID, platform.RoleAdmin); err != nil {
 		e.t.Fatal(err)
 	}
-	if tn.project, err = e.store.CreateProject(ctx, platform.ProjectInput{
+	if tn.project, err = e.store.Projects.CreateProject(ctx, platform.ProjectInput{
 		WorkspaceID: tn.ws.ID, Name: "Project " + name, Currency: "BRL", Timezone: "America/Sao_Paulo",
 	}); err != nil {
 		e.t.Fatal(err)
 	}
-	if tn.alpha, err = e.store.CreateConnection(ctx, platform.ConnectionInput{
+	if tn.alpha, err = e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{
 		ProjectID: tn.project.ID, Kind: platform.KindAlpha, Name: "Alpha " + name, SourceID: accountID,
 	}); err != nil {
 		e.t.Fatal(err)
 	}
-	if tn.custom, err = e.store.CreateConnection(ctx, platform.ConnectionInput{
+	if tn.custom, err = e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{
 		ProjectID: tn.project.ID, Kind: platform.KindCustom, Name: "Checkout " + name,
 	}); err != nil {
 		e.t.Fatal(err)
@@ -213,7 +213,7 @@ func (e *env) newTenant(name, tier, accountID string) tenant {
 // key creates an API key and returns its token.
 func (e *env) key(workspaceID string, expires *time.Time, scopes ...string) string {
 	e.t.Helper()
-	k, err := e.store.CreateAPIKey(context.Background(), workspaceID, "test key", scopes, expires)
+	k, err := e.store.Keys.CreateAPIKey(context.Background(), workspaceID, "test key", scopes, expires)
 	if err != nil {
 		e.t.Fatal(err)
 	}

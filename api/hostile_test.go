@@ -136,16 +136,16 @@ func newHostileWorld(t *testing.T, e *env) *hostileWorld {
 			t.Fatal(err)
 		}
 	}
-	w.objects, err = e.store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: w.tn.project.ID, Kind: platform.KindAlpha,
+	w.objects, err = e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: w.tn.project.ID, Kind: platform.KindAlpha,
 		Name: "Objects", SourceID: "act_222", APIBaseURL: "http://127.0.0.1:9/", AccessToken: "token"})
 	must(err)
 	api := platform.TriggerInput{Name: "Checkout", Config: platform.TriggerConfig{Trigger: platform.TriggerRule{Type: "api"},
 		Name: "checkout", Alpha: platform.AlphaEvent{Name: "InitiateCheckout"}}}
-	w.trigger, err = e.store.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, api)
+	w.trigger, err = e.store.Containers.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, api)
 	must(err)
-	w.doomed, err = e.store.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, api)
+	w.doomed, err = e.store.Containers.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, api)
 	must(err)
-	link, err := e.store.CreateLink(ctx, w.tn.ws.ID, e.cfg.BaseURL, platform.LinkInput{Name: "Bio", Phone: "5511912345678", Message: "Hi"})
+	link, err := e.store.Links.CreateLink(ctx, w.tn.ws.ID, e.cfg.BaseURL, platform.LinkInput{Name: "Bio", Phone: "5511912345678", Message: "Hi"})
 	must(err)
 	w.slug = link.Slug
 	w.client = e.newClient(false, auth.ScopeDataRead)
@@ -167,7 +167,7 @@ func newHostileWorld(t *testing.T, e *env) *hostileWorld {
 
 // code issues an authorization code that w.verifier redeems, as the consent page does.
 func (w *hostileWorld) code(t *testing.T) string {
-	code, err := w.e.store.IssueCode(context.Background(), platform.CodeGrant{ClientID: w.client.ID, WorkspaceID: w.tn.ws.ID,
+	code, err := w.e.store.OAuth.IssueCode(context.Background(), platform.CodeGrant{ClientID: w.client.ID, WorkspaceID: w.tn.ws.ID,
 		UserID: w.tn.user.ID, RedirectURI: platformCallback, Scopes: []string{auth.ScopeDataRead}, Challenge: w.challenge})
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ func (s *server) createLink(c *fiber.Ctx) error {
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
-	link, err := s.platform.CreateLink(c.UserContext(), workspaceOf(c), s.cfg.BaseURL, in)
+	link, err := s.platform.Links.CreateLink(c.UserContext(), workspaceOf(c), s.cfg.BaseURL, in)
 	if err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func (s *server) createLink(c *fiber.Ctx) error {
 // click's UTM is the link's own overlaid, member by member, with the visited URL's utm_*
 // parameters (an ad's dynamic ones).
 func (s *server) followLink(c *fiber.Ctx) error {
-	to, err := s.platform.FollowLink(c.UserContext(), c.Params("slug"), platform.Click{
+	to, err := s.platform.Links.FollowLink(c.UserContext(), c.Params("slug"), platform.Click{
 		UTM:       utm.Extract(utm.Params{}, c.OriginalURL(), nil),
 		IP:        c.IP(),
 		UserAgent: c.Get(fiber.HeaderUserAgent),

@@ -69,7 +69,7 @@ func (s *server) decodeMessages(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.platform.DecodeMessages(c.UserContext(), workspaceOf(c), texts)
+	out, err := s.platform.Links.DecodeMessages(c.UserContext(), workspaceOf(c), texts)
 	if err != nil {
 		return err
 	}

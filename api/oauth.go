@@ -142,7 +142,7 @@ func (s *server) oauthClient(c *fiber.Ctx, form url.Values) (platform.OAuthClien
 	if id == "" {
 		return platform.OAuthClient{}, apperr.InvalidClient("Send client_id (or HTTP Basic client credentials).")
 	}
-	return s.platform.AuthenticateOAuthClient(c.UserContext(), id, secret)
+	return s.platform.OAuth.AuthenticateOAuthClient(c.UserContext(), id, secret)
 }
 
 // basicCredentials decodes an Authorization: Basic header; RFC 6749 section 2.3.1 form-encodes
@@ -209,7 +209,7 @@ func (s *server) token(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	key, err := s.platform.RedeemCode(c.UserContext(), platform.Redemption{Client: client, Code: p[0], RedirectURI: p[1], Verifier: p[2]})
+	key, err := s.platform.OAuth.RedeemCode(c.UserContext(), platform.Redemption{Client: client, Code: p[0], RedirectURI: p[1], Verifier: p[2]})
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (s *server) revoke(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.platform.RevokeOAuthToken(c.UserContext(), client, p[0]); err != nil {
+	if err := s.platform.OAuth.RevokeOAuthToken(c.UserContext(), client, p[0]); err != nil {
 		return err
 	}
 	c.Status(fiber.StatusOK) // no body: SendStatus would write "OK"

@@ -47,7 +47,7 @@ func (s *server) authorizationRequest(c *fiber.Ctx) (authRequest, *redirectError
 	if clientID == "" || redirect == "" {
 		return req, nil, apperr.Missing("The request lacks client_id or redirect_uri.")
 	}
-	client, ok, err := s.platform.ActiveOAuthClient(c.UserContext(), clientID)
+	client, ok, err := s.platform.OAuth.ActiveOAuthClient(c.UserContext(), clientID)
 	if err != nil {
 		return req, nil, err
 	}
@@ -130,7 +130,7 @@ func (s *server) signIn(c *fiber.Ctx, req authRequest, form url.Values, csrf str
 	if err != nil {
 		return err
 	}
-	managed, err := s.platform.ManagedWorkspaces(c.UserContext(), user.ID)
+	managed, err := s.platform.Users.ManagedWorkspaces(c.UserContext(), user.ID)
 	if err != nil {
 		return err
 	}
@@ -152,14 +152,14 @@ func (s *server) approve(c *fiber.Ctx, req authRequest, form url.Values, csrf st
 		return s.renderStep(c, req, consent.Page{Step: consent.StepSignIn, CSRF: csrf, Error: "Your sign-in has expired: sign in again."})
 	}
 	ws := form.Get("workspace_id")
-	ok, err := s.platform.Manages(c.UserContext(), userID, ws)
+	ok, err := s.platform.Users.Manages(c.UserContext(), userID, ws)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return apperr.Forbidden(apperr.CodeAccessDenied, "You are not an owner or admin of that workspace, so you cannot connect it.")
 	}
-	code, err := s.platform.IssueCode(c.UserContext(), platform.CodeGrant{ClientID: req.client.ID, WorkspaceID: ws, UserID: userID,
+	code, err := s.platform.OAuth.IssueCode(c.UserContext(), platform.CodeGrant{ClientID: req.client.ID, WorkspaceID: ws, UserID: userID,
 		RedirectURI: req.redirect, Scopes: req.scopes, Challenge: req.challenge})
 	if err != nil {
 		return err

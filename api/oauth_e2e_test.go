@@ -77,7 +77,7 @@ func TestOAuthInBrowser(t *testing.T) {
 	srv := apitest.Start(t, apitest.Options{})
 	tn := srv.NewTenant(t, "acme", platform.TierDefault)
 	third := startThirdParty(t)
-	client, err := srv.Store.CreateOAuthClient(context.Background(), platform.OAuthClientInput{Name: "Acme Reports",
+	client, err := srv.Store.OAuth.CreateOAuthClient(context.Background(), platform.OAuthClientInput{Name: "Acme Reports",
 		RedirectURIs: []string{third.url + "/callback"}, Scopes: []string{auth.ScopeDataRead, auth.ScopeTrackingRead}, Confidential: true})
 	if err != nil {
 		t.Fatal(err)

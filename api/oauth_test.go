@@ -32,7 +32,7 @@ type oauthFlow struct {
 // newClient registers a platform that may ask for scopes.
 func (e *env) newClient(confidential bool, scopes ...string) platform.OAuthClient {
 	e.t.Helper()
-	c, err := e.store.CreateOAuthClient(context.Background(), platform.OAuthClientInput{Name: "Acme Reports",
+	c, err := e.store.OAuth.CreateOAuthClient(context.Background(), platform.OAuthClientInput{Name: "Acme Reports",
 		RedirectURIs: []string{platformCallback, "http://127.0.0.1:9999/cb"}, Scopes: scopes, Confidential: confidential})
 	if err != nil {
 		e.t.Fatal(err)
@@ -216,7 +216,7 @@ func TestOAuthFlow(t *testing.T) {
 	}
 
 	// The owner sees the platform among the workspace's keys, marked, and as a grant.
-	keys, err := e.store.ListAPIKeys(context.Background(), tn.ws.ID)
+	keys, err := e.store.Keys.ListAPIKeys(context.Background(), tn.ws.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestOAuthAuthorizeErrors(t *testing.T) {
 func TestOAuthMembersCannotGrant(t *testing.T) {
 	e := newEnv(t)
 	tn := e.newTenant("acme", platform.TierDefault, "act_111")
-	member, err := e.store.CreateUser(context.Background(), "member@example.com", "Member", "member-password", tn.ws.ID, platform.RoleMember)
+	member, err := e.store.Users.CreateUser(context.Background(), "member@example.com", "Member", "member-password", tn.ws.ID, platform.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +474,7 @@ func TestOAuthRevocation(t *testing.T) {
 
 	// Revoking the client revokes every key issued to it, and its requests stop.
 	key = issue()
-	if _, err := e.store.RevokeOAuthClient(context.Background(), client.ID); err != nil {
+	if _, err := e.store.OAuth.RevokeOAuthClient(context.Background(), client.ID); err != nil {
 		t.Fatal(err)
 	}
 	if works(key) {
@@ -548,7 +548,7 @@ func TestOAuthLoopbackRedirect(t *testing.T) {
 	f, code = redeem()
 	wantOAuthError(t, f.exchange(code, func(form url.Values) { form.Set("redirect_uri", "http://127.0.0.1:9999/cb") }), 400, "invalid_grant")
 
-	local, err := e.store.CreateOAuthClient(context.Background(), platform.OAuthClientInput{Name: "Local App",
+	local, err := e.store.OAuth.CreateOAuthClient(context.Background(), platform.OAuthClientInput{Name: "Local App",
 		RedirectURIs: []string{"http://localhost:9999/cb"}, Scopes: []string{auth.ScopeDataRead}})
 	if err != nil {
 		t.Fatal(err)

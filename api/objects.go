@@ -18,7 +18,7 @@ func (s *server) objectRoutes(v3 fiber.Router) {
 // updateObjects pauses, activates or changes budgets of a connection's campaigns, ad sets or
 // ads. The path takes the connection id or the first network's ad account id.
 func (s *server) updateObjects(c *fiber.Ctx) error {
-	conn, err := s.platform.ConnectionIn(c.UserContext(), []string{workspaceOf(c)}, c.Params("connection_id"))
+	conn, err := s.platform.Connections.ConnectionIn(c.UserContext(), []string{workspaceOf(c)}, c.Params("connection_id"))
 	if err != nil {
 		return err
 	}

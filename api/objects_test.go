@@ -34,14 +34,14 @@ func newObjectsWorld(t *testing.T, e *env) objectsWorld {
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(srv.Close)
 	ow := objectsWorld{sim: sim, tn: e.newTenant("objects", platform.TierGrowth, "act_1")}
-	ow.syncer = &adsync.Syncer{Platform: e.store, Store: adsync.NewStore(e.store.Pool()), ClickHouse: e.ch,
-		Connectors: networks.Factory{}.Connector, Clock: e.clock}
+	ow.syncer = &adsync.Syncer{Store: adsync.NewStore(e.store.Pool()), ClickHouse: e.ch,
+		Connectors: networks.Factory{}.Connector, Clock: e.clock, Projects: e.store.Projects, Connections: e.store.Connections}
 	ctx := context.Background()
 	for _, a := range sim.Accounts() {
 		if a.Network == adsim.Beta {
 			continue
 		}
-		c, err := e.store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: ow.tn.project.ID, Kind: string(a.Network),
+		c, err := e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: ow.tn.project.ID, Kind: string(a.Network),
 			Name: a.Name, SourceID: a.ID, APIBaseURL: networks.APIRoot(string(a.Network), srv.URL), AccessToken: a.AccessToken})
 		if err != nil {
 			t.Fatal(err)
@@ -166,7 +166,7 @@ func TestObjectsUpdate(t *testing.T) {
 			t.Fatalf("stored objects did not follow: %+v %+v", stored[camp.ID], stored[budgeted.ID])
 		}
 		e.clock.Advance(2 * time.Hour)
-		c, _ := e.store.ConnectionIn(ctx, []string{ow.tn.ws.ID}, ow.alpha.ID)
+		c, _ := e.store.Connections.ConnectionIn(ctx, []string{ow.tn.ws.ID}, ow.alpha.ID)
 		if _, err := ow.syncer.Run(ctx, c, adsync.Options{}); err != nil {
 			t.Fatal(err)
 		}

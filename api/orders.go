@@ -12,7 +12,7 @@ func (s *server) orderWebhook(c *fiber.Ctx) error {
 	key := c.Query("k")
 	var in orders.Input
 	if err := decodeJSON(c, &in); err != nil {
-		if _, kerr := s.platform.ConnectionByWebhookKey(c.UserContext(), key); kerr != nil {
+		if _, kerr := s.platform.Connections.ConnectionByWebhookKey(c.UserContext(), key); kerr != nil {
 			return kerr // an unknown key is told first
 		}
 		return err

@@ -177,12 +177,12 @@ func TestForwardingToAlpha(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	if _, err := e.store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: a.project.ID, Kind: platform.KindAlpha,
+	if _, err := e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: a.project.ID, Kind: platform.KindAlpha,
 		Name: "Alpha sim", SourceID: acct.ID, APIBaseURL: srv.URL + "/alpha/v19.0", AccessToken: acct.AccessToken}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []platform.Container{a.v2, a.v3} {
-		if err := e.store.LinkPixel(ctx, c.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: acct.PixelID, Name: "px"}); err != nil {
+		if err := e.store.Containers.LinkPixel(ctx, c.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: acct.PixelID, Name: "px"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -90,7 +90,7 @@ func TestProjectsAndConnections(t *testing.T) {
 func TestWebhookURLOnlyForWriters(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTenant("acme", platform.TierGrowth, "act_111")
-	member, err := e.store.CreateUser(context.Background(), "member@example.com", "Member", "password-member", a.ws.ID, platform.RoleMember)
+	member, err := e.store.Users.CreateUser(context.Background(), "member@example.com", "Member", "password-member", a.ws.ID, platform.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,7 +208,7 @@ func queryBody(res *engine.Result) ([]byte, error) {
 // queryScope resolves what the engine needs to know of the project from PostgreSQL.
 func (s *server) queryScope(c *fiber.Ctx, projectID string) (engine.Scope, error) {
 	p := auth.From(c)
-	project, err := s.platform.ProjectScope(c.UserContext(), projectID)
+	project, err := s.platform.Projects.ProjectScope(c.UserContext(), projectID)
 	if err != nil {
 		return engine.Scope{}, err
 	}

@@ -163,7 +163,7 @@ func TestQueryCacheAnswersUntilWhatItReadMoves(t *testing.T) {
 	after("a rate", cacheWeek, cacheUSD)
 
 	// A new connection: the project's settings.
-	if _, err := e.store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: w.ow.tn.project.ID,
+	if _, err := e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: w.ow.tn.project.ID,
 		Kind: platform.KindBeta, Name: "Beta", SourceID: "123-456-7890"}); err != nil {
 		t.Fatal(err)
 	}

@@ -71,11 +71,11 @@ func TestRejectedKeyIs401WhenItsWindowIsSpent(t *testing.T) {
 		}
 	}
 	wantError(t, e.do("GET", path, nil, bearer(token)...), 429, "rate_limit_error", "rate_limit_exceeded")
-	p, err := e.store.VerifyAPIKey(context.Background(), token)
+	p, err := e.store.Keys.VerifyAPIKey(context.Background(), token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.RevokeAPIKey(context.Background(), p.KeyID); err != nil {
+	if _, err := e.store.Keys.RevokeAPIKey(context.Background(), p.KeyID); err != nil {
 		t.Fatal(err)
 	}
 	r := e.do("GET", path, nil, bearer(token)...)

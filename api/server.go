@@ -34,7 +34,7 @@ const BodyLimit = 1 << 20
 
 type server struct {
 	cfg      config.Config
-	platform *platform.Store
+	platform *platform.Services
 	engine   *engine.Service
 	ch       driver.Conn
 	events   *events.Service

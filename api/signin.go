@@ -43,7 +43,7 @@ func (s *server) checkPassword(c *fiber.Ctx, email, password string) (platform.U
 		return platform.User{}, "", apperr.Throttled(fmt.Sprintf(
 			"Too many failed sign-ins for this e-mail: try again in %d seconds.", wait), wait)
 	}
-	user, role, err := s.platform.Login(ctx, email, password)
+	user, role, err := s.platform.Users.Login(ctx, email, password)
 	if err != nil {
 		return user, role, err
 	}
@@ -64,7 +64,7 @@ func (s *server) logout(c *fiber.Ctx) error {
 	if p.Login == nil {
 		return apperr.Forbidden(apperr.CodeAccessDenied, "Logout revokes the login token (JWT) it is called with; an API key is revoked with mtk key revoke.")
 	}
-	if err := s.platform.RevokeLoginToken(c.UserContext(), *p.Login); err != nil {
+	if err := s.platform.Users.RevokeLoginToken(c.UserContext(), *p.Login); err != nil {
 		return err
 	}
 	c.Status(fiber.StatusNoContent)

@@ -216,7 +216,7 @@ func TestPasswordChangeRevokesTokens(t *testing.T) {
 		t.Fatalf("fresh token: %d", r.Status)
 	}
 
-	if _, err := e.store.SetPassword(ctx, tn.user.Email, "a-new-password"); err != nil {
+	if _, err := e.store.Users.SetPassword(ctx, tn.user.Email, "a-new-password"); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, e.do("GET", syncPath, nil, bearer(old)...), 401, "authentication_error", "invalid_token")
@@ -231,8 +231,8 @@ func TestPasswordChangeRevokesTokens(t *testing.T) {
 	}
 
 	// The command line is another process: the server learns within KeyCacheTTL.
-	cli := platform.NewStore(e.store.Pool(), e.clock)
-	if _, err := cli.SetPassword(ctx, tn.user.Email, "a-third-password"); err != nil {
+	cli := platform.New(e.store.Pool(), e.clock)
+	if _, err := cli.Users.SetPassword(ctx, tn.user.Email, "a-third-password"); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.do("GET", syncPath, nil, bearer(fresh)...); r.Status != 200 {
@@ -245,7 +245,7 @@ func TestPasswordChangeRevokesTokens(t *testing.T) {
 		{tn.user.Email, "short", "invalid_parameter"},
 		{"nobody@example.com", "long-enough", "resource_not_found"},
 	} {
-		_, err := e.store.SetPassword(ctx, bad.email, bad.password)
+		_, err := e.store.Users.SetPassword(ctx, bad.email, bad.password)
 		if e, ok := apperr.As(err); !ok || e.Code != bad.code {
 			t.Errorf("SetPassword(%s, %s) = %v, want %s", bad.email, bad.password, err, bad.code)
 		}

@@ -32,7 +32,7 @@ func workspaceOf(c *fiber.Ctx) string { return auth.From(c).WorkspaceID }
 
 // getContainer answers a container by its id, v3 tracking code or v2 domain.
 func (s *server) getContainer(c *fiber.Ctx) error {
-	ctr, err := s.platform.ContainerIn(c.UserContext(), workspaceOf(c), c.Params("container_id"))
+	ctr, err := s.platform.Containers.ContainerIn(c.UserContext(), workspaceOf(c), c.Params("container_id"))
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (s *server) listTriggers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.platform.ListTriggers(c.UserContext(), workspaceOf(c), c.Params("container_id"), q)
+	page, err := s.platform.Containers.ListTriggers(c.UserContext(), workspaceOf(c), c.Params("container_id"), q)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (s *server) createTrigger(c *fiber.Ctx) error {
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
-	t, err := s.platform.CreateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), in)
+	t, err := s.platform.Containers.CreateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), in)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *server) updateTrigger(c *fiber.Ctx) error {
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
-	t, err := s.platform.UpdateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), c.Params("trigger_id"), in)
+	t, err := s.platform.Containers.UpdateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), c.Params("trigger_id"), in)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (s *server) updateTrigger(c *fiber.Ctx) error {
 // deleteTrigger deletes an api trigger: 200 {success: true, id}.
 func (s *server) deleteTrigger(c *fiber.Ctx) error {
 	id := c.Params("trigger_id")
-	if err := s.platform.DeleteTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), id); err != nil {
+	if err := s.platform.Containers.DeleteTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), id); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"success": true, "id": id})

@@ -25,10 +25,10 @@ func (e *env) newTrackingTenant(name, account, domain string) trackingTenant {
 	tt.key = e.key(tt.ws.ID, nil, auth.ScopeTrackingRead, auth.ScopeTrackingWrite)
 	tt.readOnly = tt.trackKey
 	var err error
-	if tt.v2, err = e.store.CreateContainer(ctx, platform.ContainerInput{ProjectID: tt.project.ID, Domain: domain, Version: "2", Alias: "Legacy " + name}); err != nil {
+	if tt.v2, err = e.store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: tt.project.ID, Domain: domain, Version: "2", Alias: "Legacy " + name}); err != nil {
 		e.t.Fatal(err)
 	}
-	if tt.v3, err = e.store.CreateContainer(ctx, platform.ContainerInput{ProjectID: tt.project.ID, Domain: domain}); err != nil {
+	if tt.v3, err = e.store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: tt.project.ID, Domain: domain}); err != nil {
 		e.t.Fatal(err)
 	}
 	return tt
@@ -37,7 +37,7 @@ func (e *env) newTrackingTenant(name, account, domain string) trackingTenant {
 // platformTrigger adds a trigger of any type, as the platform interface does.
 func (e *env) platformTrigger(containerID, typ, name, alpha string) platform.Trigger {
 	e.t.Helper()
-	tr, err := e.store.AddPlatformTrigger(context.Background(), containerID, platform.TriggerInput{
+	tr, err := e.store.Containers.AddPlatformTrigger(context.Background(), containerID, platform.TriggerInput{
 		Name: name, Config: platform.TriggerConfig{Trigger: platform.TriggerRule{Type: typ}, Name: strings.ToLower(alpha), Alpha: platform.AlphaEvent{Name: alpha}},
 	})
 	if err != nil {
@@ -51,10 +51,10 @@ func TestGetContainer(t *testing.T) {
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	b := e.newTrackingTenant("bolt", "act_222", "bolt.example")
 	ctx := context.Background()
-	if err := e.store.VerifyContainerDomain(ctx, a.v3.ID, "acme.example"); err != nil {
+	if err := e.store.Containers.VerifyContainerDomain(ctx, a.v3.ID, "acme.example"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.LinkPixel(ctx, a.v3.ID, platform.LinkedPixel{Source: "alpha_ads", ID: "987", Name: "Acme pixel"}); err != nil {
+	if err := e.store.Containers.LinkPixel(ctx, a.v3.ID, platform.LinkedPixel{Source: "alpha_ads", ID: "987", Name: "Acme pixel"}); err != nil {
 		t.Fatal(err)
 	}
 	tr := e.platformTrigger(a.v3.ID, "page_view", "Every page", "PageView")
@@ -96,7 +96,7 @@ func TestGetContainer(t *testing.T) {
 		wantError(t, e.do("GET", "/v3/tracking/containers/"+a.v3.ID, nil, bearer(jwt)...), 400, "validation_error", "missing_parameter")
 	})
 	t.Run("not found", func(t *testing.T) {
-		if err := e.store.DeleteContainer(ctx, b.v2.ID); err != nil {
+		if err := e.store.Containers.DeleteContainer(ctx, b.v2.ID); err != nil {
 			t.Fatal(err)
 		}
 		for _, ref := range []string{

@@ -50,11 +50,11 @@ func (w *world) client(key string, opts ...client.Option) (*client.Client, *fake
 func (w *world) otherWorkspaceProject(t *testing.T) platform.Project {
 	t.Helper()
 	ctx := context.Background()
-	ws, err := w.srv.Store.CreateWorkspace(ctx, "other", platform.TierDefault)
+	ws, err := w.srv.Store.Workspaces.CreateWorkspace(ctx, "other", platform.TierDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.srv.Store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Other", Currency: "USD", Timezone: "UTC"})
+	p, err := w.srv.Store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Other", Currency: "USD", Timezone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
 	}

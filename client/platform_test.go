@@ -155,13 +155,13 @@ func TestUpdateObjects(t *testing.T) {
 			acct = a
 		}
 	}
-	conn, err := w.srv.Store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: w.tn.Project.ID, Kind: platform.KindAlpha,
+	conn, err := w.srv.Store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: w.tn.Project.ID, Kind: platform.KindAlpha,
 		Name: acct.Name, SourceID: acct.ID, APIBaseURL: networks.APIRoot(platform.KindAlpha, simSrv.URL), AccessToken: acct.AccessToken})
 	if err != nil {
 		t.Fatal(err)
 	}
-	syncer := &adsync.Syncer{Platform: w.srv.Store, Store: adsync.NewStore(w.srv.Postgres), ClickHouse: w.srv.ClickHouse,
-		Connectors: networks.Factory{}.Connector, Clock: w.clk}
+	syncer := &adsync.Syncer{Store: adsync.NewStore(w.srv.Postgres), ClickHouse: w.srv.ClickHouse,
+		Connectors: networks.Factory{}.Connector, Clock: w.clk, Projects: w.srv.Store.Projects, Connections: w.srv.Store.Connections}
 	if _, err := syncer.Run(ctx, conn, adsync.Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestQueryMatchesEngine(t *testing.T) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		t.Fatal(err)
 	}
-	conns, _ := w.srv.Store.ListConnections(ctx, w.tn.Project.ID)
+	conns, _ := w.srv.Store.Connections.ListConnections(ctx, w.tn.Project.ID)
 	scope := engine.Scope{ProjectID: w.tn.Project.ID, Currency: "BRL", TimeZone: w.tn.Project.Timezone, SubHour: true}
 	for _, cn := range conns {
 		scope.ConnectionIDs = append(scope.ConnectionIDs, cn.ID)

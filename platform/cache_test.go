@@ -9,21 +9,21 @@ import (
 	"mtk/internal/auth"
 )
 
-// A verified key is trusted for KeyCacheTTL: revoked by another process (another Store on the
-// same database) it stops working once that passes; revoked through the same Store, at once.
+// A verified key is trusted for KeyCacheTTL: revoked by another process (another Services on the
+// same database) it stops working once that passes; revoked through the same Services, at once.
 // Expiry is checked on every call.
 func TestVerifiedKeysAreCachedBriefly(t *testing.T) {
 	s, clk, p := newTestStore(t)
 	ctx := context.Background()
-	other := NewStore(s.Pool(), clk)
+	other := New(s.Pool(), clk)
 	expires := t0.Add(time.Hour)
-	k, err := s.CreateAPIKey(ctx, p.WorkspaceID, "k", []string{auth.ScopeDataRead}, &expires)
+	k, err := s.Keys.CreateAPIKey(ctx, p.WorkspaceID, "k", []string{auth.ScopeDataRead}, &expires)
 	if err != nil {
 		t.Fatal(err)
 	}
 	code := func() string {
 		t.Helper()
-		_, err := s.VerifyAPIKey(ctx, k.Token)
+		_, err := s.Keys.VerifyAPIKey(ctx, k.Token)
 		if err == nil {
 			return ""
 		}
@@ -36,7 +36,7 @@ func TestVerifiedKeysAreCachedBriefly(t *testing.T) {
 	if c := code(); c != "" {
 		t.Fatalf("a new key: %s", c)
 	}
-	if _, err := other.RevokeAPIKey(ctx, k.ID); err != nil {
+	if _, err := other.Keys.RevokeAPIKey(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	if c := code(); c != "" {
@@ -47,7 +47,7 @@ func TestVerifiedKeysAreCachedBriefly(t *testing.T) {
 		t.Fatalf("after the TTL: %q", c)
 	}
 
-	k2, err := s.CreateAPIKey(ctx, p.WorkspaceID, "k2", []string{auth.ScopeDataRead}, &expires)
+	k2, err := s.Keys.CreateAPIKey(ctx, p.WorkspaceID, "k2", []string{auth.ScopeDataRead}, &expires)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestVerifiedKeysAreCachedBriefly(t *testing.T) {
 	if c := code(); c != "" {
 		t.Fatalf("before expiry again: %s", c)
 	}
-	if _, err := s.RevokeAPIKey(ctx, k.ID); err != nil {
+	if _, err := s.Keys.RevokeAPIKey(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	if c := code(); c != apperr.CodeInvalidAPIKey {
@@ -72,15 +72,15 @@ func TestVerifiedKeysAreCachedBriefly(t *testing.T) {
 }
 
 // A project's query scope is read again after KeyCacheTTL: a connection created by another
-// process (another Store on the same database) shows once that passes; one created through the
-// same Store, at once.
+// process (another Services on the same database) shows once that passes; one created through the
+// same Services, at once.
 func TestProjectScopesAreCachedBriefly(t *testing.T) {
 	s, clk, p := newTestStore(t)
 	ctx := context.Background()
-	other := NewStore(s.Pool(), clk)
+	other := New(s.Pool(), clk)
 	ids := func() []string {
 		t.Helper()
-		sc, err := s.ProjectScope(ctx, p.ID)
+		sc, err := s.Projects.ProjectScope(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestProjectScopesAreCachedBriefly(t *testing.T) {
 	if got := ids(); len(got) != 0 {
 		t.Fatalf("a new project's connections: %v", got)
 	}
-	c1, err := other.CreateConnection(ctx, ConnectionInput{ProjectID: p.ID, Kind: KindCustom, Name: "Checkout"})
+	c1, err := other.Connections.CreateConnection(ctx, ConnectionInput{ProjectID: p.ID, Kind: KindCustom, Name: "Checkout"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,14 +100,14 @@ func TestProjectScopesAreCachedBriefly(t *testing.T) {
 	if got := ids(); len(got) != 1 || got[0] != c1.ID {
 		t.Fatalf("after the TTL: %v, want [%s]", got, c1.ID)
 	}
-	c2, err := s.CreateConnection(ctx, ConnectionInput{ProjectID: p.ID, Kind: KindCustom, Name: "Store"})
+	c2, err := s.Connections.CreateConnection(ctx, ConnectionInput{ProjectID: p.ID, Kind: KindCustom, Name: "Store"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(); len(got) != 2 || got[1] != c2.ID {
-		t.Fatalf("after a connection created through the same Store: %v", got)
+		t.Fatalf("after a connection created through the same Services: %v", got)
 	}
-	if _, err := s.ProjectScope(ctx, "prj_missing"); err == nil {
+	if _, err := s.Projects.ProjectScope(ctx, "prj_missing"); err == nil {
 		t.Fatal("a missing project was found")
 	}
 }

@@ -32,6 +32,13 @@ const (
 	ConnDisabled = "disabled"
 )
 
+// Connections keeps the connections of projects and the record of their syncs.
+type Connections struct {
+	db
+	projects   *Projects
+	workspaces *Workspaces
+}
+
 // Connection is a data source of a project: an ad account, or a custom webhook.
 type Connection struct {
 	ID          string  `json:"id"`
@@ -91,11 +98,11 @@ func (in ConnectionInput) Validate() error {
 }
 
 // CreateConnection makes a connection of a project. A custom connection gets a webhook key.
-func (s *Store) CreateConnection(ctx context.Context, in ConnectionInput) (Connection, error) {
+func (s *Connections) CreateConnection(ctx context.Context, in ConnectionInput) (Connection, error) {
 	if err := in.Validate(); err != nil {
 		return Connection{}, err
 	}
-	p, err := s.Project(ctx, in.ProjectID)
+	p, err := s.projects.Project(ctx, in.ProjectID)
 	if err != nil {
 		return Connection{}, err
 	}
@@ -104,7 +111,7 @@ func (s *Store) CreateConnection(ctx context.Context, in ConnectionInput) (Conne
 		Status: ConnActive, WorkspaceID: p.WorkspaceID, ProjectID: p.ID, Kind: in.Kind,
 		APIBaseURL: in.APIBaseURL, AccessToken: in.AccessToken, CreatedAt: s.clock.Now(),
 	}
-	defer s.scopes.Forget(func(_ string, sc ProjectScope) bool { return sc.ID == p.ID })
+	defer s.projects.forgetScope(p.ID)
 	var webhookKey *string
 	if in.Kind == KindCustom {
 		c.Source = CustomSource
@@ -145,7 +152,7 @@ func (c Connection) WithWebhookURL(baseURL string) Connection {
 }
 
 // ListConnections lists a project's connections, oldest first.
-func (s *Store) ListConnections(ctx context.Context, projectID string) ([]Connection, error) {
+func (s *Connections) ListConnections(ctx context.Context, projectID string) ([]Connection, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+connectionColumns+" FROM connections WHERE project_id = $1 ORDER BY created_at, id", projectID)
 	if err != nil {
 		return nil, err
@@ -155,23 +162,23 @@ func (s *Store) ListConnections(ctx context.Context, projectID string) ([]Connec
 
 // ConnectionIn returns a connection of one of workspaceIDs by its id or, for the first network,
 // by its ad account id (act_<digits> or <digits>). Another workspace's connection is not found.
-func (s *Store) ConnectionIn(ctx context.Context, workspaceIDs []string, ref string) (Connection, error) {
+func (s *Connections) ConnectionIn(ctx context.Context, workspaceIDs []string, ref string) (Connection, error) {
 	query := "SELECT " + connectionColumns + " FROM connections WHERE workspace_id = ANY($1) AND id = $2"
 	if alphaAccount.MatchString(ref) {
 		query = "SELECT " + connectionColumns + ` FROM connections WHERE workspace_id = ANY($1) AND kind = 'alpha_ads'
 			AND source_id IN ($2, 'act_' || $2, substr($2, 5)) ORDER BY created_at, id LIMIT 1`
 	}
-	return queryOne(ctx, s, scanConnection, apperr.NotFound("Connection not found."), query, workspaceIDs, ref)
+	return queryOne(ctx, s.db, scanConnection, apperr.NotFound("Connection not found."), query, workspaceIDs, ref)
 }
 
 // Connection returns a connection by its id, whatever its workspace (for operators' commands).
-func (s *Store) Connection(ctx context.Context, id string) (Connection, error) {
-	return queryOne(ctx, s, scanConnection, apperr.NotFound("Connection not found."),
+func (s *Connections) Connection(ctx context.Context, id string) (Connection, error) {
+	return queryOne(ctx, s.db, scanConnection, apperr.NotFound("Connection not found."),
 		"SELECT "+connectionColumns+" FROM connections WHERE id = $1", id)
 }
 
 // SetConnectionAPI points an ad network connection at another account, API root or token.
-func (s *Store) SetConnectionAPI(ctx context.Context, id, sourceID, apiBaseURL, accessToken string) error {
+func (s *Connections) SetConnectionAPI(ctx context.Context, id, sourceID, apiBaseURL, accessToken string) error {
 	_, err := s.pool.Exec(ctx, `UPDATE connections SET source_id = $2, api_base_url = $3, access_token = $4 WHERE id = $1`,
 		id, sourceID, apiBaseURL, accessToken)
 	return err

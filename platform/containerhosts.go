@@ -16,13 +16,13 @@ const hostCondition = `c.status <> 'deleted' AND (c.domain = $1 OR $1 = ANY (c.a
 
 // ContainerForHost returns the live container that accepts events from host (a domain, matched
 // without case), preferring a v3 container to a v2 one, then the oldest. None is not found.
-func (s *Store) ContainerForHost(ctx context.Context, host string) (Container, error) {
-	return queryOne(ctx, s, scanContainer, apperr.NotFound("Container not found."),
+func (s *Containers) ContainerForHost(ctx context.Context, host string) (Container, error) {
+	return queryOne(ctx, s.db, scanContainer, apperr.NotFound("Container not found."),
 		containerSelect+" WHERE "+hostCondition+" ORDER BY c.version DESC, c.created_at, c.id LIMIT 1", NormalizeDomain(host))
 }
 
 // WorkspaceContainers lists a workspace's live containers: v3 first, then oldest first.
-func (s *Store) WorkspaceContainers(ctx context.Context, workspaceID string) ([]Container, error) {
+func (s *Containers) WorkspaceContainers(ctx context.Context, workspaceID string) ([]Container, error) {
 	rows, err := s.pool.Query(ctx, containerSelect+` WHERE c.workspace_id = $1 AND c.status <> 'deleted'
 		ORDER BY c.version DESC, c.created_at, c.id`, workspaceID)
 	if err != nil {

@@ -35,6 +35,12 @@ const DefaultLeadKey = "_mtk_lead"
 // maxAllowedHosts bounds metadata.allowed_hosts.
 const maxAllowedHosts = 50
 
+// Containers keeps the containers (tracked sites) with their domains, pixels, triggers and status.
+type Containers struct {
+	db
+	projects *Projects
+}
+
 // Container is a tracked site: the tag, its triggers and the pixels it feeds.
 type Container struct {
 	ID              string            `json:"id"`
@@ -156,12 +162,12 @@ func newTrackingCode() string {
 
 // CreateContainer makes a container in a project, with its domain pending verification and
 // status pending. A v3 container gets a tracking code.
-func (s *Store) CreateContainer(ctx context.Context, in ContainerInput) (Container, error) {
+func (s *Containers) CreateContainer(ctx context.Context, in ContainerInput) (Container, error) {
 	in, err := in.normalize()
 	if err != nil {
 		return Container{}, err
 	}
-	p, err := s.Project(ctx, in.ProjectID)
+	p, err := s.projects.Project(ctx, in.ProjectID)
 	if err != nil {
 		return Container{}, err
 	}
@@ -186,7 +192,7 @@ func (s *Store) CreateContainer(ctx context.Context, in ContainerInput) (Contain
 	return s.containerWhere(ctx, "c.id = $1", id)
 }
 
-func (s *Store) insertContainer(ctx context.Context, id string, p Project, in ContainerInput, code *string) error {
+func (s *Containers) insertContainer(ctx context.Context, id string, p Project, in ContainerInput, code *string) error {
 	now := s.clock.Now()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO containers (id, workspace_id, project_id, domain, alias, version,
@@ -223,8 +229,8 @@ func scanContainer(row pgx.CollectableRow) (Container, error) {
 }
 
 // containerWhere returns the one container matching where (whose parameters are args).
-func (s *Store) containerWhere(ctx context.Context, where string, args ...any) (Container, error) {
-	return queryOne(ctx, s, scanContainer, apperr.NotFound("Container not found."), containerSelect+" WHERE "+where, args...)
+func (s *Containers) containerWhere(ctx context.Context, where string, args ...any) (Container, error) {
+	return queryOne(ctx, s.db, scanContainer, apperr.NotFound("Container not found."), containerSelect+" WHERE "+where, args...)
 }
 
 // refCondition is the SQL condition, over containers c with the workspace as $1 and ref as $2,
@@ -244,13 +250,13 @@ func refCondition(ref string) (string, string) {
 
 // ContainerIn returns a live container of a workspace by its id, a v3 tracking code or a v2
 // domain. Another workspace's container, and a deleted one, is not found.
-func (s *Store) ContainerIn(ctx context.Context, workspaceID, ref string) (Container, error) {
+func (s *Containers) ContainerIn(ctx context.Context, workspaceID, ref string) (Container, error) {
 	cond, arg := refCondition(ref)
 	return s.containerWhere(ctx, cond, workspaceID, arg)
 }
 
 // ListContainers lists a project's live containers, oldest first.
-func (s *Store) ListContainers(ctx context.Context, projectID string) ([]Container, error) {
+func (s *Containers) ListContainers(ctx context.Context, projectID string) ([]Container, error) {
 	rows, err := s.pool.Query(ctx, containerSelect+` WHERE c.project_id = $1 AND c.status <> 'deleted'
 		ORDER BY c.created_at, c.id`, projectID)
 	if err != nil {
@@ -260,7 +266,7 @@ func (s *Store) ListContainers(ctx context.Context, projectID string) ([]Contain
 }
 
 // LinkPixel links an ad network's pixel to a container; linking it again renames it.
-func (s *Store) LinkPixel(ctx context.Context, containerID string, px LinkedPixel) error {
+func (s *Containers) LinkPixel(ctx context.Context, containerID string, px LinkedPixel) error {
 	var p problems
 	px.Source = p.text("source", px.Source, 50)
 	px.ID = p.text("id", px.ID, 100)

@@ -14,7 +14,7 @@ func TestCreateContainer(t *testing.T) {
 	s, _, p := newTestStore(t)
 	ctx := context.Background()
 
-	v3, err := s.CreateContainer(ctx, ContainerInput{ProjectID: p.ID, Domain: " Shop.Example. "})
+	v3, err := s.Containers.CreateContainer(ctx, ContainerInput{ProjectID: p.ID, Domain: " Shop.Example. "})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestCreateContainer(t *testing.T) {
 		len(v3.LinkedPixels) != 0 || len(v3.Triggers) != 0 {
 		t.Fatalf("v3 container %+v", v3)
 	}
-	v2, err := s.CreateContainer(ctx, ContainerInput{
+	v2, err := s.Containers.CreateContainer(ctx, ContainerInput{
 		ProjectID: p.ID, Domain: "shop.example", Version: "2", Alias: "Legacy",
 		AllowedHosts: []string{"WWW.shop.example", "*.shop.example", "www.shop.example"},
 	})
@@ -35,13 +35,13 @@ func TestCreateContainer(t *testing.T) {
 		!slices.Equal(v2.Metadata.AllowedHosts, []string{"*.shop.example", "www.shop.example"}) {
 		t.Fatalf("v2 container %+v", v2)
 	}
-	if err := s.LinkPixel(ctx, v2.ID, LinkedPixel{Source: KindAlpha, ID: "123", Name: "Main"}); err != nil {
+	if err := s.Containers.LinkPixel(ctx, v2.ID, LinkedPixel{Source: KindAlpha, ID: "123", Name: "Main"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.LinkPixel(ctx, v2.ID, LinkedPixel{Source: KindAlpha, ID: "123", Name: "Renamed"}); err != nil {
+	if err := s.Containers.LinkPixel(ctx, v2.ID, LinkedPixel{Source: KindAlpha, ID: "123", Name: "Renamed"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.ContainerIn(ctx, p.WorkspaceID, "SHOP.example")
+	got, err := s.Containers.ContainerIn(ctx, p.WorkspaceID, "SHOP.example")
 	if err != nil || got.ID != v2.ID || len(got.LinkedPixels) != 1 || got.LinkedPixels[0] != (LinkedPixel{KindAlpha, "123", "Renamed"}) {
 		t.Fatalf("v2 by domain: %+v %v", got, err)
 	}
@@ -64,7 +64,7 @@ func TestCreateContainer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := s.CreateContainer(ctx, c.in)
+			_, err := s.Containers.CreateContainer(ctx, c.in)
 			e, ok := apperr.As(err)
 			if !ok || e.Code != c.code || !strings.Contains(strings.Join(e.Details, "\n"), c.want) {
 				t.Fatalf("got %v, want %s with %q", err, c.code, c.want)

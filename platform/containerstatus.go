@@ -68,14 +68,14 @@ func scanStatusFacts(row pgx.CollectableRow) (statusFacts, error) {
 	return f, err
 }
 
-func (s *Store) statusFactsOf(ctx context.Context, id string) (statusFacts, error) {
-	return queryOne(ctx, s, scanStatusFacts, apperr.NotFound("Container not found."), statusFactsSelect+" AND c.id = $1", id)
+func (s *Containers) statusFactsOf(ctx context.Context, id string) (statusFacts, error) {
+	return queryOne(ctx, s.db, scanStatusFacts, apperr.NotFound("Container not found."), statusFactsSelect+" AND c.id = $1", id)
 }
 
 // setStatus writes the status that f's container has at now with lastEventAt, unless nothing
 // changes. It writes only if the row still holds what f read, and reports false when it did not
 // (a concurrent update won; the caller reads again).
-func (s *Store) setStatus(ctx context.Context, f statusFacts, lastEventAt *time.Time, now time.Time) (bool, error) {
+func (s *Containers) setStatus(ctx context.Context, f statusFacts, lastEventAt *time.Time, now time.Time) (bool, error) {
 	status := ContainerStatus(f.status, f.verified, lastEventAt, now)
 	if status == f.status && sameTime(lastEventAt, f.lastEventAt) {
 		return true, nil
@@ -95,7 +95,7 @@ const statusAttempts = 5
 
 // recompute re-reads a live container and applies its status at the store's now, with the latest
 // event time that lastEvent chooses from what was read.
-func (s *Store) recompute(ctx context.Context, id string, lastEvent func(f statusFacts, now time.Time) *time.Time) error {
+func (s *Containers) recompute(ctx context.Context, id string, lastEvent func(f statusFacts, now time.Time) *time.Time) error {
 	for range statusAttempts {
 		f, err := s.statusFactsOf(ctx, id)
 		if err != nil {
@@ -117,7 +117,7 @@ const touchResolution = time.Minute
 // TouchContainer records that an event for the container arrived at at (the server's time of
 // arrival): last_event_at moves forward and the status follows (valid_receive_events for a
 // recent event). A deleted or unknown container is not found.
-func (s *Store) TouchContainer(ctx context.Context, id string, at time.Time) error {
+func (s *Containers) TouchContainer(ctx context.Context, id string, at time.Time) error {
 	at = at.UTC().Truncate(time.Microsecond)
 	return s.recompute(ctx, id, func(f statusFacts, now time.Time) *time.Time {
 		last := f.lastEventAt
@@ -136,7 +136,7 @@ func (s *Store) TouchContainer(ctx context.Context, id string, at time.Time) err
 // VerifyContainerDomain marks a domain of a live container verified (its own domain, which an
 // empty domain means, or one of its allowed hosts) and updates the status: a pending container
 // becomes pending_receive_events.
-func (s *Store) VerifyContainerDomain(ctx context.Context, id, domain string) error {
+func (s *Containers) VerifyContainerDomain(ctx context.Context, id, domain string) error {
 	domain = NormalizeDomain(domain)
 	var allowed []string
 	var own string
@@ -166,7 +166,7 @@ func (s *Store) VerifyContainerDomain(ctx context.Context, id, domain string) er
 
 // DeleteContainer marks a container deleted, for good: it is not found afterwards and its domain
 // may be used by a new container.
-func (s *Store) DeleteContainer(ctx context.Context, id string) error {
+func (s *Containers) DeleteContainer(ctx context.Context, id string) error {
 	tag, err := s.pool.Exec(ctx, "UPDATE containers SET status = 'deleted' WHERE id = $1 AND status <> 'deleted'", id)
 	if err == nil && tag.RowsAffected() == 0 {
 		return apperr.NotFound("Container not found.")
@@ -176,7 +176,7 @@ func (s *Store) DeleteContainer(ctx context.Context, id string) error {
 
 // RefreshContainerStatuses is the status job: it applies ContainerStatus at now to every live
 // container and returns how many changed. A container updated meanwhile is left to the next run.
-func (s *Store) RefreshContainerStatuses(ctx context.Context, now time.Time) (int, error) {
+func (s *Containers) RefreshContainerStatuses(ctx context.Context, now time.Time) (int, error) {
 	rows, err := s.pool.Query(ctx, statusFactsSelect+" ORDER BY c.id")
 	if err != nil {
 		return 0, err

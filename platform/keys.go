@@ -13,7 +13,14 @@ import (
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
 	"mtk/internal/ids"
+	"mtk/internal/ttlcache"
 )
+
+// Keys keeps the API keys, and remembers those it verified for KeyCacheTTL.
+type Keys struct {
+	db
+	verified *ttlcache.Cache[string, cachedKey]
+}
 
 // APIKey is a workspace credential. Token is set only in the answer to its creation.
 type APIKey struct {
@@ -58,7 +65,7 @@ func ParseExpiry(s string, now time.Time) (*time.Time, error) {
 }
 
 // CreateAPIKey makes a key and returns it with its token, which is never shown again.
-func (s *Store) CreateAPIKey(ctx context.Context, workspaceID, name string, scopes []string, expiresAt *time.Time) (APIKey, error) {
+func (s *Keys) CreateAPIKey(ctx context.Context, workspaceID, name string, scopes []string, expiresAt *time.Time) (APIKey, error) {
 	return s.createAPIKey(ctx, s.pool, APIKey{WorkspaceID: workspaceID, Name: name, Scopes: scopes, ExpiresAt: expiresAt})
 }
 
@@ -83,7 +90,7 @@ type execer interface {
 
 // createAPIKey validates and inserts k (its workspace, name, scopes, expiry and OAuth marks)
 // through q, and returns it with its id and token.
-func (s *Store) createAPIKey(ctx context.Context, q execer, k APIKey) (APIKey, error) {
+func (s *Keys) createAPIKey(ctx context.Context, q execer, k APIKey) (APIKey, error) {
 	var problems []string
 	if strings.TrimSpace(k.Name) == "" {
 		problems = append(problems, "name: required")
@@ -116,7 +123,7 @@ func scanKey(row pgx.CollectableRow) (APIKey, error) {
 }
 
 // ListAPIKeys lists a workspace's keys, newest first, without tokens.
-func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, error) {
+func (s *Keys) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE workspace_id = $1 ORDER BY created_at DESC, id", workspaceID)
 	if err != nil {
 		return nil, err
@@ -125,16 +132,16 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]APIKey, 
 }
 
 // RevokeAPIKey revokes a key; revoking twice keeps the first time.
-func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
+func (s *Keys) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 	defer s.forgetKeys(id)
-	return queryOne(ctx, s, scanKey, apperr.NotFound("API key not found."),
+	return queryOne(ctx, s.db, scanKey, apperr.NotFound("API key not found."),
 		"UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+keyColumns, id, s.clock.Now())
 }
 
 // forgetKeys drops revoked keys from this server's verification cache, so that revoking takes
 // effect here at once (and on other servers within KeyCacheTTL).
-func (s *Store) forgetKeys(ids ...string) {
-	s.keys.Forget(func(_ string, k cachedKey) bool { return slices.Contains(ids, k.principal.KeyID) })
+func (s *Keys) forgetKeys(ids ...string) {
+	s.verified.Forget(func(_ string, k cachedKey) bool { return slices.Contains(ids, k.principal.KeyID) })
 }
 
 // lastUsedResolution limits last_used_at writes to one per key per minute.
@@ -143,7 +150,7 @@ const lastUsedResolution = time.Minute
 // VerifyAPIKey resolves a token to its principal: unknown or revoked keys are 401
 // invalid_api_key, expired keys 401 expired_api_key. A key verified less than KeyCacheTTL ago is
 // not read again.
-func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal, error) {
+func (s *Keys) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal, error) {
 	invalid := apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
 	if !auth.LooksLikeAPIKey(token) {
 		return nil, invalid
@@ -151,7 +158,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 	hash := auth.HashAPIKey(token)
 	cacheKey := string(hash)
 	now := s.clock.Now()
-	if k, ok := s.keys.Get(cacheKey, now); ok {
+	if k, ok := s.verified.Get(cacheKey, now); ok {
 		if k.expires != nil && !now.Before(*k.expires) {
 			return nil, apperr.Unauthenticated(apperr.CodeExpiredAPIKey, "This API key has expired.")
 		}
@@ -184,6 +191,6 @@ func (s *Store) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal
 			return nil, err
 		}
 	}
-	s.keys.Put(cacheKey, cachedKey{principal: *p, expires: expires}, now)
+	s.verified.Put(cacheKey, cachedKey{principal: *p, expires: expires}, now)
 	return p, nil
 }

@@ -26,6 +26,9 @@ const (
 // LinkPath is where a link's slug is served: {base URL}/l/<slug>.
 const LinkPath = "/l/"
 
+// Links keeps the tracking links and their clicks, and decodes the messages that carry a click.
+type Links struct{ db }
+
 // LinkInput is what creating a tracking link takes.
 type LinkInput struct {
 	Name    string     `json:"name"`
@@ -89,7 +92,7 @@ func digits(s string) bool {
 const slugAttempts = 5
 
 // CreateLink makes a tracking link of a workspace; its URL is baseURL/l/<slug>.
-func (s *Store) CreateLink(ctx context.Context, workspaceID, baseURL string, in LinkInput) (Link, error) {
+func (s *Links) CreateLink(ctx context.Context, workspaceID, baseURL string, in LinkInput) (Link, error) {
 	in, err := in.normalize()
 	if err != nil {
 		return Link{}, err
@@ -124,7 +127,7 @@ type Click struct {
 
 // FollowLink records a click of the link with slug and returns where the visitor goes: the chat
 // with the link's phone, its message prefilled with the click id as an invisible marker.
-func (s *Store) FollowLink(ctx context.Context, slug string, click Click) (string, error) {
+func (s *Links) FollowLink(ctx context.Context, slug string, click Click) (string, error) {
 	var (
 		linkID, phone, message string
 		p                      utm.Params

@@ -24,7 +24,7 @@ type DecodedMessage struct {
 }
 
 // DecodeMessages decodes texts, in order, against the clicks of a workspace's tracking links.
-func (s *Store) DecodeMessages(ctx context.Context, workspaceID string, texts []string) ([]DecodedMessage, error) {
+func (s *Links) DecodeMessages(ctx context.Context, workspaceID string, texts []string) ([]DecodedMessage, error) {
 	out := make([]DecodedMessage, len(texts))
 	cleaned := make([]string, len(texts))
 	found := make([]int64, len(texts)) // each message's click id; 0 for none (click ids start at 1)

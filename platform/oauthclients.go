@@ -19,6 +19,13 @@ import (
 // clientSecretPrefix starts every OAuth client secret.
 const clientSecretPrefix = "mtk_secret_"
 
+// OAuth keeps the OAuth clients and what they were granted: authorization codes, and the API
+// keys issued through them (made and revoked through Keys, so that its cache follows).
+type OAuth struct {
+	db
+	keys *Keys
+}
+
 // OAuthClient is a third-party platform registered to ask workspaces for API keys. A public
 // client (a native or browser app) has no secret and proves itself with PKCE alone; a
 // confidential one also authenticates with its secret. Secret is set only in the answer to its
@@ -119,7 +126,7 @@ func loopbackParts(uri string) (host, rest string, ok bool) {
 
 // CreateOAuthClient registers a client and returns it, with its secret when confidential: the
 // secret is never shown again.
-func (s *Store) CreateOAuthClient(ctx context.Context, in OAuthClientInput) (OAuthClient, error) {
+func (s *OAuth) CreateOAuthClient(ctx context.Context, in OAuthClientInput) (OAuthClient, error) {
 	var problems []string
 	if strings.TrimSpace(in.Name) == "" {
 		problems = append(problems, "name: required")
@@ -162,7 +169,7 @@ func scanOAuthClient(row pgx.CollectableRow) (OAuthClient, error) {
 }
 
 // ListOAuthClients lists every registered client, newest first.
-func (s *Store) ListOAuthClients(ctx context.Context) ([]OAuthClient, error) {
+func (s *OAuth) ListOAuthClients(ctx context.Context) ([]OAuthClient, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+oauthClientColumns+" FROM oauth_clients ORDER BY created_at DESC, id")
 	if err != nil {
 		return nil, err
@@ -171,8 +178,8 @@ func (s *Store) ListOAuthClients(ctx context.Context) ([]OAuthClient, error) {
 }
 
 // ActiveOAuthClient returns a registered client that is not revoked; anything else is ok=false.
-func (s *Store) ActiveOAuthClient(ctx context.Context, id string) (OAuthClient, bool, error) {
-	c, err := queryOne(ctx, s, scanOAuthClient, errNoClient,
+func (s *OAuth) ActiveOAuthClient(ctx context.Context, id string) (OAuthClient, bool, error) {
+	c, err := queryOne(ctx, s.db, scanOAuthClient, errNoClient,
 		"SELECT "+oauthClientColumns+" FROM oauth_clients WHERE id = $1 AND revoked_at IS NULL", id)
 	if err == errNoClient {
 		return OAuthClient{}, false, nil
@@ -184,7 +191,7 @@ var errNoClient = apperr.InvalidClient("Unknown or revoked client.")
 
 // AuthenticateOAuthClient checks a client's credentials as the token and revocation endpoints
 // take them: a public client sends its id alone, a confidential one its secret too.
-func (s *Store) AuthenticateOAuthClient(ctx context.Context, id, secret string) (OAuthClient, error) {
+func (s *OAuth) AuthenticateOAuthClient(ctx context.Context, id, secret string) (OAuthClient, error) {
 	var (
 		c    OAuthClient
 		hash []byte
@@ -210,13 +217,13 @@ func (s *Store) AuthenticateOAuthClient(ctx context.Context, id, secret string) 
 
 // RevokeOAuthClient revokes a client and every API key issued to it, in one transaction;
 // revoking twice keeps the first time.
-func (s *Store) RevokeOAuthClient(ctx context.Context, id string) (OAuthClient, error) {
+func (s *OAuth) RevokeOAuthClient(ctx context.Context, id string) (OAuthClient, error) {
 	now := s.clock.Now()
 	var (
 		c       OAuthClient
 		revoked []string
 	)
-	defer func() { s.forgetKeys(revoked...) }()
+	defer func() { s.keys.forgetKeys(revoked...) }()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "UPDATE oauth_clients SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING "+oauthClientColumns, id, now)
 		if err != nil {

@@ -3,7 +3,6 @@ package platform
 import (
 	"context"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,7 +35,7 @@ type CodeGrant struct {
 
 // IssueCode stores a fresh authorization code for g and returns it; only its hash is kept.
 // Codes past their keeping time are deleted on the way.
-func (s *Store) IssueCode(ctx context.Context, g CodeGrant) (string, error) {
+func (s *OAuth) IssueCode(ctx context.Context, g CodeGrant) (string, error) {
 	code, err := auth.NewSecret(codePrefix)
 	if err != nil {
 		return "", err
@@ -66,7 +65,7 @@ var errReused = apperr.InvalidGrant("This authorization code was already used; t
 // for the client and marked as issued to it, in one transaction with spending the code. Every
 // refusal is invalid_grant (RFC 6749 section 5.2); a code redeemed twice also revokes the key of
 // its first redemption (section 4.1.2).
-func (s *Store) RedeemCode(ctx context.Context, r Redemption) (APIKey, error) {
+func (s *OAuth) RedeemCode(ctx context.Context, r Redemption) (APIKey, error) {
 	var (
 		key     APIKey
 		revoked string
@@ -106,7 +105,7 @@ func (s *Store) RedeemCode(ctx context.Context, r Redemption) (APIKey, error) {
 		case !auth.VerifyPKCE(r.Verifier, g.Challenge):
 			return apperr.InvalidGrant("code_verifier does not match the authorization request's code_challenge.")
 		}
-		key, err = s.createAPIKey(ctx, tx, APIKey{WorkspaceID: g.WorkspaceID, Name: r.Client.Name, Scopes: g.Scopes,
+		key, err = s.keys.createAPIKey(ctx, tx, APIKey{WorkspaceID: g.WorkspaceID, Name: r.Client.Name, Scopes: g.Scopes,
 			OAuthClientID: &r.Client.ID, GrantedBy: &g.UserID})
 		if err != nil {
 			return err
@@ -115,7 +114,7 @@ func (s *Store) RedeemCode(ctx context.Context, r Redemption) (APIKey, error) {
 		return err
 	})
 	if revoked != "" {
-		s.forgetKeys(revoked)
+		s.keys.forgetKeys(revoked)
 	}
 	if err == nil && reused {
 		err = errReused
@@ -125,7 +124,7 @@ func (s *Store) RedeemCode(ctx context.Context, r Redemption) (APIKey, error) {
 
 // RevokeOAuthToken revokes an API key that was issued to client (RFC 7009). A token that is no
 // key, or is revoked already, is no error; a key not issued to client is refused.
-func (s *Store) RevokeOAuthToken(ctx context.Context, client OAuthClient, token string) error {
+func (s *OAuth) RevokeOAuthToken(ctx context.Context, client OAuthClient, token string) error {
 	if !auth.LooksLikeAPIKey(token) {
 		return nil
 	}
@@ -142,13 +141,13 @@ func (s *Store) RevokeOAuthToken(ctx context.Context, client OAuthClient, token 
 		return &apperr.Error{Status: http.StatusBadRequest, Type: apperr.TypeAuthorization, Code: apperr.CodeUnauthorizedClient,
 			Message: "This token was not issued to this client."}
 	}
-	_, err = s.RevokeAPIKey(ctx, id)
+	_, err = s.keys.RevokeAPIKey(ctx, id)
 	return err
 }
 
 // ListGrants lists the workspace's keys that platforms hold through OAuth and that still work:
 // its connected platforms.
-func (s *Store) ListGrants(ctx context.Context, workspaceID string) ([]APIKey, error) {
+func (s *OAuth) ListGrants(ctx context.Context, workspaceID string) ([]APIKey, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+keyColumns+` FROM api_keys WHERE workspace_id = $1 AND oauth_client_id IS NOT NULL
 		AND revoked_at IS NULL ORDER BY created_at DESC, id`, workspaceID)
 	if err != nil {
@@ -159,32 +158,9 @@ func (s *Store) ListGrants(ctx context.Context, workspaceID string) ([]APIKey, e
 
 // RevokeGrant revokes one of the workspace's connected platforms (a key issued through OAuth
 // that still works), in one statement; any other key is not found.
-func (s *Store) RevokeGrant(ctx context.Context, workspaceID, keyID string) (APIKey, error) {
-	defer s.forgetKeys(keyID)
-	return queryOne(ctx, s, scanKey, apperr.NotFound("No connected platform with this id in this workspace."),
+func (s *OAuth) RevokeGrant(ctx context.Context, workspaceID, keyID string) (APIKey, error) {
+	defer s.keys.forgetKeys(keyID)
+	return queryOne(ctx, s.db, scanKey, apperr.NotFound("No connected platform with this id in this workspace."),
 		`UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND workspace_id = $2 AND oauth_client_id IS NOT NULL
 		AND revoked_at IS NULL RETURNING `+keyColumns, keyID, workspaceID, s.clock.Now())
-}
-
-// ManagedWorkspace is a workspace whose owners and admins may connect platforms to it.
-type ManagedWorkspace struct {
-	ID   string
-	Name string
-}
-
-// ManagedWorkspaces lists the workspaces in which userID is an owner or an admin: those they may
-// grant a platform access to. Members may not: a key outlives the person who made it.
-func (s *Store) ManagedWorkspaces(ctx context.Context, userID string) ([]ManagedWorkspace, error) {
-	rows, err := s.pool.Query(ctx, `SELECT w.id, w.name FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
-		WHERE m.user_id = $1 AND m.role IN ('owner', 'admin') ORDER BY m.created_at, w.id`, userID)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[ManagedWorkspace])
-}
-
-// Manages reports whether userID is an owner or an admin of workspaceID.
-func (s *Store) Manages(ctx context.Context, userID, workspaceID string) (bool, error) {
-	wss, err := s.ManagedWorkspaces(ctx, userID)
-	return slices.ContainsFunc(wss, func(w ManagedWorkspace) bool { return w.ID == workspaceID }), err
 }

@@ -10,7 +10,14 @@ import (
 
 	"mtk/internal/apperr"
 	"mtk/internal/ids"
+	"mtk/internal/ttlcache"
 )
+
+// Projects keeps the projects, and remembers their query scopes for KeyCacheTTL.
+type Projects struct {
+	db
+	scopes *ttlcache.Cache[string, ProjectScope]
+}
 
 // Project is a brand: the unit that metrics are queried for.
 type Project struct {
@@ -62,7 +69,7 @@ func optional(s string) *string {
 }
 
 // CreateProject makes a project in a workspace.
-func (s *Store) CreateProject(ctx context.Context, in ProjectInput) (Project, error) {
+func (s *Projects) CreateProject(ctx context.Context, in ProjectInput) (Project, error) {
 	if err := in.Validate(); err != nil {
 		return Project{}, err
 	}
@@ -96,8 +103,8 @@ type ProjectScope struct {
 
 // ProjectScope returns one project by id, whatever its workspace (callers check access), with
 // its connections' ids. A scope read less than KeyCacheTTL ago is not read again; a connection
-// created through this Store shows at once.
-func (s *Store) ProjectScope(ctx context.Context, id string) (ProjectScope, error) {
+// created through the same Services shows at once.
+func (s *Projects) ProjectScope(ctx context.Context, id string) (ProjectScope, error) {
 	now := s.clock.Now()
 	if p, ok := s.scopes.Get(id, now); ok {
 		return p, nil
@@ -109,8 +116,13 @@ func (s *Store) ProjectScope(ctx context.Context, id string) (ProjectScope, erro
 	return p, err
 }
 
-func (s *Store) readProjectScope(ctx context.Context, id string) (ProjectScope, error) {
-	return queryOne(ctx, s, func(row pgx.CollectableRow) (ProjectScope, error) {
+// forgetScope drops a project's scope from the cache, after a change to its connections.
+func (s *Projects) forgetScope(id string) {
+	s.scopes.Forget(func(_ string, sc ProjectScope) bool { return sc.ID == id })
+}
+
+func (s *Projects) readProjectScope(ctx context.Context, id string) (ProjectScope, error) {
+	return queryOne(ctx, s.db, func(row pgx.CollectableRow) (ProjectScope, error) {
 		var p ProjectScope
 		err := row.Scan(&p.ID, &p.Name, &p.Description, &p.Logo, &p.WorkspaceID, &p.Currency, &p.Timezone, &p.CreatedAt,
 			&p.ConnectionIDs)
@@ -121,7 +133,7 @@ func (s *Store) readProjectScope(ctx context.Context, id string) (ProjectScope, 
 }
 
 // ListProjects lists the projects of the given workspaces, oldest first.
-func (s *Store) ListProjects(ctx context.Context, workspaceIDs ...string) ([]Project, error) {
+func (s *Projects) ListProjects(ctx context.Context, workspaceIDs ...string) ([]Project, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+projectColumns+" FROM projects WHERE workspace_id = ANY($1) ORDER BY created_at, id", workspaceIDs)
 	if err != nil {
 		return nil, err
@@ -130,7 +142,7 @@ func (s *Store) ListProjects(ctx context.Context, workspaceIDs ...string) ([]Pro
 }
 
 // Project returns one project by id, whatever its workspace: callers check access.
-func (s *Store) Project(ctx context.Context, id string) (Project, error) {
-	return queryOne(ctx, s, scanProject, apperr.NotFound("Project not found."),
+func (s *Projects) Project(ctx context.Context, id string) (Project, error) {
+	return queryOne(ctx, s.db, scanProject, apperr.NotFound("Project not found."),
 		"SELECT "+projectColumns+" FROM projects WHERE id = $1", id)
 }

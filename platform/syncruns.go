@@ -34,7 +34,7 @@ type SyncRun struct {
 const historyLength = 20
 
 // ListSyncRuns returns a connection's latest runs, newest first.
-func (s *Store) ListSyncRuns(ctx context.Context, connectionID string) ([]SyncRun, error) {
+func (s *Connections) ListSyncRuns(ctx context.Context, connectionID string) ([]SyncRun, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, connection_id, sync_type, status, started_at, completed_at, rows_synced, error
 		FROM sync_runs WHERE connection_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, connectionID, historyLength)
 	if err != nil {
@@ -77,8 +77,8 @@ type SyncStatus struct {
 // SyncStatusOf builds a connection's sync status: its history, its last successful run, and the
 // next run estimated from the workspace tier's interval (due now when it never ran; none for a
 // custom connection, which is never synced, nor while the connection is paused or disabled).
-func (s *Store) SyncStatusOf(ctx context.Context, c Connection) (SyncStatus, error) {
-	w, err := s.Workspace(ctx, c.WorkspaceID)
+func (s *Connections) SyncStatusOf(ctx context.Context, c Connection) (SyncStatus, error) {
+	w, err := s.workspaces.Workspace(ctx, c.WorkspaceID)
 	if err != nil {
 		return SyncStatus{}, err
 	}

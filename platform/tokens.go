@@ -28,8 +28,9 @@ func invalidToken() error {
 
 // VerifyLoginToken refuses (401 invalid_token) a verified login token whose user is gone, whose
 // generation is older than the user's (a password change since), or that was logged out. What it
-// reads is trusted for KeyCacheTTL; a logout or password change through this Store counts at once.
-func (s *Store) VerifyLoginToken(ctx context.Context, t auth.LoginToken) error {
+// reads is trusted for KeyCacheTTL; a logout or password change through the same Services counts at
+// once.
+func (s *Users) VerifyLoginToken(ctx context.Context, t auth.LoginToken) error {
 	st, err := s.tokens.Load(t.ID, s.clock.Now(), func() (tokenState, error) {
 		st := tokenState{userID: t.UserID}
 		err := s.pool.QueryRow(ctx, `SELECT u.token_generation, EXISTS (SELECT 1 FROM revoked_tokens r WHERE r.token_id = $2)
@@ -51,7 +52,7 @@ func (s *Store) VerifyLoginToken(ctx context.Context, t auth.LoginToken) error {
 
 // RevokeLoginToken logs one token out: it is refused from now on, until it would have expired
 // anyway (PurgeRevokedTokens then forgets it). Revoking twice is revoking once.
-func (s *Store) RevokeLoginToken(ctx context.Context, t auth.LoginToken) error {
+func (s *Users) RevokeLoginToken(ctx context.Context, t auth.LoginToken) error {
 	// Dropped after the row is written: a read racing this one cannot cache the old state again.
 	defer s.tokens.Forget(func(id string, _ tokenState) bool { return id == t.ID })
 	_, err := s.pool.Exec(ctx, `INSERT INTO revoked_tokens (token_id, user_id, expires_at) VALUES ($1, $2, $3)
@@ -63,7 +64,7 @@ func (s *Store) RevokeLoginToken(ctx context.Context, t auth.LoginToken) error {
 }
 
 // PurgeRevokedTokens deletes the revocations of tokens that have expired by now (a job).
-func (s *Store) PurgeRevokedTokens(ctx context.Context, now time.Time) (int64, error) {
+func (s *Users) PurgeRevokedTokens(ctx context.Context, now time.Time) (int64, error) {
 	tag, err := s.pool.Exec(ctx, "DELETE FROM revoked_tokens WHERE expires_at <= $1", now)
 	return tag.RowsAffected(), err
 }

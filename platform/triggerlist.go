@@ -66,7 +66,7 @@ type TriggerPage struct {
 
 // ListTriggers returns one page of the triggers of a workspace's container, oldest first. A page
 // past the last is empty.
-func (s *Store) ListTriggers(ctx context.Context, workspaceID, containerRef string, q TriggerQuery) (TriggerPage, error) {
+func (s *Containers) ListTriggers(ctx context.Context, workspaceID, containerRef string, q TriggerQuery) (TriggerPage, error) {
 	out := TriggerPage{Data: []Trigger{}, Pagination: Pagination{Page: q.Page, Limit: q.Limit}}
 	cid, err := s.containerID(ctx, workspaceID, containerRef)
 	if err != nil {

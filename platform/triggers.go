@@ -136,7 +136,7 @@ func scanTrigger(row pgx.CollectableRow) (Trigger, error) {
 }
 
 // containerID resolves a container reference of a workspace (see ContainerIn) to its id.
-func (s *Store) containerID(ctx context.Context, workspaceID, ref string) (string, error) {
+func (s *Containers) containerID(ctx context.Context, workspaceID, ref string) (string, error) {
 	cond, arg := refCondition(ref)
 	var id string
 	err := s.pool.QueryRow(ctx, "SELECT c.id FROM containers c WHERE "+cond, workspaceID, arg).Scan(&id)
@@ -147,7 +147,7 @@ func (s *Store) containerID(ctx context.Context, workspaceID, ref string) (strin
 }
 
 // CreateTrigger makes an api trigger in a workspace's container, as the public API does.
-func (s *Store) CreateTrigger(ctx context.Context, workspaceID, containerRef string, in TriggerInput) (Trigger, error) {
+func (s *Containers) CreateTrigger(ctx context.Context, workspaceID, containerRef string, in TriggerInput) (Trigger, error) {
 	id, err := s.containerID(ctx, workspaceID, containerRef)
 	if err != nil {
 		return Trigger{}, err
@@ -159,7 +159,7 @@ func (s *Store) CreateTrigger(ctx context.Context, workspaceID, containerRef str
 }
 
 // AddPlatformTrigger makes a trigger of any type in a container, as the platform interface does.
-func (s *Store) AddPlatformTrigger(ctx context.Context, containerID string, in TriggerInput) (Trigger, error) {
+func (s *Containers) AddPlatformTrigger(ctx context.Context, containerID string, in TriggerInput) (Trigger, error) {
 	in, err := in.normalize(false)
 	if err != nil {
 		return Trigger{}, err
@@ -167,7 +167,7 @@ func (s *Store) AddPlatformTrigger(ctx context.Context, containerID string, in T
 	return s.insertTrigger(ctx, containerID, in)
 }
 
-func (s *Store) insertTrigger(ctx context.Context, containerID string, in TriggerInput) (Trigger, error) {
+func (s *Containers) insertTrigger(ctx context.Context, containerID string, in TriggerInput) (Trigger, error) {
 	now := s.clock.Now()
 	rows, err := s.pool.Query(ctx, `WITH t AS (INSERT INTO triggers (id, container_id, name, trigger_type, event_name,
 		alpha_name, alpha_track_custom, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *)
@@ -188,7 +188,7 @@ func (s *Store) insertTrigger(ctx context.Context, containerID string, in Trigge
 func triggerNotFound() error { return apperr.NotFound("Trigger not found") }
 
 // apiTrigger checks that triggerID is a trigger of the container and of type api.
-func (s *Store) apiTrigger(ctx context.Context, containerID, triggerID, verb string) error {
+func (s *Containers) apiTrigger(ctx context.Context, containerID, triggerID, verb string) error {
 	var typ string
 	err := s.pool.QueryRow(ctx, "SELECT trigger_type FROM triggers WHERE id = $1 AND container_id = $2", triggerID, containerID).Scan(&typ)
 	if isNoRows(err) {
@@ -205,7 +205,7 @@ func (s *Store) apiTrigger(ctx context.Context, containerID, triggerID, verb str
 }
 
 // UpdateTrigger replaces an api trigger of a workspace's container.
-func (s *Store) UpdateTrigger(ctx context.Context, workspaceID, containerRef, triggerID string, in TriggerInput) (Trigger, error) {
+func (s *Containers) UpdateTrigger(ctx context.Context, workspaceID, containerRef, triggerID string, in TriggerInput) (Trigger, error) {
 	cid, err := s.containerID(ctx, workspaceID, containerRef)
 	if err != nil {
 		return Trigger{}, err
@@ -216,14 +216,14 @@ func (s *Store) UpdateTrigger(ctx context.Context, workspaceID, containerRef, tr
 	if in, err = in.normalize(true); err != nil {
 		return Trigger{}, err
 	}
-	return queryOne(ctx, s, scanTrigger, triggerNotFound(), `WITH t AS (UPDATE triggers SET name = $3, event_name = $4, alpha_name = $5,
+	return queryOne(ctx, s.db, scanTrigger, triggerNotFound(), `WITH t AS (UPDATE triggers SET name = $3, event_name = $4, alpha_name = $5,
 		alpha_track_custom = $6, updated_at = $7 WHERE id = $1 AND container_id = $2 RETURNING *)
 		SELECT `+triggerColumns+" FROM t"+triggerJoin,
 		triggerID, cid, in.Name, in.Config.Name, in.Config.Alpha.Name, in.Config.Alpha.TrackCustom, s.clock.Now())
 }
 
 // DeleteTrigger deletes an api trigger of a workspace's container.
-func (s *Store) DeleteTrigger(ctx context.Context, workspaceID, containerRef, triggerID string) error {
+func (s *Containers) DeleteTrigger(ctx context.Context, workspaceID, containerRef, triggerID string) error {
 	cid, err := s.containerID(ctx, workspaceID, containerRef)
 	if err != nil {
 		return err

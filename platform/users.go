@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"mtk/internal/apperr"
 	"mtk/internal/ids"
+	"mtk/internal/ttlcache"
 )
 
 // The membership roles.
@@ -20,6 +22,12 @@ const (
 	RoleAdmin  = "admin"
 	RoleMember = "member"
 )
+
+// Users keeps the users, their memberships of workspaces and the standing of their login tokens.
+type Users struct {
+	db
+	tokens *ttlcache.Cache[string, tokenState]
+}
 
 // User is a person who signs in.
 type User struct {
@@ -50,7 +58,7 @@ func passwordProblem(password string) string {
 }
 
 // CreateUser makes a user and, when workspaceID is not empty, a membership with role.
-func (s *Store) CreateUser(ctx context.Context, email, name, password, workspaceID, role string) (User, error) {
+func (s *Users) CreateUser(ctx context.Context, email, name, password, workspaceID, role string) (User, error) {
 	email = NormalizeEmail(email)
 	var problems []string
 	if _, err := mail.ParseAddress(email); err != nil || strings.ContainsAny(email, "<> ") {
@@ -100,7 +108,7 @@ func (s *Store) CreateUser(ctx context.Context, email, name, password, workspace
 }
 
 // UserByEmail returns the user with that address.
-func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
+func (s *Users) UserByEmail(ctx context.Context, email string) (User, error) {
 	var u User
 	err := s.pool.QueryRow(ctx, "SELECT id, email, name, created_at FROM users WHERE email = $1", NormalizeEmail(email)).
 		Scan(&u.ID, &u.Email, &u.Name, &u.CreatedAt)
@@ -116,7 +124,7 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("mtk-timing-equaliser"), b
 
 // Login checks an e-mail and password and returns the user and their role in their first
 // workspace (member when they belong to none).
-func (s *Store) Login(ctx context.Context, email, password string) (User, string, error) {
+func (s *Users) Login(ctx context.Context, email, password string) (User, string, error) {
 	var u User
 	var hash string
 	err := s.pool.QueryRow(ctx, "SELECT id, email, name, created_at, token_generation, password_hash FROM users WHERE email = $1",
@@ -143,7 +151,7 @@ func (s *Store) Login(ctx context.Context, email, password string) (User, string
 // SetPassword replaces the password of the user with that e-mail and moves their token
 // generation, so that every login token issued before is refused from now on (within
 // KeyCacheTTL on other servers).
-func (s *Store) SetPassword(ctx context.Context, email, password string) (User, error) {
+func (s *Users) SetPassword(ctx context.Context, email, password string) (User, error) {
 	if p := passwordProblem(password); p != "" {
 		return User{}, apperr.Invalid("Invalid password.", p)
 	}
@@ -166,7 +174,7 @@ func (s *Store) SetPassword(ctx context.Context, email, password string) (User, 
 }
 
 // Membership returns the workspace's tier when userID is a member of it, and ok=false otherwise.
-func (s *Store) Membership(ctx context.Context, userID, workspaceID string) (tier string, ok bool, err error) {
+func (s *Users) Membership(ctx context.Context, userID, workspaceID string) (tier string, ok bool, err error) {
 	err = s.pool.QueryRow(ctx, `SELECT w.tier FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
 		WHERE m.user_id = $1 AND m.workspace_id = $2`, userID, workspaceID).Scan(&tier)
 	if isNoRows(err) {
@@ -176,10 +184,33 @@ func (s *Store) Membership(ctx context.Context, userID, workspaceID string) (tie
 }
 
 // WorkspaceIDsOf lists the workspaces userID belongs to.
-func (s *Store) WorkspaceIDsOf(ctx context.Context, userID string) ([]string, error) {
+func (s *Users) WorkspaceIDsOf(ctx context.Context, userID string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, "SELECT workspace_id FROM memberships WHERE user_id = $1 ORDER BY created_at, workspace_id", userID)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// ManagedWorkspace is a workspace whose owners and admins may connect platforms to it.
+type ManagedWorkspace struct {
+	ID   string
+	Name string
+}
+
+// ManagedWorkspaces lists the workspaces in which userID is an owner or an admin: those they may
+// grant a platform access to. Members may not: a key outlives the person who made it.
+func (s *Users) ManagedWorkspaces(ctx context.Context, userID string) ([]ManagedWorkspace, error) {
+	rows, err := s.pool.Query(ctx, `SELECT w.id, w.name FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+		WHERE m.user_id = $1 AND m.role IN ('owner', 'admin') ORDER BY m.created_at, w.id`, userID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[ManagedWorkspace])
+}
+
+// Manages reports whether userID is an owner or an admin of workspaceID.
+func (s *Users) Manages(ctx context.Context, userID, workspaceID string) (bool, error) {
+	wss, err := s.ManagedWorkspaces(ctx, userID)
+	return slices.ContainsFunc(wss, func(w ManagedWorkspace) bool { return w.ID == workspaceID }), err
 }

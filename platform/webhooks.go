@@ -15,7 +15,7 @@ type WebhookConnection struct {
 }
 
 // ConnectionByWebhookKey returns the custom connection of a webhook key. An unknown key is 401.
-func (s *Store) ConnectionByWebhookKey(ctx context.Context, key string) (WebhookConnection, error) {
+func (s *Connections) ConnectionByWebhookKey(ctx context.Context, key string) (WebhookConnection, error) {
 	var c WebhookConnection
 	err := s.pool.QueryRow(ctx, `SELECT id, project_id, workspace_id, tracking_enabled FROM connections
 		WHERE webhook_key = $1 AND kind = 'custom'`, key).Scan(&c.ID, &c.ProjectID, &c.WorkspaceID, &c.TrackingEnabled)
@@ -26,7 +26,7 @@ func (s *Store) ConnectionByWebhookKey(ctx context.Context, key string) (Webhook
 }
 
 // SetConnectionTracking turns a connection's tracking flag on or off.
-func (s *Store) SetConnectionTracking(ctx context.Context, id string, on bool) error {
+func (s *Connections) SetConnectionTracking(ctx context.Context, id string, on bool) error {
 	tag, err := s.pool.Exec(ctx, "UPDATE connections SET tracking_enabled = $2 WHERE id = $1", id, on)
 	if err == nil && tag.RowsAffected() == 0 {
 		return apperr.NotFound("Connection not found.")

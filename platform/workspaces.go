@@ -51,6 +51,9 @@ func SyncInterval(tier string) time.Duration {
 	return tierPlans[TierDefault].SyncInterval
 }
 
+// Workspaces keeps the workspaces.
+type Workspaces struct{ db }
+
 // Workspace is a tenant: everything else belongs to one.
 type Workspace struct {
 	ID        string    `json:"id"`
@@ -60,7 +63,7 @@ type Workspace struct {
 }
 
 // CreateWorkspace makes a workspace with the given tier.
-func (s *Store) CreateWorkspace(ctx context.Context, name, tier string) (Workspace, error) {
+func (s *Workspaces) CreateWorkspace(ctx context.Context, name, tier string) (Workspace, error) {
 	if name == "" {
 		return Workspace{}, apperr.Missing("name is required.", "name: required")
 	}
@@ -74,7 +77,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, name, tier string) (Workspa
 }
 
 // Workspace returns one workspace.
-func (s *Store) Workspace(ctx context.Context, id string) (Workspace, error) {
+func (s *Workspaces) Workspace(ctx context.Context, id string) (Workspace, error) {
 	var w Workspace
 	err := s.pool.QueryRow(ctx, "SELECT id, name, tier, created_at FROM workspaces WHERE id = $1", id).
 		Scan(&w.ID, &w.Name, &w.Tier, &w.CreatedAt)
@@ -85,7 +88,7 @@ func (s *Store) Workspace(ctx context.Context, id string) (Workspace, error) {
 }
 
 // WorkspaceByName returns the oldest workspace with that name, for idempotent seeding.
-func (s *Store) WorkspaceByName(ctx context.Context, name string) (Workspace, error) {
+func (s *Workspaces) WorkspaceByName(ctx context.Context, name string) (Workspace, error) {
 	var w Workspace
 	err := s.pool.QueryRow(ctx, "SELECT id, name, tier, created_at FROM workspaces WHERE name = $1 ORDER BY created_at, id LIMIT 1", name).
 		Scan(&w.ID, &w.Name, &w.Tier, &w.CreatedAt)

@@ -70,16 +70,16 @@ func startServer(t *testing.T) *fixture {
 	t.Cleanup(func() { _ = app.Shutdown() })
 	f := &fixture{t: t, url: "http://" + ln.Addr().String()}
 
-	ws := must(store.CreateWorkspace(ctx, "Dashboard Co", platform.TierGrowth))
-	f.project = must(store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Acme Store", Currency: "BRL", Timezone: zone}))
-	f.empty = must(store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Empty Shop", Currency: "USD", Timezone: "UTC"}))
-	f.key = must(store.CreateAPIKey(ctx, ws.ID, "dashboard", []string{auth.ScopeDataRead}, nil)).Token
+	ws := must(store.Workspaces.CreateWorkspace(ctx, "Dashboard Co", platform.TierGrowth))
+	f.project = must(store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Acme Store", Currency: "BRL", Timezone: zone}))
+	f.empty = must(store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Empty Shop", Currency: "USD", Timezone: "UTC"}))
+	f.key = must(store.Keys.CreateAPIKey(ctx, ws.ID, "dashboard", []string{auth.ScopeDataRead}, nil)).Token
 	conns, accounts := map[string]string{}, map[string]string{}
 	for kind, account := range map[string]string{platform.KindAlpha: alphaAccount, platform.KindBeta: "5551", platform.KindGamma: "5552"} {
-		c := must(store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: kind, Name: kind, SourceID: account}))
+		c := must(store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: kind, Name: kind, SourceID: account}))
 		conns[kind], accounts[kind] = c.ID, account
 	}
-	custom := must(store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: platform.KindCustom, Name: "Checkout"}))
+	custom := must(store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: platform.KindCustom, Name: "Checkout"}))
 
 	loc := must(time.LoadLocation(zone))
 	now := time.Now().In(loc)

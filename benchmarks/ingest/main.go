@@ -347,28 +347,28 @@ func start(ctx context.Context) (*setup, error) {
 		return nil, err
 	}
 	clk := clock.Real{}
-	store := platform.NewStore(s.pg, clk)
-	ws, err := store.CreateWorkspace(ctx, "bench", platform.TierEnterprise)
+	store := platform.New(s.pg, clk)
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "bench", platform.TierEnterprise)
 	if err != nil {
 		return nil, err
 	}
-	if s.project, err = store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Bench",
+	if s.project, err = store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Bench",
 		Currency: "BRL", Timezone: "America/Sao_Paulo"}); err != nil {
 		return nil, err
 	}
-	alpha, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindAlpha,
+	alpha, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindAlpha,
 		Name: "Alpha", SourceID: "act_1"})
 	if err != nil {
 		return nil, err
 	}
-	custom, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindCustom, Name: "Checkout"})
+	custom, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindCustom, Name: "Checkout"})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := store.CreateContainer(ctx, platform.ContainerInput{ProjectID: s.project.ID, Domain: "bench.example"}); err != nil {
+	if _, err := store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: s.project.ID, Domain: "bench.example"}); err != nil {
 		return nil, err
 	}
-	key, err := store.CreateAPIKey(ctx, ws.ID, "bench", []string{auth.ScopeTrackingWrite}, nil)
+	key, err := store.Keys.CreateAPIKey(ctx, ws.ID, "bench", []string{auth.ScopeTrackingWrite}, nil)
 	if err != nil {
 		return nil, err
 	}

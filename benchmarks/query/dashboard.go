@@ -94,7 +94,7 @@ type dashboard struct {
 	serverCH   driver.Conn // the servers'
 	chURL      string
 	pgURL      string
-	store      *platform.Store
+	store      *platform.Services
 	t          *dashTenants
 	pages      pageSet
 	syncedID   string
@@ -135,7 +135,7 @@ func runDashboard(ctx context.Context, f flags) error {
 		return err
 	}
 	defer sim.close()
-	synced, err := ensureSynced(ctx, d.store, wire.NewSyncer(d.store, d.serverCH, d.clk), sim, d.t.projects[0])
+	synced, err := ensureSynced(ctx, d.store.Connections, wire.NewSyncer(d.store, d.serverCH, d.clk), sim, d.t.projects[0])
 	if err != nil {
 		return fmt.Errorf("the synced connection: %w", err)
 	}
@@ -257,7 +257,7 @@ func (d *dashboard) openTenants(ctx context.Context, serverURL string) error {
 	if d.pg, err = openPostgres(ctx, serverURL, d.f.dbName); err != nil {
 		return err
 	}
-	d.store = platform.NewStore(d.pg, d.clk)
+	d.store = platform.New(d.pg, d.clk)
 	d.t, err = ensureDashTenants(ctx, d.store, d.f.dash.projects)
 	return err
 }
@@ -268,7 +268,7 @@ func (d *dashboard) close() {
 		return
 	}
 	if d.t != nil {
-		d.t.revoke(context.Background(), d.store)
+		d.t.revoke(context.Background(), d.store.Keys)
 	}
 	d.pg.Close()
 	d.pg, d.t = nil, nil
@@ -322,7 +322,7 @@ func (d *dashboard) compileFloor(ctx context.Context) error {
 	log.Printf("compiling the floor's statements")
 	svc := engine.New(d.serverCH, engine.Options{Clock: d.clk})
 	for pi, p := range d.t.projects {
-		scope, err := scopeOf(ctx, d.store, p)
+		scope, err := scopeOf(ctx, d.store.Projects, p)
 		if err != nil {
 			return err
 		}

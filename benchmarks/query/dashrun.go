@@ -46,7 +46,7 @@ func (d *dashboard) measure(ctx context.Context, runs ...dashRun) ([]runReport, 
 	go func() { writes <- newLiveWriter(srv.url, d.t, d.clk, f, d.f.seed).run(runCtx) }()
 	syncs := make(chan []syncRecord, 1)
 	go func() {
-		syncs <- syncEvery(runCtx, srv.sys.Syncer, d.store, d.syncedID, f.warmup+f.run/2, f.syncEvery)
+		syncs <- syncEvery(runCtx, srv.sys.Syncer, d.store.Connections, d.syncedID, f.warmup+f.run/2, f.syncEvery)
 	}()
 
 	var dos []doer

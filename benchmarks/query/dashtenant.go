@@ -59,19 +59,19 @@ type dashTenants struct {
 
 // ensureDashTenants finds or creates the workspaces, projects, connections and containers, and
 // makes one key per workspace for this run.
-func ensureDashTenants(ctx context.Context, s *platform.Store, n int) (*dashTenants, error) {
+func ensureDashTenants(ctx context.Context, s *platform.Services, n int) (*dashTenants, error) {
 	t := &dashTenants{}
 	var spaces []platform.Workspace
 	for w := range dashWorkspaces {
 		name := fmt.Sprintf("%s%d", dashWorkspacePrefix, w+1)
-		ws, err := s.WorkspaceByName(ctx, name)
+		ws, err := s.Workspaces.WorkspaceByName(ctx, name)
 		if e, ok := apperr.As(err); ok && e.Code == apperr.CodeResourceNotFound {
-			ws, err = s.CreateWorkspace(ctx, name, platform.TierEnterprise)
+			ws, err = s.Workspaces.CreateWorkspace(ctx, name, platform.TierEnterprise)
 		}
 		if err != nil {
 			return nil, err
 		}
-		key, err := s.CreateAPIKey(ctx, ws.ID, "dashboard benchmark", []string{auth.ScopeDataRead, auth.ScopeTrackingWrite}, nil)
+		key, err := s.Keys.CreateAPIKey(ctx, ws.ID, "dashboard benchmark", []string{auth.ScopeDataRead, auth.ScopeTrackingWrite}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -90,16 +90,16 @@ func ensureDashTenants(ctx context.Context, s *platform.Store, n int) (*dashTena
 	return t, nil
 }
 
-func ensureDashProject(ctx context.Context, s *platform.Store, ws platform.Workspace, i int) (*dashProject, error) {
+func ensureDashProject(ctx context.Context, s *platform.Services, ws platform.Workspace, i int) (*dashProject, error) {
 	p := &dashProject{workspace: ws, shape: dashShapes[i%len(dashShapes)], domain: fmt.Sprintf("store%02d.dash.bench.example", i+1)}
 	name := fmt.Sprintf("Store %02d", i+1)
-	projects, err := s.ListProjects(ctx, ws.ID)
+	projects, err := s.Projects.ListProjects(ctx, ws.ID)
 	if err != nil {
 		return nil, err
 	}
 	if j := slices.IndexFunc(projects, func(p platform.Project) bool { return p.Name == name }); j >= 0 {
 		p.project = projects[j]
-	} else if p.project, err = s.CreateProject(ctx, platform.ProjectInput{
+	} else if p.project, err = s.Projects.CreateProject(ctx, platform.ProjectInput{
 		WorkspaceID: ws.ID, Name: name, Currency: p.shape.currency, Timezone: p.shape.zone,
 	}); err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func ensureDashProject(ctx context.Context, s *platform.Store, ws platform.Works
 		{Kind: platform.KindGamma, Name: "Gamma", SourceID: fmt.Sprintf("93%08d3", i)},
 		{Kind: platform.KindCustom, Name: "Checkout"},
 	}
-	existing, err := s.ListConnections(ctx, p.project.ID)
+	existing, err := s.Connections.ListConnections(ctx, p.project.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func ensureDashProject(ctx context.Context, s *platform.Store, ws platform.Works
 			c = existing[j]
 		} else {
 			in.ProjectID = p.project.ID
-			if c, err = s.CreateConnection(ctx, in); err != nil {
+			if c, err = s.Connections.CreateConnection(ctx, in); err != nil {
 				return nil, err
 			}
 		}
@@ -130,12 +130,12 @@ func ensureDashProject(ctx context.Context, s *platform.Store, ws platform.Works
 			p.networks = append(p.networks, c)
 		}
 	}
-	containers, err := s.ListContainers(ctx, p.project.ID)
+	containers, err := s.Containers.ListContainers(ctx, p.project.ID)
 	if err != nil {
 		return nil, err
 	}
 	if !slices.ContainsFunc(containers, func(c platform.Container) bool { return c.Domain == p.domain }) {
-		if _, err := s.CreateContainer(ctx, platform.ContainerInput{ProjectID: p.project.ID, Domain: p.domain}); err != nil {
+		if _, err := s.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: p.project.ID, Domain: p.domain}); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +143,7 @@ func ensureDashProject(ctx context.Context, s *platform.Store, ws platform.Works
 }
 
 // revoke revokes the run's keys.
-func (t *dashTenants) revoke(ctx context.Context, s *platform.Store) {
+func (t *dashTenants) revoke(ctx context.Context, s *platform.Keys) {
 	for _, k := range t.keys {
 		s.RevokeAPIKey(ctx, k.ID) //nolint:errcheck // a leftover key of a bench database
 	}
@@ -151,7 +151,7 @@ func (t *dashTenants) revoke(ctx context.Context, s *platform.Store) {
 
 // scope is what the engine knows of project p as the API reads it (platform.ProjectScope: every
 // connection of the project, the synced one included), for compiling the floor's statements.
-func scopeOf(ctx context.Context, s *platform.Store, p *dashProject) (engine.Scope, error) {
+func scopeOf(ctx context.Context, s *platform.Projects, p *dashProject) (engine.Scope, error) {
 	ps, err := s.ProjectScope(ctx, p.project.ID)
 	if err != nil {
 		return engine.Scope{}, err

@@ -63,12 +63,12 @@ func run(ctx context.Context, f flags) error {
 		return err
 	}
 	defer pg.Close()
-	store := platform.NewStore(pg, clock.Real{})
+	store := platform.New(pg, clock.Real{})
 	t, err := ensureTenant(ctx, store)
 	if err != nil {
 		return err
 	}
-	defer store.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
+	defer store.Keys.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
 	ch, chURL, err := openClickHouse(ctx, env.ClickHouseURL, f.dbName)
 	if err != nil {
 		return err

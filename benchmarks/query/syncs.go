@@ -54,7 +54,7 @@ func (s *simServer) close() { s.srv.Close() } //nolint:errcheck
 
 // ensureSynced finds or makes the synced connection of p, pointed at this run's simulator (its
 // port changes from run to run), and runs its first sync when it never succeeded.
-func ensureSynced(ctx context.Context, store *platform.Store, syncer *adsync.Syncer, sim *simServer, p *dashProject) (platform.Connection, error) {
+func ensureSynced(ctx context.Context, store *platform.Connections, syncer *adsync.Syncer, sim *simServer, p *dashProject) (platform.Connection, error) {
 	accounts := sim.sim.Accounts()
 	i := slices.IndexFunc(accounts, func(a adsim.AccountInfo) bool {
 		return a.Network == adsim.Alpha && a.TimeZone == p.project.Timezone
@@ -108,7 +108,7 @@ type syncRecord struct {
 }
 
 // syncEvery runs a sync of c first after `first`, then every `every`, until ctx ends.
-func syncEvery(ctx context.Context, syncer *adsync.Syncer, store *platform.Store, connID string, first, every time.Duration) []syncRecord {
+func syncEvery(ctx context.Context, syncer *adsync.Syncer, store *platform.Connections, connID string, first, every time.Duration) []syncRecord {
 	var out []syncRecord
 	start := time.Now()
 	wait := first

@@ -35,28 +35,28 @@ type tenant struct {
 }
 
 // ensureTenant finds or creates the tenant, and makes a data:read key for this run.
-func ensureTenant(ctx context.Context, s *platform.Store) (tenant, error) {
+func ensureTenant(ctx context.Context, s *platform.Services) (tenant, error) {
 	var t tenant
-	ws, err := s.WorkspaceByName(ctx, benchWorkspace)
+	ws, err := s.Workspaces.WorkspaceByName(ctx, benchWorkspace)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.CodeResourceNotFound {
-		ws, err = s.CreateWorkspace(ctx, benchWorkspace, platform.TierEnterprise)
+		ws, err = s.Workspaces.CreateWorkspace(ctx, benchWorkspace, platform.TierEnterprise)
 	}
 	if err != nil {
 		return t, err
 	}
 	t.workspace = ws
-	projects, err := s.ListProjects(ctx, ws.ID)
+	projects, err := s.Projects.ListProjects(ctx, ws.ID)
 	if err != nil {
 		return t, err
 	}
 	if i := slices.IndexFunc(projects, func(p platform.Project) bool { return p.Name == benchProject }); i >= 0 {
 		t.project = projects[i]
-	} else if t.project, err = s.CreateProject(ctx, platform.ProjectInput{
+	} else if t.project, err = s.Projects.CreateProject(ctx, platform.ProjectInput{
 		WorkspaceID: ws.ID, Name: benchProject, Currency: benchCurrency, Timezone: benchTimeZone,
 	}); err != nil {
 		return t, err
 	}
-	existing, err := s.ListConnections(ctx, t.project.ID)
+	existing, err := s.Connections.ListConnections(ctx, t.project.ID)
 	if err != nil {
 		return t, err
 	}
@@ -66,12 +66,12 @@ func ensureTenant(ctx context.Context, s *platform.Store) (tenant, error) {
 			continue
 		}
 		in.ProjectID = t.project.ID
-		c, err := s.CreateConnection(ctx, in)
+		c, err := s.Connections.CreateConnection(ctx, in)
 		if err != nil {
 			return t, err
 		}
 		t.connections = append(t.connections, c)
 	}
-	t.key, err = s.CreateAPIKey(ctx, ws.ID, "query benchmark", []string{auth.ScopeDataRead}, nil)
+	t.key, err = s.Keys.CreateAPIKey(ctx, ws.ID, "query benchmark", []string{auth.ScopeDataRead}, nil)
 	return t, err
 }

@@ -51,10 +51,10 @@ func required(flags map[string]string) error {
 	return nil
 }
 
-// withPlatform opens the stores and runs fn with a platform store.
-func withPlatform(ctx context.Context, fn func(*platform.Store, string) error) error {
+// withPlatform opens the stores and runs fn with the platform services.
+func withPlatform(ctx context.Context, fn func(*platform.Services, string) error) error {
 	return withStores(ctx, func(cfg config.Config, st stores) error {
-		return fn(platform.NewStore(st.pg, clock.Real{}), cfg.BaseURL)
+		return fn(platform.New(st.pg, clock.Real{}), cfg.BaseURL)
 	})
 }
 
@@ -131,8 +131,8 @@ func runWorkspace(ctx context.Context, args []string, out io.Writer) error {
 	if err := required(map[string]string{"name": *name}); err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
-		w, err := s.CreateWorkspace(ctx, *name, *tier)
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
+		w, err := s.Workspaces.CreateWorkspace(ctx, *name, *tier)
 		if err != nil {
 			return err
 		}
@@ -161,8 +161,8 @@ func runUser(ctx context.Context, args []string, out io.Writer) error {
 	if err := required(map[string]string{"email": *email, "password": *password}); err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
-		u, err := s.CreateUser(ctx, *email, *name, *password, *workspace, *role)
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
+		u, err := s.Users.CreateUser(ctx, *email, *name, *password, *workspace, *role)
 		if err != nil {
 			return err
 		}
@@ -182,8 +182,8 @@ func runUserPassword(ctx context.Context, args []string, out io.Writer) error {
 	if err := required(map[string]string{"email": *email, "password": *password}); err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
-		u, err := s.SetPassword(ctx, *email, *password)
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
+		u, err := s.Users.SetPassword(ctx, *email, *password)
 		if err != nil {
 			return err
 		}
@@ -206,7 +206,7 @@ func runKey(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
 		switch sub {
 		case "create":
 			if err := required(map[string]string{"workspace": *workspace, "name": *name, "scopes": *scopes}); err != nil {
@@ -216,7 +216,7 @@ func runKey(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return err
 			}
-			k, err := s.CreateAPIKey(ctx, *workspace, *name, splitList(*scopes), exp)
+			k, err := s.Keys.CreateAPIKey(ctx, *workspace, *name, splitList(*scopes), exp)
 			if err != nil {
 				return err
 			}
@@ -225,13 +225,13 @@ func runKey(ctx context.Context, args []string, out io.Writer) error {
 			if err := required(map[string]string{"workspace": *workspace}); err != nil {
 				return err
 			}
-			keys, err := s.ListAPIKeys(ctx, *workspace)
+			keys, err := s.Keys.ListAPIKeys(ctx, *workspace)
 			if err != nil {
 				return err
 			}
 			return emitList(out, *asJSON, keys, printKeys)
 		default:
-			return revokeOne(out, *asJSON, positional, "key", func(id string) (any, error) { return s.RevokeAPIKey(ctx, id) },
+			return revokeOne(out, *asJSON, positional, "key", func(id string) (any, error) { return s.Keys.RevokeAPIKey(ctx, id) },
 				"revoked key %s")
 		}
 	})
@@ -281,8 +281,8 @@ func runProject(ctx context.Context, args []string, out io.Writer) error {
 	if err := required(map[string]string{"workspace": in.WorkspaceID, "name": in.Name, "currency": in.Currency, "timezone": in.Timezone}); err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
-		p, err := s.CreateProject(ctx, in)
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
+		p, err := s.Projects.CreateProject(ctx, in)
 		if err != nil {
 			return err
 		}
@@ -310,8 +310,8 @@ func runConnection(ctx context.Context, args []string, out io.Writer) error {
 	if err := required(map[string]string{"project": in.ProjectID, "kind": in.Kind, "name": in.Name}); err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, baseURL string) error {
-		c, err := s.CreateConnection(ctx, in)
+	return withPlatform(ctx, func(s *platform.Services, baseURL string) error {
+		c, err := s.Connections.CreateConnection(ctx, in)
 		if err != nil {
 			return err
 		}

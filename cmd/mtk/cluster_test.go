@@ -114,16 +114,16 @@ func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, 
 // addTenant makes account a's workspace, project (in its currency and zone), connections,
 // container and key, syncs the account and sends the project's traffic. In the cluster, the
 // project is made again until it lands on shard i%2, so that both shards hold projects.
-func (w *scaleWorld) addTenant(t *testing.T, store *platform.Store, syncer *adsync.Syncer, i int, a adsim.AccountInfo, simURL string, now time.Time) scaleTenant {
+func (w *scaleWorld) addTenant(t *testing.T, store *platform.Services, syncer *adsync.Syncer, i int, a adsim.AccountInfo, simURL string, now time.Time) scaleTenant {
 	t.Helper()
 	ctx := context.Background()
-	ws, err := store.CreateWorkspace(ctx, fmt.Sprintf("tenant %d", i), platform.TierGrowth)
+	ws, err := store.Workspaces.CreateWorkspace(ctx, fmt.Sprintf("tenant %d", i), platform.TierGrowth)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var p platform.Project
 	for try := 0; ; try++ {
-		if p, err = store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: a.Name,
+		if p, err = store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: a.Name,
 			Currency: a.Currency, Timezone: a.TimeZone}); err != nil {
 			t.Fatal(err)
 		}
@@ -134,20 +134,20 @@ func (w *scaleWorld) addTenant(t *testing.T, store *platform.Store, syncer *adsy
 			t.Fatalf("no project id of 50 hashes to shard %d", i%2+1)
 		}
 	}
-	conn, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: string(a.Network), Name: a.Name,
+	conn, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: string(a.Network), Name: a.Name,
 		SourceID: a.ID, APIBaseURL: networks.APIRoot(string(a.Network), simURL), AccessToken: a.AccessToken})
 	if err != nil {
 		t.Fatal(err)
 	}
-	custom, err := store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: platform.KindCustom, Name: "Checkout"})
+	custom, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: platform.KindCustom, Name: "Checkout"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	domain := fmt.Sprintf("shop%d.example", i)
-	if _, err := store.CreateContainer(ctx, platform.ContainerInput{ProjectID: p.ID, Domain: domain}); err != nil {
+	if _, err := store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: p.ID, Domain: domain}); err != nil {
 		t.Fatal(err)
 	}
-	key, err := store.CreateAPIKey(ctx, ws.ID, "scale", []string{auth.ScopeDataRead, auth.ScopeTrackingWrite}, nil)
+	key, err := store.Keys.CreateAPIKey(ctx, ws.ID, "scale", []string{auth.ScopeDataRead, auth.ScopeTrackingWrite}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,14 +30,14 @@ func runContainer(ctx context.Context, args []string, out io.Writer) error {
 	if sub != "create" && len(positional) != 1 {
 		return usageError{fmt.Sprintf("want: mtk container %s <container id>", sub)}
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
 		switch sub {
 		case "create":
 			if err := required(map[string]string{"project": in.ProjectID, "domain": in.Domain}); err != nil {
 				return err
 			}
 			in.AllowedHosts = splitList(*hosts)
-			c, err := s.CreateContainer(ctx, in)
+			c, err := s.Containers.CreateContainer(ctx, in)
 			if err != nil {
 				return err
 			}
@@ -47,13 +47,13 @@ func runContainer(ctx context.Context, args []string, out io.Writer) error {
 			}
 			return emit(out, *asJSON, c, human)
 		case "verify":
-			if err := s.VerifyContainerDomain(ctx, positional[0], in.Domain); err != nil {
+			if err := s.Containers.VerifyContainerDomain(ctx, positional[0], in.Domain); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintf(out, "verified a domain of container %s\n", positional[0])
 			return err
 		default:
-			if err := s.DeleteContainer(ctx, positional[0]); err != nil {
+			if err := s.Containers.DeleteContainer(ctx, positional[0]); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintf(out, "deleted container %s\n", positional[0])

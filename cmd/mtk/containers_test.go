@@ -89,20 +89,20 @@ func TestContainerStatusJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	s := platform.NewStore(st.pg, clock.Real{})
-	ws, err := s.CreateWorkspace(ctx, "acme", platform.TierDefault)
+	s := platform.New(st.pg, clock.Real{})
+	ws, err := s.Workspaces.CreateWorkspace(ctx, "acme", platform.TierDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Shop", Currency: "BRL", Timezone: "UTC"})
+	p, err := s.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Shop", Currency: "BRL", Timezone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.CreateContainer(ctx, platform.ContainerInput{ProjectID: p.ID, Domain: "shop.example"})
+	c, err := s.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: p.ID, Domain: "shop.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.TouchContainer(ctx, c.ID, time.Now()); err != nil {
+	if err := s.Containers.TouchContainer(ctx, c.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.pg.Exec(ctx, "UPDATE containers SET last_event_at = now() - interval '25 hours' WHERE id = $1", c.ID); err != nil {
@@ -118,7 +118,7 @@ func TestContainerStatusJob(t *testing.T) {
 	if err := runner.RunNow("container-status"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.ContainerIn(ctx, ws.ID, c.ID)
+	got, err := s.Containers.ContainerIn(ctx, ws.ID, c.ID)
 	if err != nil || got.Status != platform.ContainerNotReceiving {
 		t.Fatalf("after the job: %s (%v)", got.Status, err)
 	}

@@ -36,13 +36,13 @@ func runOAuthClient(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
 		switch sub {
 		case "create":
 			if err := required(map[string]string{"name": *name, "scopes": *scopes, "redirect-uri": redirects.String()}); err != nil {
 				return err
 			}
-			c, err := s.CreateOAuthClient(ctx, platform.OAuthClientInput{Name: *name, RedirectURIs: redirects,
+			c, err := s.OAuth.CreateOAuthClient(ctx, platform.OAuthClientInput{Name: *name, RedirectURIs: redirects,
 				Scopes: splitList(*scopes), Confidential: !*public})
 			if err != nil {
 				return err
@@ -56,13 +56,13 @@ func runOAuthClient(ctx context.Context, args []string, out io.Writer) error {
 			}
 			return emit(out, *asJSON, c, human)
 		case "list":
-			clients, err := s.ListOAuthClients(ctx)
+			clients, err := s.OAuth.ListOAuthClients(ctx)
 			if err != nil {
 				return err
 			}
 			return emitList(out, *asJSON, clients, printOAuthClients)
 		default:
-			return revokeOne(out, *asJSON, positional, "oauth-client", func(id string) (any, error) { return s.RevokeOAuthClient(ctx, id) },
+			return revokeOne(out, *asJSON, positional, "oauth-client", func(id string) (any, error) { return s.OAuth.RevokeOAuthClient(ctx, id) },
 				"revoked OAuth client %s and every key issued to it")
 		}
 	})

@@ -28,7 +28,7 @@ func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+	return withPlatform(ctx, func(s *platform.Services, _ string) error {
 		pool := s.Pool()
 		switch sub {
 		case "list":

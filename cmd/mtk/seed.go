@@ -81,7 +81,7 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	return withStores(ctx, func(cfg config.Config, st stores) error {
-		store := platform.NewStore(st.pg, clock.Real{})
+		store := platform.New(st.pg, clock.Real{})
 		accounts, err := adsimAccounts(ctx, cfg.AdsimURL)
 		if err != nil {
 			return err
@@ -99,7 +99,7 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 		if err := seedDemoTraffic(ctx, st, cfg, demo, time.Now()); err != nil {
 			return err
 		}
-		if demo.Containers, err = store.ListContainers(ctx, demo.Project.ID); err != nil { // with their events
+		if demo.Containers, err = store.Containers.ListContainers(ctx, demo.Project.ID); err != nil { // with their events
 			return err
 		}
 		if *asJSON {
@@ -133,41 +133,41 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 // seedDemo creates what is missing of the demo and returns all of it. API key tokens are shown
 // once by design, so the demo keeps its tokens in keysFile (under MTK_DATA) and makes new keys
 // when the stored ones no longer verify.
-func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string, accounts []adsimAccount) (demoOutput, error) {
+func seedDemo(ctx context.Context, s *platform.Services, baseURL, keysFile string, accounts []adsimAccount) (demoOutput, error) {
 	var d demoOutput
-	ws, err := s.WorkspaceByName(ctx, demoWorkspace)
+	ws, err := s.Workspaces.WorkspaceByName(ctx, demoWorkspace)
 	if isNotFound(err) {
-		ws, err = s.CreateWorkspace(ctx, demoWorkspace, platform.TierGrowth)
+		ws, err = s.Workspaces.CreateWorkspace(ctx, demoWorkspace, platform.TierGrowth)
 	}
 	if err != nil {
 		return d, err
 	}
 	d.Workspace = ws
 
-	user, err := s.UserByEmail(ctx, demoEmail)
+	user, err := s.Users.UserByEmail(ctx, demoEmail)
 	if isNotFound(err) {
-		user, err = s.CreateUser(ctx, demoEmail, "Demo User", demoPassword, ws.ID, platform.RoleOwner)
+		user, err = s.Users.CreateUser(ctx, demoEmail, "Demo User", demoPassword, ws.ID, platform.RoleOwner)
 	}
 	if err != nil {
 		return d, err
 	}
 	d.User = demoUser{ID: user.ID, Email: user.Email, Password: demoPassword}
 
-	projects, err := s.ListProjects(ctx, ws.ID)
+	projects, err := s.Projects.ListProjects(ctx, ws.ID)
 	if err != nil {
 		return d, err
 	}
 	i := slices.IndexFunc(projects, func(p platform.Project) bool { return p.Name == demoProject })
 	if i >= 0 {
 		d.Project = projects[i]
-	} else if d.Project, err = s.CreateProject(ctx, platform.ProjectInput{
+	} else if d.Project, err = s.Projects.CreateProject(ctx, platform.ProjectInput{
 		WorkspaceID: ws.ID, Name: demoProject, Description: "Demo brand with three ad networks and a checkout",
 		Currency: "BRL", Timezone: "America/Sao_Paulo",
 	}); err != nil {
 		return d, err
 	}
 
-	if d.Connections, err = seedConnections(ctx, s, d.Project, baseURL, accounts); err != nil {
+	if d.Connections, err = seedConnections(ctx, s.Connections, d.Project, baseURL, accounts); err != nil {
 		return d, err
 	}
 	for _, c := range d.Connections {
@@ -179,14 +179,14 @@ func seedDemo(ctx context.Context, s *platform.Store, baseURL, keysFile string, 
 	if err != nil {
 		return d, err
 	}
-	if d.Containers, err = seedContainers(ctx, s, d.Project.ID, alpha.PixelID); err != nil {
+	if d.Containers, err = seedContainers(ctx, s.Containers, d.Project.ID, alpha.PixelID); err != nil {
 		return d, err
 	}
-	d.Keys, err = seedKeys(ctx, s, ws.ID, keysFile)
+	d.Keys, err = seedKeys(ctx, s.Keys, ws.ID, keysFile)
 	return d, err
 }
 
-func seedConnections(ctx context.Context, s *platform.Store, p platform.Project, baseURL string, accounts []adsimAccount) ([]platform.Connection, error) {
+func seedConnections(ctx context.Context, s *platform.Connections, p platform.Project, baseURL string, accounts []adsimAccount) ([]platform.Connection, error) {
 	existing, err := s.ListConnections(ctx, p.ID)
 	if err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ func seedConnections(ctx context.Context, s *platform.Store, p platform.Project,
 	return out, nil
 }
 
-func seedKeys(ctx context.Context, s *platform.Store, workspaceID, keysFile string) ([]demoKey, error) {
+func seedKeys(ctx context.Context, s *platform.Keys, workspaceID, keysFile string) ([]demoKey, error) {
 	var stored []demoKey
 	if b, err := os.ReadFile(keysFile); err == nil {
 		if json.Unmarshal(b, &stored) != nil {

@@ -83,7 +83,7 @@ func backfillDemo(ctx context.Context, syncer *adsync.Syncer, demo demoOutput, l
 		if c.Kind == platform.KindCustom {
 			continue
 		}
-		runs, err := syncer.Platform.ListSyncRuns(ctx, c.ID)
+		runs, err := syncer.Connections.ListSyncRuns(ctx, c.ID)
 		if err != nil {
 			return err
 		}

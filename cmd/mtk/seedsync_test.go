@@ -44,13 +44,13 @@ func TestSeedDemoBackfillsFromTheSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	store := platform.NewStore(st.pg, nil)
+	store := platform.New(st.pg, nil)
 	for _, c := range demo["connections"].([]any) {
 		conn := c.(map[string]any)
 		if conn["source"] == platform.CustomSource {
 			continue
 		}
-		runs, err := store.ListSyncRuns(ctx, conn["id"].(string))
+		runs, err := store.Connections.ListSyncRuns(ctx, conn["id"].(string))
 		if err != nil || len(runs) != 1 || runs[0].SyncType != platform.SyncBackfill || runs[0].Status != platform.SyncSuccess || runs[0].RowsSynced == 0 {
 			t.Fatalf("%s runs %+v %v", conn["source"], runs, err)
 		}

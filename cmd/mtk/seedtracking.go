@@ -53,7 +53,7 @@ var demoContainers = []demoContainer{
 
 // seedContainers creates what is missing of the demo containers (matched by domain and version),
 // their pixel and their triggers (matched by name), and returns them.
-func seedContainers(ctx context.Context, s *platform.Store, projectID, pixelID string) ([]platform.Container, error) {
+func seedContainers(ctx context.Context, s *platform.Containers, projectID, pixelID string) ([]platform.Container, error) {
 	existing, err := s.ListContainers(ctx, projectID)
 	if err != nil {
 		return nil, err

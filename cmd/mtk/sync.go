@@ -18,7 +18,7 @@ import (
 
 // newSyncer is the syncer over the open stores (wire.NewSyncer).
 func newSyncer(st stores, clk clock.Clock) *adsync.Syncer {
-	return wire.NewSyncer(platform.NewStore(st.pg, clk), st.ch, clk)
+	return wire.NewSyncer(platform.New(st.pg, clk), st.ch, clk)
 }
 
 // runSync: mtk sync now [--connection ID | --all]; mtk sync backfill --connection ID --days N.
@@ -68,7 +68,7 @@ func runSync(ctx context.Context, args []string, out io.Writer) error {
 // syncOne runs one sync, showing progress: a counter rewritten in place on a terminal, plain
 // lines otherwise.
 func syncOne(ctx context.Context, syncer *adsync.Syncer, id string, opt adsync.Options, out io.Writer) error {
-	c, err := syncer.Platform.Connection(ctx, id)
+	c, err := syncer.Connections.Connection(ctx, id)
 	if err != nil {
 		return err
 	}

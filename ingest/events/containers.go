@@ -32,12 +32,12 @@ type resolved struct {
 
 // targets caches container resolution, by how it was asked.
 type targets struct {
-	store *platform.Store
-	cache *ttlcache.Cache[string, resolved]
+	projects *platform.Projects
+	cache    *ttlcache.Cache[string, resolved]
 }
 
-func newTargets(store *platform.Store) targets {
-	return targets{store: store, cache: ttlcache.New[string, resolved](cacheTTL, 10_000)}
+func newTargets(projects *platform.Projects) targets {
+	return targets{projects: projects, cache: ttlcache.New[string, resolved](cacheTTL, 10_000)}
 }
 
 func (c *targets) get(ctx context.Context, key string, now time.Time, load func() (Target, error)) (Target, error) {
@@ -55,7 +55,7 @@ func (c *targets) get(ctx context.Context, key string, now time.Time, load func(
 }
 
 func (c *targets) target(ctx context.Context, ctr platform.Container) (Target, error) {
-	p, err := c.store.Project(ctx, ctr.ProjectID)
+	p, err := c.projects.Project(ctx, ctr.ProjectID)
 	if err != nil {
 		return Target{}, err
 	}
@@ -91,7 +91,7 @@ func (s *Service) PublicTarget(ctx context.Context, domain string) (Target, erro
 		return Target{}, apperr.Missing("domain is required without a credential.", "domain: required in public mode")
 	}
 	return s.targets.get(ctx, "host:"+host, s.clock.Now(), func() (Target, error) {
-		ctr, err := s.platform.ContainerForHost(ctx, host)
+		ctr, err := s.containers.ContainerForHost(ctx, host)
 		if e, ok := apperr.As(err); ok && e.Code == apperr.CodeResourceNotFound {
 			return Target{}, apperr.Forbidden(apperr.CodeAccessDenied,
 				fmt.Sprintf("No tracking container accepts events for the domain %s.", host))
@@ -109,7 +109,7 @@ func (s *Service) PublicTarget(ctx context.Context, domain string) (Target, erro
 func (s *Service) KeyTarget(ctx context.Context, workspaceID, domain string) (Target, error) {
 	host := HostOf(domain)
 	return s.targets.get(ctx, "ws:"+workspaceID+"|"+host, s.clock.Now(), func() (Target, error) {
-		all, err := s.platform.WorkspaceContainers(ctx, workspaceID)
+		all, err := s.containers.WorkspaceContainers(ctx, workspaceID)
 		if err != nil {
 			return Target{}, err
 		}
@@ -128,7 +128,7 @@ func (s *Service) KeyTarget(ctx context.Context, workspaceID, domain string) (Ta
 // ContainerTarget resolves a container of the workspace by id, v3 tracking code or v2 domain.
 func (s *Service) ContainerTarget(ctx context.Context, workspaceID, ref string) (Target, error) {
 	return s.targets.get(ctx, "ref:"+workspaceID+"|"+ref, s.clock.Now(), func() (Target, error) {
-		ctr, err := s.platform.ContainerIn(ctx, workspaceID, ref)
+		ctr, err := s.containers.ContainerIn(ctx, workspaceID, ref)
 		if err != nil {
 			return Target{}, err
 		}

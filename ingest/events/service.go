@@ -56,7 +56,6 @@ type Config struct {
 // Service takes events.
 type Service struct {
 	pool     *pgxpool.Pool
-	platform *platform.Store
 	resolver *attribution.Resolver
 	clock    clock.Clock
 	log      *slog.Logger
@@ -66,21 +65,24 @@ type Service struct {
 	targets  targets
 	bounds   outbox.Bounds
 
+	// containers are resolved for events (through targets) and touched by each batch.
+	containers *platform.Containers
+
 	touchMu sync.Mutex
 	touched map[string]time.Time
 }
 
 // New starts a Service; Close stops it.
-func New(cfg Config, pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolver,
-	clk clock.Clock, log *slog.Logger) *Service {
+func New(cfg Config, pool *pgxpool.Pool, containers *platform.Containers, projects *platform.Projects,
+	resolver *attribution.Resolver, clk clock.Clock, log *slog.Logger) *Service {
 	if cfg.Batch.Flushers <= 0 {
 		// One transaction at a time: batches of one project wait for its lead lock anyway, and
 		// one flusher takes everything that arrived during the previous flush, however many
 		// projects (measured: 4,060 events/s, p99 40 ms against 3,710/s, p99 63 ms with two).
 		cfg.Batch.Flushers = 1
 	}
-	s := &Service{pool: pool, platform: store, bounds: cfg.Bounds.WithDefaults(), resolver: resolver,
-		clock: clk, log: log, geo: cfg.Geo, full: cfg.QueueFull, targets: newTargets(store),
+	s := &Service{pool: pool, containers: containers, bounds: cfg.Bounds.WithDefaults(), resolver: resolver,
+		clock: clk, log: log, geo: cfg.Geo, full: cfg.QueueFull, targets: newTargets(projects),
 		touched: map[string]time.Time{}}
 	s.batcher = batcher.New(cfg.Batch, s.flush)
 	return s
@@ -171,7 +173,7 @@ func (s *Service) touch(ctx context.Context, containerIDs map[string]bool, now t
 		if !due {
 			continue
 		}
-		if err := s.platform.TouchContainer(ctx, id, now); err != nil {
+		if err := s.containers.TouchContainer(ctx, id, now); err != nil {
 			s.log.Warn("events: container not touched", "container", id, "error", err.Error())
 		}
 	}

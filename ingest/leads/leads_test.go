@@ -18,13 +18,13 @@ import (
 func setup(t *testing.T) (*pgxpool.Pool, string) {
 	t.Helper()
 	pg := testenv.Postgres(t)
-	st := platform.NewStore(pg.Pool, clock.Real{})
+	st := platform.New(pg.Pool, clock.Real{})
 	ctx := context.Background()
-	ws, err := st.CreateWorkspace(ctx, "w", platform.TierDefault)
+	ws, err := st.Workspaces.CreateWorkspace(ctx, "w", platform.TierDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := st.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "p", Currency: "BRL", Timezone: "UTC"})
+	p, err := st.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "p", Currency: "BRL", Timezone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
 	}

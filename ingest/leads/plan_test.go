@@ -19,9 +19,9 @@ import (
 // the same people (which identifiers name one person).
 func TestBatchEqualsOneByOne(t *testing.T) {
 	pool, one := setup(t)
-	st := platform.NewStore(pool, clock.Real{})
+	st := platform.New(pool, clock.Real{})
 	ctx := context.Background()
-	p, err := st.CreateProject(ctx, platform.ProjectInput{WorkspaceID: workspaceOf(t, pool, one), Name: "batch", Currency: "BRL", Timezone: "UTC"})
+	p, err := st.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: workspaceOf(t, pool, one), Name: "batch", Currency: "BRL", Timezone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,16 +43,22 @@ import (
 // Service takes orders.
 type Service struct {
 	pool     *pgxpool.Pool
-	platform *platform.Store
 	resolver *attribution.Resolver
 	clock    clock.Clock
 	bounds   outbox.Bounds
+
+	// connections own the webhook keys, projects the currency, containers the pixels.
+	connections *platform.Connections
+	projects    *platform.Projects
+	containers  *platform.Containers
 }
 
 // New returns a Service; a webhook whose facts would pass the fact outbox's bound (zero:
 // outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
-func New(pool *pgxpool.Pool, store *platform.Store, resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
-	return &Service{pool: pool, platform: store, resolver: resolver, clock: clk, bounds: bounds.WithDefaults()}
+func New(pool *pgxpool.Pool, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
+	resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
+	return &Service{pool: pool, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
+		connections: connections, projects: projects, containers: containers}
 }
 
 // fullRetryAfter is the Retry-After, in seconds, of a webhook refused because the fact outbox is
@@ -61,11 +67,11 @@ const fullRetryAfter = 2
 
 // Upsert applies one webhook call for the connection that owns webhookKey.
 func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error {
-	conn, err := s.platform.ConnectionByWebhookKey(ctx, webhookKey)
+	conn, err := s.connections.ConnectionByWebhookKey(ctx, webhookKey)
 	if err != nil {
 		return err
 	}
-	p, err := s.platform.Project(ctx, conn.ProjectID)
+	p, err := s.projects.Project(ctx, conn.ProjectID)
 	if err != nil {
 		return err
 	}
@@ -116,7 +122,7 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 
 // pixels lists the first network's pixels linked to the project's live containers, once each.
 func (s *Service) pixels(ctx context.Context, projectID string) ([]string, error) {
-	ctrs, err := s.platform.ListContainers(ctx, projectID)
+	ctrs, err := s.containers.ListContainers(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}

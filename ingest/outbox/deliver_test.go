@@ -40,13 +40,13 @@ func TestDelivererRetries(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	st := platform.NewStore(pg.Pool, clk)
-	ws, _ := st.CreateWorkspace(ctx, "w", platform.TierDefault)
-	p, err := st.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "p", Currency: "BRL", Timezone: "UTC"})
+	st := platform.New(pg.Pool, clk)
+	ws, _ := st.Workspaces.CreateWorkspace(ctx, "w", platform.TierDefault)
+	p, err := st.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "p", Currency: "BRL", Timezone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: platform.KindAlpha, Name: "a",
+	if _, err := st.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: platform.KindAlpha, Name: "a",
 		SourceID: "act_1", APIBaseURL: srv.URL + "/alpha/v19.0", AccessToken: "tok"}); err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ type Server struct {
 	// URL is the base address, http://127.0.0.1:<port>; it is also the server's MTK_BASE_URL.
 	URL        string
 	Config     config.Config
-	Store      *platform.Store
+	Store      *platform.Services
 	Postgres   *pgxpool.Pool
 	ClickHouse driver.Conn
 	Clock      clock.Clock
@@ -125,21 +125,21 @@ func (s *Server) NewTenant(t testing.TB, name, tier string) Tenant {
 			t.Fatalf("apitest: tenant %s: %v", name, err)
 		}
 	}
-	tn.Workspace, err = s.Store.CreateWorkspace(ctx, name, tier)
+	tn.Workspace, err = s.Store.Workspaces.CreateWorkspace(ctx, name, tier)
 	must(err)
 	tn.Password = "password-" + name
-	tn.User, err = s.Store.CreateUser(ctx, name+"@example.com", "User "+name, tn.Password, tn.Workspace.ID, platform.RoleAdmin)
+	tn.User, err = s.Store.Users.CreateUser(ctx, name+"@example.com", "User "+name, tn.Password, tn.Workspace.ID, platform.RoleAdmin)
 	must(err)
-	tn.Project, err = s.Store.CreateProject(ctx, platform.ProjectInput{WorkspaceID: tn.Workspace.ID, Name: "Project " + name,
+	tn.Project, err = s.Store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: tn.Workspace.ID, Name: "Project " + name,
 		Currency: "BRL", Timezone: "America/Sao_Paulo"})
 	must(err)
-	tn.Alpha, err = s.Store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindAlpha,
+	tn.Alpha, err = s.Store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindAlpha,
 		Name: "Alpha " + name, SourceID: "act_1"})
 	must(err)
-	tn.Custom, err = s.Store.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindCustom,
+	tn.Custom, err = s.Store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindCustom,
 		Name: "Checkout " + name})
 	must(err)
-	tn.Container, err = s.Store.CreateContainer(ctx, platform.ContainerInput{ProjectID: tn.Project.ID, Domain: name + ".example"})
+	tn.Container, err = s.Store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: tn.Project.ID, Domain: name + ".example"})
 	must(err)
 	return tn
 }
@@ -147,7 +147,7 @@ func (s *Server) NewTenant(t testing.TB, name, tier string) Tenant {
 // Key makes an API key of workspaceID with scopes and returns its token.
 func (s *Server) Key(t testing.TB, workspaceID string, scopes ...string) string {
 	t.Helper()
-	k, err := s.Store.CreateAPIKey(context.Background(), workspaceID, "apitest", scopes, nil)
+	k, err := s.Store.Keys.CreateAPIKey(context.Background(), workspaceID, "apitest", scopes, nil)
 	if err != nil {
 		t.Fatalf("apitest: key: %v", err)
 	}

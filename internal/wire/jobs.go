@@ -16,7 +16,6 @@ import (
 func (s *System) Jobs() []jobs.Job {
 	clk, log := s.Clock, s.Log
 	idem := idempotency.NewStore(s.Postgres)
-	store := s.Store
 	scheduler := &adsync.Scheduler{Syncer: s.Syncer, Log: log}
 	return []jobs.Job{
 		{
@@ -36,7 +35,7 @@ func (s *System) Jobs() []jobs.Job {
 			// A logged-out token's revocation is kept until the token would have expired anyway.
 			Name: "revoked-tokens-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
 			Run: counted(log, "purged expired token revocations", "rows", func(ctx context.Context) (int64, error) {
-				return store.PurgeRevokedTokens(ctx, clk.Now())
+				return s.Store.Users.PurgeRevokedTokens(ctx, clk.Now())
 			}),
 		},
 		{
@@ -49,7 +48,7 @@ func (s *System) Jobs() []jobs.Job {
 			// Moves containers whose latest event is 24 hours old to not_receiving_events_p24h.
 			Name: "container-status", Schedule: "@every 5m", Jitter: 30 * time.Second,
 			Run: counted(log, "container statuses changed", "containers", func(ctx context.Context) (int64, error) {
-				n, err := store.RefreshContainerStatuses(ctx, clk.Now())
+				n, err := s.Store.Containers.RefreshContainerStatuses(ctx, clk.Now())
 				return int64(n), err
 			}),
 		},

@@ -1,5 +1,5 @@
 // Package wire is the one place mtk's long-lived objects are built: Build makes, once, the
-// platform store, the query engine, the ingest services, the bulk-object writer and the syncer
+// platform services, the query engine, the ingest services, the bulk-object writer and the syncer
 // over the open stores; the System it returns starts the outbox workers and lists the scheduled
 // jobs, and api.New serves it over HTTP. `mtk serve`, the api tests, the API test helper and both
 // benchmarks use it, with Options instead of wiring by hand.
@@ -53,7 +53,8 @@ type System struct {
 	Log        *slog.Logger
 	Metrics    *metrics.Metrics // nil: none
 
-	Store    *platform.Store
+	// Store is the platform's services, one per entity (platform.New).
+	Store    *platform.Services
 	Engine   *engine.Service
 	Resolver *attribution.Resolver
 	Events   *events.Service
@@ -78,7 +79,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	}
 	clk, log, m := opts.Clock, opts.Logger, opts.Metrics
 	s := &System{Config: cfg, Postgres: pg, ClickHouse: ch, Clock: clk, Log: log, Metrics: m,
-		Store: platform.NewStore(pg, clk), Resolver: attribution.New(pg, clk, 0)}
+		Store: platform.New(pg, clk), Resolver: attribution.New(pg, clk, 0)}
 	bounds := opts.Bounds
 	if bounds == (outbox.Bounds{}) {
 		bounds.Events, bounds.Facts = cfg.OutboxBounds()
@@ -89,11 +90,11 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 		evCfg.Batch.Observe, evCfg.QueueFull, engOpts.Observe = m.EventFlush, m.EventRefused, m.Query
 	}
 	s.Engine = engine.New(ch, engOpts)
-	s.Events = events.New(evCfg, pg, s.Store, s.Resolver, clk, log)
+	s.Events = events.New(evCfg, pg, s.Store.Containers, s.Store.Projects, s.Resolver, clk, log)
 	if m != nil {
 		m.WatchEventQueue(s.Events.Queued)
 	}
-	s.Orders = orders.New(pg, s.Store, s.Resolver, clk, bounds)
+	s.Orders = orders.New(pg, s.Store.Connections, s.Store.Projects, s.Store.Containers, s.Resolver, clk, bounds)
 	s.Objects = &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk}
 	s.Syncer = NewSyncer(s.Store, ch, clk)
 	if m != nil {
@@ -112,11 +113,11 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	return s
 }
 
-// NewSyncer is the ad network syncer over store and ch (the command line's `mtk sync` uses it
+// NewSyncer is the ad network syncer over p and ch (the command line's `mtk sync` uses it
 // without a whole System).
-func NewSyncer(store *platform.Store, ch driver.Conn, clk clock.Clock) *adsync.Syncer {
-	return &adsync.Syncer{Platform: store, Store: adsync.NewStore(store.Pool()), ClickHouse: ch,
-		Connectors: networks.Factory{}.Connector, Clock: clk}
+func NewSyncer(p *platform.Services, ch driver.Conn, clk clock.Clock) *adsync.Syncer {
+	return &adsync.Syncer{Store: adsync.NewStore(p.Pool()), ClickHouse: ch, Connectors: networks.Factory{}.Connector,
+		Clock: clk, Projects: p.Projects, Connections: p.Connections}
 }
 
 // Close stores the events still queued and stops listening for data versions; call it after the
