@@ -23,7 +23,7 @@ func TestFailuresRetriesAndStatus(t *testing.T) {
 	before := w.total("facts_daily", id)
 
 	w.sim.SetFaults(adsim.Faults{Network: adsim.Alpha, FailNext: 1000, FailStatus: http.StatusServiceUnavailable})
-	for i := 1; i <= adsync.FailuresBeforeError; i++ {
+	for i := 1; i <= platform.FailuresBeforeError; i++ {
 		*w.sleeps = nil
 		w.clock.Advance(10 * time.Minute)
 		_, err := w.syncer.Run(ctx, w.conn(adsim.Alpha), adsync.Options{})
@@ -34,7 +34,7 @@ func TestFailuresRetriesAndStatus(t *testing.T) {
 			t.Fatalf("backoff waits %v, want [1s 2s 4s]", got)
 		}
 		want := platform.ConnActive
-		if i == adsync.FailuresBeforeError {
+		if i == platform.FailuresBeforeError {
 			want = platform.ConnError
 		}
 		if c := w.conn(adsim.Alpha); c.Status != want || c.ConsecutiveFailures != i {

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"mtk/platform"
 )
 
@@ -25,48 +23,23 @@ type Scheduler struct {
 	Parallel int
 }
 
-// ref is a syncable connection with its workspace's tier and its latest run's start.
-type ref struct {
-	id, workspaceID, tier string
-	last                  *time.Time
-}
-
-// syncable lists the active and error connections of the ad networks.
-func (s *Store) syncable(ctx context.Context) ([]ref, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.id, c.workspace_id, w.tier,
-			(SELECT max(r.started_at) FROM sync_runs r WHERE r.connection_id = c.id)
-		FROM connections c JOIN workspaces w ON w.id = c.workspace_id
-		WHERE c.kind = ANY($1) AND c.status = ANY($2) ORDER BY c.id`,
-		[]string{platform.KindAlpha, platform.KindBeta, platform.KindGamma}, []string{platform.ConnActive, platform.ConnError})
-	if err != nil {
-		return nil, err
-	}
-	var out []ref
-	var r ref
-	_, err = pgx.ForEachRow(rows, []any{&r.id, &r.workspaceID, &r.tier, &r.last}, func() error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
-}
-
 // SyncableIDs lists the connections that the scheduler syncs.
-func (s *Store) SyncableIDs(ctx context.Context) ([]string, error) {
-	refs, err := s.syncable(ctx)
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = r.id
+func (s *Syncer) SyncableIDs(ctx context.Context) ([]string, error) {
+	cs, err := s.Connections.SyncCandidates(ctx)
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
 	}
 	return ids, err
 }
 
 // due lists the syncable connections whose next run is at or before now.
-func (s *Store) due(ctx context.Context, now time.Time) ([]ref, error) {
-	refs, err := s.syncable(ctx)
-	var out []ref
-	for _, r := range refs {
-		if r.last == nil || !r.last.Add(platform.SyncInterval(r.tier)).After(now) {
-			out = append(out, r)
+func (s *Syncer) due(ctx context.Context, now time.Time) ([]platform.SyncCandidate, error) {
+	cs, err := s.Connections.SyncCandidates(ctx)
+	var out []platform.SyncCandidate
+	for _, c := range cs {
+		if c.LastStart == nil || !c.LastStart.Add(platform.SyncInterval(c.Tier)).After(now) {
+			out = append(out, c)
 		}
 	}
 	return out, err
@@ -76,7 +49,7 @@ func (s *Store) due(ctx context.Context, now time.Time) ([]ref, error) {
 // and logged; only failing to list the connections is an error.
 func (s *Scheduler) RunDue(ctx context.Context) error {
 	sy := s.Syncer
-	due, err := sy.Store.due(ctx, sy.Clock.Now())
+	due, err := sy.due(ctx, sy.Clock.Now())
 	if err != nil {
 		return err
 	}
@@ -99,18 +72,18 @@ func (s *Scheduler) RunDue(ctx context.Context) error {
 	return nil
 }
 
-func (s *Scheduler) runOne(ctx context.Context, d ref) {
-	c, err := s.Syncer.Connections.ConnectionIn(ctx, []string{d.workspaceID}, d.id)
+func (s *Scheduler) runOne(ctx context.Context, d platform.SyncCandidate) {
+	c, err := s.Syncer.Connections.ConnectionIn(ctx, []string{d.WorkspaceID}, d.ID)
 	if err == nil {
 		var res Result
 		res, err = s.Syncer.Run(ctx, c, Options{})
 		if err == nil {
-			s.Log.Info("sync done", "connection", d.id, "sync_type", res.SyncType, "rows", res.Rows, "took_ms", res.Took.Milliseconds())
+			s.Log.Info("sync done", "connection", d.ID, "sync_type", res.SyncType, "rows", res.Rows, "took_ms", res.Took.Milliseconds())
 			return
 		}
 	}
 	if errors.Is(err, ErrBusy) || errors.Is(err, ErrNotSyncable) {
 		return
 	}
-	s.Log.Error("sync failed", "connection", d.id, "error", err.Error())
+	s.Log.Error("sync failed", "connection", d.ID, "error", err.Error())
 }

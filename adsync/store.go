@@ -7,13 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/internal/ids"
 	"mtk/internal/pglock"
-	"mtk/platform"
 )
 
-// Store is sync's PostgreSQL side: runs, connection outcomes, per-connection locks, ad objects
-// and the bucket snapshot (schema/postgres/0003_sync.sql).
+// Store is sync's PostgreSQL side: per-connection locks, ad objects and the bucket snapshot
+// (schema/postgres/0003_sync.sql). The runs and the connections' outcomes are platform's
+// (platform.Connections).
 type Store struct{ pool *pgxpool.Pool }
 
 // NewStore returns a Store over pool.
@@ -37,58 +36,6 @@ func (s *Store) tryLock(ctx context.Context, connectionID string) (release func(
 		}
 		c.Release()
 	}, true, nil
-}
-
-func (s *Store) startRun(ctx context.Context, connectionID, syncType string, at time.Time) (string, error) {
-	id := ids.New(ids.SyncRun)
-	_, err := s.pool.Exec(ctx, `INSERT INTO sync_runs (id, connection_id, sync_type, status, started_at) VALUES ($1, $2, $3, $4, $5)`,
-		id, connectionID, syncType, platform.SyncRunning, at)
-	return id, err
-}
-
-// finishRun records a run's end and moves the connection's status: back to active after a
-// success; error after the third failure in a row. Paused and disabled connections keep theirs.
-func (s *Store) finishRun(ctx context.Context, connectionID, runID string, rows int64, runErr error, at time.Time) error {
-	status, errText := platform.SyncSuccess, (*string)(nil)
-	if runErr != nil {
-		msg := runErr.Error()
-		status, errText = platform.SyncError, &msg
-	}
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
-	if _, err := tx.Exec(ctx, `UPDATE sync_runs SET status = $2, completed_at = $3, rows_synced = $4, error = $5 WHERE id = $1`,
-		runID, status, at, rows, errText); err != nil {
-		return err
-	}
-	if runErr == nil {
-		_, err = tx.Exec(ctx, `UPDATE connections SET consecutive_failures = 0,
-			status = CASE WHEN status = $2 THEN $3 ELSE status END WHERE id = $1`, connectionID, platform.ConnError, platform.ConnActive)
-	} else {
-		_, err = tx.Exec(ctx, `UPDATE connections SET consecutive_failures = consecutive_failures + 1,
-			status = CASE WHEN status = $2 AND consecutive_failures + 1 >= $4 THEN $3 ELSE status END WHERE id = $1`,
-			connectionID, platform.ConnActive, platform.ConnError, FailuresBeforeError)
-	}
-	if err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
-
-// FailuresBeforeError is how many failed syncs in a row put a connection in error.
-const FailuresBeforeError = 3
-
-// lastSuccessStart is when the connection's latest successful run started.
-func (s *Store) lastSuccessStart(ctx context.Context, connectionID string) (time.Time, bool, error) {
-	var t time.Time
-	err := s.pool.QueryRow(ctx, `SELECT started_at FROM sync_runs WHERE connection_id = $1 AND status = $2
-		ORDER BY started_at DESC LIMIT 1`, connectionID, platform.SyncSuccess).Scan(&t)
-	if err == pgx.ErrNoRows {
-		return t, false, nil
-	}
-	return t, err == nil, err
 }
 
 const objectColumns = "id, level, parent_id, campaign_id, name, status, budget_kind, budget_micros, budget_ref"

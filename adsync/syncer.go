@@ -21,8 +21,8 @@ type Syncer struct {
 	ClickHouse driver.Conn
 	Connectors ConnectorFunc
 	Clock      clock.Clock
-	// Projects and Connections are the platform's: a run reads its project, the scheduler its
-	// connections.
+	// Projects and Connections are the platform's: a run reads its project, and records itself
+	// and the connection's outcome in Connections.
 	Projects    *platform.Projects
 	Connections *platform.Connections
 	// Observe, when set, hears about every recorded run: its result (duration, rows written)
@@ -86,7 +86,7 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 		return Result{}, ErrBusy
 	}
 	defer release()
-	last, ran, err := s.Store.lastSuccessStart(ctx, c.ID)
+	last, ran, err := s.Connections.LastSuccessfulSync(ctx, c.ID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -98,7 +98,7 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 		res.SyncType = platform.SyncFull
 	}
 	started := s.Clock.Now()
-	if res.RunID, err = s.Store.startRun(ctx, c.ID, res.SyncType, started); err != nil {
+	if res.RunID, err = s.Connections.StartSyncRun(ctx, c.ID, res.SyncType, started); err != nil {
 		return res, err
 	}
 	var lastDate *time.Time
@@ -113,7 +113,7 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 		res.Rows += n
 	}
 	res.Took = s.Clock.Now().Sub(started)
-	if ferr := s.Store.finishRun(context.WithoutCancel(ctx), c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
+	if ferr := s.Connections.FinishSyncRun(context.WithoutCancel(ctx), c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
 		err = ferr
 	}
 	if s.Observe != nil {

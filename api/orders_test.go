@@ -207,7 +207,7 @@ func TestForwardingToAlpha(t *testing.T) {
 	}
 	// A website event without user agent cannot be sent: it is dead at once.
 	e.event(map[string]any{"event_id": "bad-1", "config": map[string]any{"name": "x", "alpha": map[string]any{"name": "PageView", "sourceKey": "website"}}}, bearer(a.key)...)
-	d := outbox.NewDeliverer(e.store.Pool(), srv.Client(), e.clock, nil)
+	d := outbox.NewDeliverer(e.store.Pool(), e.store.Connections, srv.Client(), e.clock, nil)
 	if n, err := d.RunOnce(ctx); err != nil || n != 2 {
 		t.Fatalf("sent %d, %v", n, err)
 	}

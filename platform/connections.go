@@ -183,3 +183,19 @@ func (s *Connections) SetConnectionAPI(ctx context.Context, id, sourceID, apiBas
 		id, sourceID, apiBaseURL, accessToken)
 	return err
 }
+
+// APICredentials are where an ad network's API answers for a connection, and its token.
+type APICredentials struct{ BaseURL, AccessToken string }
+
+// ConversionCredentials returns what a project's conversions are sent to the first network with:
+// the credentials of its oldest active alpha_ads connection that has both. ok is false when none
+// has.
+func (s *Connections) ConversionCredentials(ctx context.Context, projectID string) (c APICredentials, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT api_base_url, access_token FROM connections WHERE project_id = $1
+		AND kind = 'alpha_ads' AND status = 'active' AND api_base_url IS NOT NULL AND access_token IS NOT NULL
+		ORDER BY created_at, id LIMIT 1`, projectID).Scan(&c.BaseURL, &c.AccessToken)
+	if isNoRows(err) {
+		return c, false, nil
+	}
+	return c, err == nil, err
+}

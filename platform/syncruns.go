@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"mtk/internal/ids"
 )
 
 // The sync types and statuses of the contract.
@@ -28,6 +30,74 @@ type SyncRun struct {
 	CompletedAt  *time.Time `json:"completed_at"`
 	RowsSynced   int64      `json:"rows_synced"`
 	Error        *string    `json:"error"`
+}
+
+// FailuresBeforeError is how many failed syncs in a row put a connection in error.
+const FailuresBeforeError = 3
+
+// StartSyncRun records that a run of the connection started at at, and returns its id.
+func (s *Connections) StartSyncRun(ctx context.Context, connectionID, syncType string, at time.Time) (string, error) {
+	id := ids.New(ids.SyncRun)
+	_, err := s.pool.Exec(ctx, `INSERT INTO sync_runs (id, connection_id, sync_type, status, started_at) VALUES ($1, $2, $3, $4, $5)`,
+		id, connectionID, syncType, SyncRunning, at)
+	return id, err
+}
+
+// FinishSyncRun records a run's end (runErr nil for a success) and, in the same transaction,
+// moves the connection's status: back to active after a success; error after the
+// FailuresBeforeError-th failure in a row. Paused and disabled connections keep theirs.
+func (s *Connections) FinishSyncRun(ctx context.Context, connectionID, runID string, rows int64, runErr error, at time.Time) error {
+	status, errText := SyncSuccess, (*string)(nil)
+	if runErr != nil {
+		msg := runErr.Error()
+		status, errText = SyncError, &msg
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE sync_runs SET status = $2, completed_at = $3, rows_synced = $4, error = $5 WHERE id = $1`,
+			runID, status, at, rows, errText); err != nil {
+			return err
+		}
+		if runErr == nil {
+			_, err := tx.Exec(ctx, `UPDATE connections SET consecutive_failures = 0,
+				status = CASE WHEN status = $2 THEN $3 ELSE status END WHERE id = $1`, connectionID, ConnError, ConnActive)
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE connections SET consecutive_failures = consecutive_failures + 1,
+			status = CASE WHEN status = $2 AND consecutive_failures + 1 >= $4 THEN $3 ELSE status END WHERE id = $1`,
+			connectionID, ConnActive, ConnError, FailuresBeforeError)
+		return err
+	})
+}
+
+// LastSuccessfulSync is when the connection's latest successful run started; ok is false when
+// none succeeded yet.
+func (s *Connections) LastSuccessfulSync(ctx context.Context, connectionID string) (started time.Time, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT started_at FROM sync_runs WHERE connection_id = $1 AND status = $2
+		ORDER BY started_at DESC LIMIT 1`, connectionID, SyncSuccess).Scan(&started)
+	if isNoRows(err) {
+		return started, false, nil
+	}
+	return started, err == nil, err
+}
+
+// SyncCandidate is a connection that syncs, with its workspace's tier and its latest run's start
+// (nil: it never ran).
+type SyncCandidate struct {
+	ID, WorkspaceID, Tier string
+	LastStart             *time.Time
+}
+
+// SyncCandidates lists the connections that sync: the active and error ones of the ad networks.
+func (s *Connections) SyncCandidates(ctx context.Context) ([]SyncCandidate, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.id, c.workspace_id, w.tier,
+			(SELECT max(r.started_at) FROM sync_runs r WHERE r.connection_id = c.id)
+		FROM connections c JOIN workspaces w ON w.id = c.workspace_id
+		WHERE c.kind = ANY($1) AND c.status = ANY($2) ORDER BY c.id`,
+		[]string{KindAlpha, KindBeta, KindGamma}, []string{ConnActive, ConnError})
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[SyncCandidate])
 }
 
 // historyLength is how many runs the sync status shows.

@@ -47,7 +47,7 @@ func runSync(ctx context.Context, args []string, out io.Writer) error {
 		syncer := newSyncer(st, clock.Real{})
 		ids := []string{*connID}
 		if *all {
-			if ids, err = syncer.Store.SyncableIDs(ctx); err != nil {
+			if ids, err = syncer.SyncableIDs(ctx); err != nil {
 				return err
 			}
 		}

@@ -20,6 +20,7 @@ import (
 
 	"mtk/ingest/capi"
 	"mtk/internal/clock"
+	"mtk/platform"
 )
 
 // Delivery limits.
@@ -39,17 +40,20 @@ type Deliverer struct {
 	client *http.Client
 	clock  clock.Clock
 	log    *slog.Logger
+
+	// connections give each project's credentials for the network's conversions API.
+	connections *platform.Connections
 	// Observe, when set, is told after each committed RunOnce that settled conversions how many
 	// it sent and how many it made dead (metrics); those queued dead at once never reach it.
 	Observe func(sent, dead int)
 }
 
 // NewDeliverer returns a Deliverer; client nil means one with a 30 s timeout.
-func NewDeliverer(pool *pgxpool.Pool, client *http.Client, clk clock.Clock, log *slog.Logger) *Deliverer {
+func NewDeliverer(pool *pgxpool.Pool, connections *platform.Connections, client *http.Client, clk clock.Clock, log *slog.Logger) *Deliverer {
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &Deliverer{pool: pool, client: client, clock: clk, log: log}
+	return &Deliverer{pool: pool, connections: connections, client: client, clock: clk, log: log}
 }
 
 type queued struct {
@@ -103,7 +107,7 @@ func (d *Deliverer) batch(ctx context.Context) (sent, due int, err error) {
 			groups[k] = append(groups[k], q)
 		}
 		for _, k := range order {
-			d.sendGroup(ctx, tx, k[0], k[1], groups[k], now)
+			d.sendGroup(ctx, k[0], k[1], groups[k], now)
 		}
 		w := &pgx.Batch{}
 		for _, q := range queue {
@@ -155,7 +159,7 @@ func Backoff(n int) time.Duration {
 }
 
 // sendGroup sends one pixel's conversions in requests of at most capi.MaxBatch events.
-func (d *Deliverer) sendGroup(ctx context.Context, tx pgx.Tx, project, pixel string, qs []*queued, now time.Time) {
+func (d *Deliverer) sendGroup(ctx context.Context, project, pixel string, qs []*queued, now time.Time) {
 	var fresh []*queued
 	for _, q := range qs {
 		if q.eventTime.Before(now.Add(-MaxAge)) {
@@ -164,13 +168,10 @@ func (d *Deliverer) sendGroup(ctx context.Context, tx pgx.Tx, project, pixel str
 		}
 		fresh = append(fresh, q)
 	}
-	var base, token string
-	err := tx.QueryRow(ctx, `SELECT api_base_url, access_token FROM connections WHERE project_id = $1
-		AND kind = 'alpha_ads' AND status = 'active' AND api_base_url IS NOT NULL AND access_token IS NOT NULL
-		ORDER BY created_at, id LIMIT 1`, project).Scan(&base, &token)
-	if err != nil {
+	creds, ok, err := d.connections.ConversionCredentials(ctx, project)
+	if err != nil || !ok {
 		msg := "no active alpha_ads connection with api_base_url and access_token in the project"
-		if err != pgx.ErrNoRows {
+		if err != nil {
 			msg = "credentials not read: " + err.Error()
 		}
 		for _, q := range fresh {
@@ -178,7 +179,7 @@ func (d *Deliverer) sendGroup(ctx context.Context, tx pgx.Tx, project, pixel str
 		}
 		return
 	}
-	endpoint := strings.TrimRight(base, "/") + "/" + url.PathEscape(pixel) + "/events?access_token=" + url.QueryEscape(token)
+	endpoint := strings.TrimRight(creds.BaseURL, "/") + "/" + url.PathEscape(pixel) + "/events?access_token=" + url.QueryEscape(creds.AccessToken)
 	for len(fresh) > 0 {
 		n := min(capi.MaxBatch, len(fresh))
 		d.send(ctx, endpoint, fresh[:n])

@@ -64,7 +64,7 @@ func TestDelivererRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d := NewDeliverer(pg.Pool, srv.Client(), clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	d := NewDeliverer(pg.Pool, st.Connections, srv.Client(), clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	var sent, dead int
 	d.Observe = func(s, dd int) { sent, dead = sent+s, dead+dd }
 	run := func() int {

@@ -14,7 +14,7 @@ func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 	clk, log, m := s.Clock, s.Log, s.Metrics
 	drainer := outbox.NewDrainer(s.Postgres, s.ClickHouse, clk, log)
 	events := outbox.NewEventDrainer(s.Postgres, s.ClickHouse, clk, log)
-	deliverer := outbox.NewDeliverer(s.Postgres, nil, clk, log)
+	deliverer := outbox.NewDeliverer(s.Postgres, s.Store.Connections, nil, clk, log)
 	drain := drainer.RunOnce
 	if m != nil {
 		deliverer.Observe = m.ConversionsSettled
