@@ -1,4 +1,5 @@
 // Package archtest holds the tests that keep mtk's architecture where the compiler does not: the
-// import graph points one way (see layers), and the engine composes SQL from fragments that carry
-// their arguments. It has no code of its own.
+// import graph points one way (see layers), the engine composes SQL from fragments that carry
+// their arguments, and only package platform writes the platform's tables (see platformTables).
+// It has no code of its own.
 package archtest

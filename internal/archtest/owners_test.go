@@ -1,0 +1,141 @@
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// platformTables are the tables that package platform owns: those of the platform's migrations
+// (0001_platform.sql but idempotency_records, which is api/idempotency's; 0002_tracking.sql;
+// 0012_oauth.sql; 0013_login_tokens.sql). A new platform table belongs here.
+var platformTables = []string{
+	"workspaces", "users", "memberships", "api_keys", "projects", "connections", "sync_runs",
+	"containers", "container_domains", "container_pixels", "triggers", "tracking_links", "link_clicks",
+	"oauth_clients", "oauth_codes", "revoked_tokens",
+}
+
+// writeStatement finds the table that an SQL statement writes.
+var writeStatement = regexp.MustCompile(`(?i)\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+(\w+)`)
+
+// Only package platform writes platform tables: every other package asks it (adsync records its
+// runs and a connection's outcome through platform.Connections). Migrations (schema/) and tests
+// may write them too. The scan reads the string literals of every other non-test Go file, and
+// the table names given to pgx's COPY.
+func TestOnlyPlatformWritesPlatformTables(t *testing.T) {
+	const root = "../.." // the module's root
+	created := tablesCreated(t, filepath.Join(root, "schema", "postgres"))
+	for _, table := range platformTables {
+		if !created[table] {
+			t.Errorf("platform table %s is created by no migration of schema/postgres", table)
+		}
+	}
+	writtenByPlatform := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if rel == "schema" || rel != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		inPlatform := filepath.Dir(rel) == "platform"
+		for _, table := range tablesWritten(t, path) {
+			switch {
+			case !slices.Contains(platformTables, table):
+			case inPlatform:
+				writtenByPlatform[table] = true
+			default:
+				t.Errorf("%s writes platform table %s: only package platform does (call a method of its service)", rel, table)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every platform table is written by platform, so a scan that saw none of it would fail here.
+	for _, table := range platformTables {
+		if !writtenByPlatform[table] {
+			t.Errorf("the scan found no write of %s in package platform", table)
+		}
+	}
+}
+
+// tablesCreated lists the tables that the migrations in dir create.
+func tablesCreated(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no migrations in %s: %v", dir, err)
+	}
+	createTable := regexp.MustCompile(`(?i)\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)`)
+	out := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range createTable.FindAllStringSubmatch(string(b), -1) {
+			out[strings.ToLower(m[1])] = true
+		}
+	}
+	return out
+}
+
+// tablesWritten lists the tables that the SQL in path's string literals writes, and those named
+// in a pgx.Identifier (the target of a COPY).
+func tablesWritten(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BasicLit:
+			if s, ok := unquoted(n); ok {
+				for _, m := range writeStatement.FindAllStringSubmatch(s, -1) {
+					out = append(out, strings.ToLower(m[1]))
+				}
+			}
+		case *ast.CompositeLit:
+			if sel, ok := n.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Identifier" {
+				for _, e := range n.Elts {
+					if lit, ok := e.(*ast.BasicLit); ok {
+						if s, ok := unquoted(lit); ok {
+							out = append(out, strings.ToLower(s))
+						}
+					}
+				}
+				return false
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// unquoted is the value of a string literal.
+func unquoted(lit *ast.BasicLit) (string, bool) {
+	if lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
