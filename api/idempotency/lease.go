@@ -1,0 +1,62 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"mtk/internal/clock"
+)
+
+// errLeaseLost ends a running call's context when its claim's lease ended unrenewed (the store
+// did not answer the renewals) or the claim was taken over: a repeat may be running the call.
+var errLeaseLost = errors.New("idempotency: the key's lease ended while its call ran")
+
+// hold keeps a Started claim's lease, renewing it every third of lease (each renewal given that
+// long), until release is called. It returns the context the call runs under: parent's, ended
+// with errLeaseLost as its cause once the lease ends without a renewal, counted from claimed
+// (when Begin was sent) and then from each successful renewal's sending, or once a renewal finds
+// the claim gone. A process that dies renews nothing, so its claims free themselves within lease.
+func hold(parent context.Context, store *Store, claim Claim, clk clock.Clock, lease time.Duration,
+	claimed time.Time) (ctx context.Context, release func()) {
+	ctx, lose := context.WithCancelCause(parent)
+	renewals, stop := context.WithCancel(context.WithoutCancel(parent))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		every := lease / 3
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		ends := time.NewTimer(time.Until(claimed.Add(lease)))
+		defer ends.Stop()
+		for {
+			select {
+			case <-renewals.Done():
+				return
+			case <-ends.C:
+				lose(errLeaseLost)
+				return
+			case <-tick.C:
+			}
+			sent := time.Now()
+			rctx, cancel := context.WithTimeout(renewals, every)
+			owned, err := store.Renew(rctx, claim, clk.Now().Add(lease))
+			cancel()
+			switch {
+			case err != nil: // tried again at the next tick, until the lease ends
+			case !owned:
+				if renewals.Err() == nil { // not abandoned by the call itself: taken over
+					lose(errLeaseLost)
+				}
+				return
+			default:
+				ends.Reset(time.Until(sent.Add(lease)))
+			}
+		}
+	}()
+	return ctx, func() {
+		stop()
+		<-done
+		lose(context.Canceled)
+	}
+}
