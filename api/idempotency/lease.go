@@ -3,6 +3,7 @@ package idempotency
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"mtk/internal/clock"
@@ -13,7 +14,7 @@ import (
 var errLeaseLost = errors.New("idempotency: the key's lease ended while its call ran")
 
 // hold keeps a Started claim's lease, renewing it every third of lease (each renewal given that
-// long), until release is called. It returns the context the call runs under: parent's, ended
+// long), until release is first called. It returns the context the call runs under: parent's, ended
 // with errLeaseLost as its cause once the lease ends without a renewal, counted from claimed
 // (when Begin was sent) and then from each successful renewal's sending, or once a renewal finds
 // the claim gone. A process that dies renews nothing, so its claims free themselves within lease.
@@ -54,9 +55,12 @@ func hold(parent context.Context, store *Store, claim Claim, clk clock.Clock, le
 			}
 		}
 	}()
+	var once sync.Once
 	return ctx, func() {
-		stop()
-		<-done
-		lose(context.Canceled)
+		once.Do(func() {
+			stop()
+			<-done
+			lose(context.Canceled)
+		})
 	}
 }

@@ -162,7 +162,7 @@ func run(c *fiber.Ctx, cfg Config, receipt *Receipt, claimed time.Time) error {
 	}()
 	defer func() {
 		if p := recover(); p != nil {
-			settle(c, cfg.StoreTimeout, func(ctx context.Context) error { return store.Abandon(ctx, claim) })
+			abandon(c, cfg, claim, release)
 			panic(p)
 		}
 	}()
@@ -182,7 +182,7 @@ func run(c *fiber.Ctx, cfg Config, receipt *Receipt, claimed time.Time) error {
 		return nil // finished in the handler's transaction
 	}
 	if resp.StatusCode() >= fiber.StatusInternalServerError {
-		settle(c, cfg.StoreTimeout, func(ctx context.Context) error { return store.Abandon(ctx, claim) })
+		abandon(c, cfg, claim, release)
 		return nil
 	}
 	answer := Response{
@@ -191,6 +191,14 @@ func run(c *fiber.Ctx, cfg Config, receipt *Receipt, claimed time.Time) error {
 	}
 	settle(c, cfg.StoreTimeout, func(ctx context.Context) error { return store.Finish(ctx, claim, answer) })
 	return nil
+}
+
+// abandon removes the record of a call that failed, so that its retry runs at once. The lease
+// is released first and the removal given the lease's length: once that has passed the key is
+// free anyway, so a store that does not answer delays the failure's answer by no more.
+func abandon(c *fiber.Ctx, cfg Config, claim Claim, release func()) {
+	release()
+	settle(c, cfg.Lease, func(ctx context.Context) error { return cfg.Store.Abandon(ctx, claim) })
 }
 
 // settle stores or removes the record once the handler has answered, even if the request's
