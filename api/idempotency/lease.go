@@ -3,7 +3,6 @@ package idempotency
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"mtk/internal/clock"
@@ -14,7 +13,7 @@ import (
 var errLeaseLost = errors.New("idempotency: the key's lease ended while its call ran")
 
 // hold keeps a Started claim's lease, renewing it every third of lease (each renewal given that
-// long), until release is first called. It returns the context the call runs under: parent's, ended
+// long), until release is called. It returns the context the call runs under: parent's, ended
 // with errLeaseLost as its cause once the lease ends without a renewal, counted from claimed
 // (when Begin was sent) and then from each successful renewal's sending, or once a renewal finds
 // the claim gone. A process that dies renews nothing, so its claims free themselves within lease.
@@ -22,9 +21,7 @@ func hold(parent context.Context, store *Store, claim Claim, clk clock.Clock, le
 	claimed time.Time) (ctx context.Context, release func()) {
 	ctx, lose := context.WithCancelCause(parent)
 	renewals, stop := context.WithCancel(context.WithoutCancel(parent))
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
 		every := lease / 3
 		tick := time.NewTicker(every)
 		defer tick.Stop()
@@ -55,12 +52,8 @@ func hold(parent context.Context, store *Store, claim Claim, clk clock.Clock, le
 			}
 		}
 	}()
-	var once sync.Once
 	return ctx, func() {
-		once.Do(func() {
-			stop()
-			<-done
-			lose(context.Canceled)
-		})
+		stop() // a renewal under way is canceled; it changes nothing of a settled record
+		lose(context.Canceled)
 	}
 }

@@ -148,26 +148,34 @@ func replay(c *fiber.Ctx, r Response) error {
 
 // run calls the rest of the chain as the key's first call, holding the claim's lease (claimed
 // when Begin was sent) until the record is settled, and stores its answer. The chain runs under
-// a context that ends when the lease does: a call that lost its key is answered 503, since a
-// repeat may be running it again. An error of the chain is rendered here, by the app's error
-// handler, so that the stored answer is the one the client gets; run then returns nil.
+// a context that ends when the lease does (a call that lost its key is answered 503, since a
+// repeat may be running it again) and a third of a lease (at most a quarter of what is left)
+// before the request's own deadline, which leaves the removal of a failed call's record that
+// long. An error of the chain is
+// rendered here, by the app's error handler, so that the stored answer is the one the client
+// gets; run then returns nil.
 func run(c *fiber.Ctx, cfg Config, receipt *Receipt, claimed time.Time) error {
 	store, claim := cfg.Store, receipt.claim
 	outer := c.UserContext()
-	ctx, release := hold(outer, store, claim, cfg.Clock, cfg.Lease, claimed)
-	c.SetUserContext(ctx)
+	held, release := hold(outer, store, claim, cfg.Clock, cfg.Lease, claimed)
+	work, stop := held, context.CancelFunc(func() {})
+	if deadline, ok := outer.Deadline(); ok {
+		work, stop = context.WithDeadline(held, deadline.Add(-min(cfg.Lease/3, time.Until(deadline)/4)))
+	}
+	c.SetUserContext(work)
 	defer func() {
+		stop()
 		release()
 		c.SetUserContext(outer)
 	}()
 	defer func() {
 		if p := recover(); p != nil {
-			abandon(c, cfg, claim, release)
+			abandon(c, outer, cfg, claim, release)
 			panic(p)
 		}
 	}()
 	err := c.Next()
-	if err != nil && errors.Is(context.Cause(ctx), errLeaseLost) {
+	if err != nil && errors.Is(context.Cause(held), errLeaseLost) {
 		err = apperr.Unavailable("This request's Idempotency-Key could not be held while it ran; retry shortly.",
 			seconds(cfg.Lease))
 	}
@@ -182,32 +190,36 @@ func run(c *fiber.Ctx, cfg Config, receipt *Receipt, claimed time.Time) error {
 		return nil // finished in the handler's transaction
 	}
 	if resp.StatusCode() >= fiber.StatusInternalServerError {
-		abandon(c, cfg, claim, release)
+		abandon(c, outer, cfg, claim, release)
 		return nil
 	}
 	answer := Response{
 		Status: resp.StatusCode(), ContentType: string(resp.Header.ContentType()), Body: resp.Body(),
 		RequestID: c.GetRespHeader(fiber.HeaderXRequestID),
 	}
-	settle(c, cfg.StoreTimeout, func(ctx context.Context) error { return store.Finish(ctx, claim, answer) })
+	// The work is done: its answer is stored even past the request's deadline.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(outer), cfg.StoreTimeout)
+	defer cancel()
+	settle(c, ctx, func(ctx context.Context) error { return store.Finish(ctx, claim, answer) })
 	return nil
 }
 
 // abandon removes the record of a call that failed, so that its retry runs at once. The lease
-// is released first and the removal given the lease's length: once that has passed the key is
-// free anyway, so a store that does not answer delays the failure's answer by no more.
-func abandon(c *fiber.Ctx, cfg Config, claim Claim, release func()) {
+// is released first, and the removal given at most a third of the lease, within the request's
+// deadline: a store that does not answer delays the failure's answer by no more, and the key
+// is free all the same once the lease ends, before any Retry-After of the failure has passed.
+func abandon(c *fiber.Ctx, outer context.Context, cfg Config, claim Claim, release func()) {
 	release()
-	settle(c, cfg.Lease, func(ctx context.Context) error { return cfg.Store.Abandon(ctx, claim) })
+	ctx, cancel := context.WithTimeout(outer, cfg.Lease/3)
+	defer cancel()
+	settle(c, ctx, func(ctx context.Context) error { return cfg.Store.Abandon(ctx, claim) })
 }
 
-// settle stores or removes the record once the handler has answered, even if the request's
-// context is done, within timeout. A failure is logged and the client still gets the handler's
-// answer: its effects happened, so answering with an error would invite a second run. A record
-// left running frees itself once its lease ends, at most Lease after the last renewal.
-func settle(c *fiber.Ctx, timeout time.Duration, update func(context.Context) error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), timeout)
-	defer cancel()
+// settle stores or removes the record once the handler has answered, under ctx. A failure is
+// logged and the client still gets the handler's answer: its effects happened, so answering
+// with an error would invite a second run. A record left running frees itself once its lease
+// ends, at most Lease after the last renewal.
+func settle(c *fiber.Ctx, ctx context.Context, update func(context.Context) error) {
 	if err := update(ctx); err != nil {
 		slog.Error("idempotency: record not updated", "err", err,
 			"request_id", c.GetRespHeader(fiber.HeaderXRequestID))
