@@ -21,20 +21,18 @@ func hold(parent context.Context, store *Store, claim Claim, clk clock.Clock, le
 	claimed time.Time) (ctx context.Context, release func()) {
 	ctx, lose := context.WithCancelCause(parent)
 	renewals, stop := context.WithCancel(context.WithoutCancel(parent))
+	// The lease's end is timed apart from the renewals, so that one waiting on the store does
+	// not hold the call past it.
+	ends := time.AfterFunc(time.Until(claimed.Add(lease)), func() { lose(errLeaseLost) })
 	go func() {
 		every := lease / 3
 		tick := time.NewTicker(every)
 		defer tick.Stop()
-		ends := time.NewTimer(time.Until(claimed.Add(lease)))
-		defer ends.Stop()
 		for {
 			select {
 			case <-renewals.Done():
 				return
-			case <-ends.C:
-				lose(errLeaseLost)
-				return
-			case <-tick.C:
+			case <-tick.C: // past the request's deadline too: a call may run on (its answer stored)
 			}
 			sent := time.Now()
 			rctx, cancel := context.WithTimeout(renewals, every)
@@ -47,13 +45,15 @@ func hold(parent context.Context, store *Store, claim Claim, clk clock.Clock, le
 					lose(errLeaseLost)
 				}
 				return
-			default:
-				ends.Reset(time.Until(sent.Add(lease)))
+			case !ends.Reset(time.Until(sent.Add(lease))):
+				ends.Stop() // the lease had ended, or was released, meanwhile
+				return
 			}
 		}
 	}()
 	return ctx, func() {
 		stop() // a renewal under way is canceled; it changes nothing of a settled record
+		ends.Stop()
 		lose(context.Canceled)
 	}
 }
