@@ -3,7 +3,6 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"mtk/api/idempotency"
 	"mtk/internal/auth"
 	"mtk/platform"
 )
@@ -12,7 +11,7 @@ import (
 // triggers, tracking links, message decoding) and the public link redirect at /l/<slug>. They
 // take API keys, and JWTs with X-Workspace-Id; every write route takes an Idempotency-Key.
 func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router) {
-	idem := idempotency.New(idempotency.Config{Store: idempotency.NewStore(s.platform.Pool()), Clock: s.clock})
+	idem := s.idempotent(nil)
 	read := require(auth.ScopeTrackingRead, workspaceRequired)
 	write := require(auth.ScopeTrackingWrite, workspaceRequired)
 	const container = "/tracking/containers/:container_id"
