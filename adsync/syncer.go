@@ -110,7 +110,9 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 		res.Rows += n
 	}
 	res.Took = s.Clock.Now().Sub(started)
-	if ferr := s.Store.finishRun(context.WithoutCancel(ctx), c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if ferr := s.Store.finishRun(fctx, c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
 		err = ferr
 	}
 	if s.Observe != nil {

@@ -48,8 +48,9 @@ func (s *System) Jobs() []jobs.Job {
 		},
 		{
 			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5
-			// minutes) has passed since its last run; see adsync.Scheduler.
-			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second,
+			// minutes) has passed since its last run; see adsync.Scheduler. A run that takes 30
+			// minutes (a network or store that stopped answering) ends, recorded as failed.
+			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second, Timeout: 30 * time.Minute,
 			Run: scheduler.RunDue,
 		},
 	}
