@@ -33,6 +33,17 @@ func (s *System) Jobs() []jobs.Job {
 			}),
 		},
 		{
+			// Sent conversions go after 7 days, dead ones after 30 (outbox.PurgeConversions).
+			Name: "conversions-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
+			Run: func(ctx context.Context) error {
+				sent, dead, err := outbox.PurgeConversions(ctx, s.Postgres, clk.Now())
+				if sent+dead > 0 {
+					log.Info("purged settled conversions", "sent", sent, "dead", dead)
+				}
+				return err
+			},
+		},
+		{
 			// The outboxes' sizes, which bound what waits for ClickHouse, are kept as one row per
 			// PostgreSQL backend; this folds them and corrects any drift (outbox.Recount).
 			Name: "outbox-recount", Schedule: "@every 10m", Jitter: time.Minute,
