@@ -25,9 +25,11 @@ func OpenPostgres(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if cfg.MaxConns < 16 {
 		cfg.MaxConns = 16
 	}
-	// A statement whose context ends is canceled on the server too (a cancel request), not only
-	// given up by the client: a write waiting on a lock past its request's deadline must not
-	// commit after the client was answered 503. A server that does not act on the cancel within
+	// A statement whose context ends is canceled on the server (a cancel request) and the call
+	// returns once the server has ended it: a write waiting on a lock past its request's deadline
+	// cannot commit after the client was answered 503, and the connection stays usable (pgx's
+	// default closes it and cancels in the background, so a frozen server would have every
+	// waiting request's connection opened again). A server that does not act on the cancel within
 	// cancelGrace (stopped, unreachable) has the connection closed under it.
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
