@@ -2,6 +2,7 @@ package adsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"mtk/facts"
@@ -98,6 +99,11 @@ type Connector interface {
 	// SetBudget changes budgets likewise.
 	SetBudget(ctx context.Context, level string, updates []Update) []error
 }
+
+// ErrNoCredentials is what a ConnectorFunc returns (wrapped) for an ad network connection that
+// lacks its API base URL, access token or account id: nothing can call its network until it has
+// them (`mtk connection create` takes them).
+var ErrNoCredentials = errors.New("no API base URL, access token or account id")
 
 // Credentials say where and how to call a network for one account.
 type Credentials struct {

@@ -2,6 +2,7 @@ package adsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -67,6 +68,10 @@ func (o *Objects) Apply(ctx context.Context, c platform.Connection, in ObjectsIn
 		return ObjectsResult{}, apperr.Invalid("This connection has no ad objects.", "connection_id: a "+c.Kind+" connection is not an ad network")
 	}
 	conn, err := o.Connectors(c)
+	if errors.Is(err, ErrNoCredentials) {
+		return ObjectsResult{}, apperr.Invalid("This connection cannot be written to: it has no API base URL, access token or account id.",
+			"connection_id: the connection has no API base URL, access token or account id to reach its network")
+	}
 	if err != nil {
 		return ObjectsResult{}, err
 	}

@@ -24,9 +24,9 @@ func TestLogin(t *testing.T) {
 		if user["id"] != tn.user.ID || user["email"] != "acme@example.com" || user["name"] != "User acme" || user["role"] != "admin" {
 			t.Fatalf("user %v", user)
 		}
-		sub, err := auth.ParseJWT([]byte(testSecret), body["token"].(string), e.clock.Now())
-		if err != nil || sub != tn.user.ID {
-			t.Fatalf("token subject %q, %v", sub, err)
+		tok, err := auth.ParseJWT([]byte(testSecret), body["token"].(string), e.clock.Now())
+		if err != nil || tok.UserID != tn.user.ID {
+			t.Fatalf("token subject %q, %v", tok.UserID, err)
 		}
 	})
 	cases := []struct {

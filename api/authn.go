@@ -15,6 +15,9 @@ const authErrKey = "mtk.auth_error"
 // headerWorkspace selects the workspace of a JWT call.
 const headerWorkspace = "X-Workspace-Id"
 
+// headerAPIKey carries an API key for clients that cannot set Authorization.
+const headerAPIKey = "x-api-key"
+
 // credential returns the token of Authorization: Bearer or x-api-key.
 func credential(c *fiber.Ctx) string {
 	if h := strings.TrimSpace(c.Get(fiber.HeaderAuthorization)); h != "" {
@@ -24,7 +27,7 @@ func credential(c *fiber.Ctx) string {
 		}
 		return h
 	}
-	return strings.TrimSpace(c.Get("x-api-key"))
+	return strings.TrimSpace(c.Get(headerAPIKey))
 }
 
 // identify works out who is calling and puts the principal on the request. It never fails the
@@ -41,6 +44,10 @@ func (s *server) identify(c *fiber.Ctx) error {
 	}
 	return c.Next()
 }
+
+// credentialPresented reports whether the request carries a credential: a key or token in
+// Authorization or x-api-key, or an order webhook's k.
+func credentialPresented(c *fiber.Ctx) bool { return credential(c) != "" || c.Query("k") != "" }
 
 // credentialRejected reports whether the request sent a credential that authentication refused
 // (401): the rate limiter counts it against the IP but lets require answer 401.
@@ -65,19 +72,15 @@ func (s *server) authenticate(c *fiber.Ctx) (*auth.Principal, error) {
 }
 
 func (s *server) authenticateJWT(c *fiber.Ctx, token string) (*auth.Principal, error) {
-	invalid := apperr.Unauthenticated(apperr.CodeInvalidToken, "Invalid or expired token.")
-	userID, err := auth.ParseJWT([]byte(s.cfg.JWTSecret), token, s.clock.Now())
+	login, err := auth.ParseJWT([]byte(s.cfg.JWTSecret), token, s.clock.Now())
 	if err != nil {
-		return nil, invalid
+		return nil, apperr.Unauthenticated(apperr.CodeInvalidToken, "Invalid or expired token.")
 	}
-	exists, err := s.platform.UserExists(c.UserContext(), userID)
-	if err != nil {
+	if err := s.platform.VerifyLoginToken(c.UserContext(), login); err != nil {
 		return nil, err
 	}
-	if !exists {
-		return nil, invalid
-	}
-	p := &auth.Principal{Kind: auth.KindJWT, UserID: userID}
+	userID := login.UserID
+	p := &auth.Principal{Kind: auth.KindJWT, UserID: userID, Login: &login}
 	ws := strings.TrimSpace(c.Get(headerWorkspace))
 	if ws == "" {
 		return p, nil
@@ -103,15 +106,23 @@ const (
 	workspaceOptional
 )
 
+// authenticated returns the request's principal, or the error that identify kept.
+func authenticated(c *fiber.Ctx) (*auth.Principal, error) {
+	if err, ok := c.Locals(authErrKey).(error); ok {
+		return nil, err
+	}
+	if p := auth.From(c); p != nil {
+		return p, nil
+	}
+	return nil, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
+}
+
 // require fails the request unless it is authenticated and holds scope.
 func require(scope string, rule workspaceRule) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if err, ok := c.Locals(authErrKey).(error); ok {
+		p, err := authenticated(c)
+		if err != nil {
 			return err
-		}
-		p := auth.From(c)
-		if p == nil {
-			return apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
 		}
 		if p.Kind == auth.KindJWT && p.WorkspaceID == "" && rule == workspaceRequired {
 			return apperr.Missing("X-Workspace-Id header is required with a JWT on this route.",

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -62,6 +63,25 @@ func withErrorStyle(style errorStyle) fiber.Handler {
 // legacyErrors marks a route whose 401 and 403 answers use the {error, message} body.
 var legacyErrors = withErrorStyle(styleLegacy)
 
+// endpointStyles are the styles of the OAuth endpoints, by method and path: every error there is
+// worded in the endpoint's protocol, also those raised before routing (the text checks), so the
+// style is known from the request line (routing is exact) rather than set by the route.
+var endpointStyles = map[[2]string]errorStyle{
+	{fiber.MethodGet, pathAuthorize}:  stylePage,
+	{fiber.MethodPost, pathAuthorize}: stylePage,
+	{fiber.MethodPost, pathToken}:     styleOAuth,
+	{fiber.MethodPost, pathRevoke}:    styleOAuth,
+}
+
+// styleOf is how the request's errors are worded: as its route or handler marked them, else as
+// its endpoint's, else in the envelope.
+func styleOf(c *fiber.Ctx) errorStyle {
+	if style, ok := c.Locals(errorStyleKey).(errorStyle); ok {
+		return style
+	}
+	return endpointStyles[[2]string{c.Method(), c.Path()}]
+}
+
 // storeRetryAfter is the Retry-After, in seconds, of a 503 for an unreachable store.
 const storeRetryAfter = 5
 
@@ -78,17 +98,29 @@ func toAppError(err error) (*apperr.Error, bool) {
 			return apperr.NotFound("No such route."), true
 		case http.StatusMethodNotAllowed:
 			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Method not allowed on this route."}, true
-		case http.StatusRequestEntityTooLarge:
-			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Request body too large."}, true
 		}
-		if fe.Code >= 400 && fe.Code < 500 {
-			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: fe.Message}, true
+		if fe.Code >= 400 && fe.Code < 500 { // its message is never shown: Fiber's may quote the request
+			return apperr.InvalidRequest(fe.Code, http.StatusText(fe.Code)+"."), true
 		}
 	}
 	if db.Unavailable(err) {
 		return apperr.Unavailable("A data store is unavailable; retry shortly.", storeRetryAfter), false
 	}
 	return apperr.Internal(), false
+}
+
+// challenge is the WWW-Authenticate of a 401: RFC 6750 section 3's Bearer challenge, with
+// error="invalid_token" when the request presented a credential that was refused (not for a
+// wrong login password, which is no bearer credential); an OAuth client's invalid_client is
+// challenged to HTTP Basic (RFC 6749 section 5.2), whichever way the client authenticated.
+func challenge(c *fiber.Ctx, e *apperr.Error) string {
+	switch {
+	case e.Code == apperr.CodeInvalidClient:
+		return `Basic realm="mtk"`
+	case e.Code != apperr.CodeInvalidCredentials && credentialPresented(c):
+		return `Bearer realm="mtk", error="invalid_token"`
+	}
+	return `Bearer realm="mtk"`
 }
 
 // errorHandler renders every error as the contract's envelope (or the legacy body on the routes
@@ -102,9 +134,11 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 		}
+		if e.Status == http.StatusUnauthorized {
+			c.Set(fiber.HeaderWWWAuthenticate, challenge(c, e))
+		}
 		c.Status(e.Status)
-		style, _ := c.Locals(errorStyleKey).(errorStyle)
-		switch {
+		switch style := styleOf(c); {
 		case style == styleOAuth:
 			return renderOAuthError(c, e)
 		case style == stylePage:
@@ -115,7 +149,19 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			return c.JSON(legacyBody{Error: "forbidden", Message: e.Message})
 		}
 		return c.JSON(errorBody{Error: errorObject{
-			Type: e.Type, Code: e.Code, Message: e.Message, Details: e.Details, RequestID: requestID(c),
+			Type: e.Type, Code: e.Code, Message: e.Message, Details: shownDetails(e.Details), RequestID: requestID(c),
 		}})
 	}
+}
+
+// maxDetails is how many of an error's detail lines an answer shows (CONTRACT "Hostile input"):
+// a body with thousands of problems must not make an answer thousands of lines long.
+const maxDetails = 20
+
+// shownDetails is details cut to maxDetails lines, then one line counting the rest.
+func shownDetails(details []string) []string {
+	if len(details) <= maxDetails {
+		return details
+	}
+	return append(details[:maxDetails:maxDetails], fmt.Sprintf("... and %d more", len(details)-maxDetails))
 }

@@ -112,6 +112,18 @@ func (r response) List(t *testing.T) []map[string]any {
 // the OpenAPI document (checkSpec).
 func (e *env) do(method, path string, body any, headers ...string) response {
 	e.t.Helper()
+	req, raw := e.request(method, path, body, headers...)
+	resp, err := e.app.Test(req, -1)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return e.checked(req, raw, resp)
+}
+
+// request is do's request: body is nil, a string or bytes sent as they are, or a value sent as
+// JSON; it returns the body's bytes too.
+func (e *env) request(method, path string, body any, headers ...string) (*http.Request, []byte) {
+	e.t.Helper()
 	var raw []byte
 	switch b := body.(type) {
 	case nil:
@@ -137,14 +149,16 @@ func (e *env) do(method, path string, body any, headers ...string) response {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := e.app.Test(req, -1)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", method, path, err)
-	}
+	return req, raw
+}
+
+// checked reads the answer to req, whose body was raw, and checks both against the document.
+func (e *env) checked(req *http.Request, raw []byte, resp *http.Response) response {
+	e.t.Helper()
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
 	r := response{Status: resp.StatusCode, Header: resp.Header, Body: out}
-	e.checkSpec(method, path, req.Header, raw, r)
+	e.checkSpec(req.Method, req.RequestURI, req.Header, raw, r)
 	return r
 }
 

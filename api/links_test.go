@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,4 +200,110 @@ func TestDecodeMessages(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A link's redirect counts against the client IP's public limit, shared with the order webhook:
+// past it the visit is 429 in the envelope, with Retry-After, and records no click.
+func TestLinkRedirectIsLimitedPerIP(t *testing.T) {
+	e := newEnv(t)
+	e.clock.Set(time.Date(2026, 3, 10, 15, 0, 20, 0, time.UTC))
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	link := e.do("POST", "/v3/tracking/links", map[string]any{"name": "Promo", "phone": "5511912345678", "message": "Hi"},
+		bearer(a.key)...).JSON(t)
+	path := "/l/" + link["slug"].(string)
+	clicks := func() int {
+		var n int
+		if err := e.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM link_clicks WHERE link_id = $1`,
+			link["id"]).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := 1; i <= 120; i++ {
+		r := e.do("GET", path, nil)
+		if r.Status != 302 || r.Header.Get("X-RateLimit-Limit") != "120" || r.Header.Get("X-RateLimit-Remaining") != fmt.Sprint(120-i) {
+			t.Fatalf("visit %d: %d %v", i, r.Status, r.Header)
+		}
+	}
+	r := e.do("GET", path, nil)
+	wantError(t, r, 429, "rate_limit_error", "rate_limit_exceeded")
+	if r.Header.Get("Retry-After") != "40" || r.Header.Get("Location") != "" {
+		t.Fatalf("refused visit: %v", r.Header)
+	}
+	if n := clicks(); n != 120 {
+		t.Fatalf("%d clicks recorded, want 120: a refused visit wrote one", n)
+	}
+	order := `{"transaction":{"id":"o-1","status":"approved","value":100}}`
+	wantError(t, e.do("POST", "/v2/tracking/generic?k="+a.custom.WebhookKey, order), 429, "rate_limit_error", "rate_limit_exceeded")
+	e.clock.Advance(40 * time.Second)
+	e.follow(path)
+	if n := clicks(); n != 121 {
+		t.Fatalf("%d clicks in the next window, want 121", n)
+	}
+}
+
+// Click ids are random below 2^53, never a platform-wide sequence: the ids one workspace sees say
+// nothing of another's clicks. Every click decodes to its own id; a click numbered by the former
+// sequence still decodes.
+func TestClickIDsRevealNoVolume(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	b := e.newTrackingTenant("bolt", "act_222", "bolt.example")
+	body := map[string]any{"name": "Promo", "phone": "5511912345678", "message": "Hi"}
+	aLink := e.do("POST", "/v3/tracking/links", body, bearer(a.key)...).JSON(t)
+	bLink := e.do("POST", "/v3/tracking/links", body, bearer(b.key)...).JSON(t)
+	visit := func(link map[string]any) (uint64, string) {
+		text := e.follow("/l/" + link["slug"].(string)).Query().Get("text")
+		id, _, ok := marker.Decode(text)
+		if !ok || id == 0 || id >= 1<<53 {
+			t.Fatalf("click id %d (marker %v) is not in [1, 2^53)", id, ok)
+		}
+		return id, text
+	}
+	type click struct {
+		id   uint64
+		text string
+		key  string
+	}
+	var clicks []click
+	for i := range 22 {
+		link, key := bLink, b.key
+		if i == 0 || i == 21 { // acme's two clicks around bolt's twenty
+			link, key = aLink, a.key
+		}
+		id, text := visit(link)
+		clicks = append(clicks, click{id, text, key})
+	}
+	ids := make([]uint64, len(clicks))
+	for i, c := range clicks {
+		ids[i] = c.id
+	}
+	slices.Sort(ids)
+	for i := 1; i < len(ids); i++ {
+		// 22 random ids below 2^53 are this close with a probability of about 5e-8.
+		if ids[i]-ids[i-1] < 1_000_000 {
+			t.Fatalf("click ids %d and %d are neighbours: %v", ids[i-1], ids[i], ids)
+		}
+	}
+	for _, c := range clicks {
+		got := e.decode(c.key, c.text)[0]
+		if got["decoded_id"] != float64(c.id) || got["decoded_text"] != "Hi" {
+			t.Fatalf("click %d decodes to %v", c.id, got)
+		}
+	}
+
+	// A click numbered by the former sequence keeps decoding; ids now come only from mtk.
+	ctx := context.Background()
+	if _, err := e.store.Pool().Exec(ctx, `INSERT INTO link_clicks (id, link_id, ip, user_agent, clicked_at)
+		VALUES (7, $1, '', '', now())`, aLink["id"]); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.decode(a.key, "Hi"+marker.Encode(7))[0]; got["decoded_id"] != 7.0 || got["tracking_link_id"] != aLink["id"] {
+		t.Fatalf("an old click: %v", got)
+	}
+	var def *string
+	if err := e.store.Pool().QueryRow(ctx, `SELECT column_default FROM information_schema.columns
+		WHERE table_name = 'link_clicks' AND column_name = 'id'`).Scan(&def); err != nil || def != nil {
+		t.Fatalf("link_clicks.id default %v (%v), want none", def, err)
+	}
 }

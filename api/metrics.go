@@ -50,12 +50,26 @@ func (r *routeLabels) of(c *fiber.Ctx, method string) string {
 	return metrics.Unmatched
 }
 
-func splitPath(p string) []string {
-	return strings.Split(strings.Trim(p, "/"), "/")
+// param names the parameter of the request's route that holds the path's i-th segment: the
+// pattern's :name, or "path" where no route of method has a parameter there.
+func (r *routeLabels) param(method string, path []string, i int) string {
+	for _, rt := range r.ordered {
+		if rt.method == method && matchSegments(rt.segments, path) && i < len(rt.segments) {
+			if name, ok := strings.CutPrefix(rt.segments[i], ":"); ok {
+				return name
+			}
+		}
+	}
+	return "path"
 }
 
-// matchSegments matches a path against a pattern as the router does by default: literal
-// segments without regard to case, a :param segment any non-empty segment, * the rest.
+// splitPath is the segments of a path; a final slash makes an empty last one, which no route has.
+func splitPath(p string) []string {
+	return strings.Split(strings.TrimPrefix(p, "/"), "/")
+}
+
+// matchSegments matches a path against a pattern as the router does (exact, case-sensitive
+// routing): literal segments exactly, a :param segment any non-empty segment, * the rest.
 func matchSegments(pattern, path []string) bool {
 	for i, seg := range pattern {
 		if seg == "*" {
@@ -70,7 +84,7 @@ func matchSegments(pattern, path []string) bool {
 			}
 			continue
 		}
-		if !strings.EqualFold(seg, path[i]) {
+		if seg != path[i] {
 			return false
 		}
 	}

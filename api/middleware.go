@@ -26,19 +26,26 @@ func withRequestID(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// requestID returns the request's id, assigning it (and the response header) on first use: a
-// request that the server refuses before any middleware runs (an oversized body) gets one too.
+// requestID returns the request's id, assigning it (and the response header) on first use.
 func requestID(c *fiber.Ctx) string {
 	if id, ok := c.Locals(requestIDKey).(string); ok {
 		return id
 	}
 	id := c.Get(fiber.HeaderXRequestID)
 	if !saneRequestID.MatchString(id) {
-		id = "req_" + ids.Random(12)
+		id = newRequestID()
 	}
+	setRequestID(c, id)
+	return id
+}
+
+// newRequestID makes a request id of the server's own.
+func newRequestID() string { return "req_" + ids.Random(12) }
+
+// setRequestID gives the request its id, and the response the header.
+func setRequestID(c *fiber.Ctx, id string) {
 	c.Locals(requestIDKey, id)
 	c.Set(fiber.HeaderXRequestID, id)
-	return id
 }
 
 // logRequests renders a failed chain's error itself, so that the log line carries the status the

@@ -32,12 +32,10 @@ const (
 // other public routes, and the workspace's listing of its connected platforms under /v3.
 func (s *server) oauthRoutes(app *fiber.App, v3 fiber.Router, public fiber.Handler) {
 	app.Get(pathMetadata, s.oauthMetadata)
-	page := withErrorStyle(stylePage)
-	app.Get(pathAuthorize, page, public, s.authorize)
-	app.Post(pathAuthorize, page, public, s.authorize)
-	protocol := withErrorStyle(styleOAuth)
-	app.Post(pathToken, protocol, public, s.token)
-	app.Post(pathRevoke, protocol, public, s.revoke)
+	app.Get(pathAuthorize, public, s.authorize) // their errors' styles: endpointStyles
+	app.Post(pathAuthorize, public, s.authorize)
+	app.Post(pathToken, public, s.token)
+	app.Post(pathRevoke, public, s.revoke)
 	v3.Get("/oauth/grants", s.requireManager, s.listGrants)
 	v3.Delete("/oauth/grants/:grant_id", s.requireManager, s.revokeGrant)
 }
@@ -73,8 +71,8 @@ var oauthErrorCodes = map[string]string{
 	apperr.CodeServiceUnavailable: "temporarily_unavailable",
 }
 
-// renderOAuthError writes e as RFC 6749 section 5.2 does, with the request id. invalid_client
-// carries a Basic challenge (section 5.2 requires one when the client used Basic).
+// renderOAuthError writes e as RFC 6749 section 5.2 does, with the request id (invalid_client's
+// Basic challenge is errorHandler's, with every 401's).
 func renderOAuthError(c *fiber.Ctx, e *apperr.Error) error {
 	code := e.Code
 	if mapped, ok := oauthErrorCodes[code]; ok {
@@ -83,9 +81,6 @@ func renderOAuthError(c *fiber.Ctx, e *apperr.Error) error {
 	if code == "invalid_request" {
 		c.Status(fiber.StatusBadRequest) // RFC 6749 gives invalid_request 400, whatever raised it
 	}
-	if code == apperr.CodeInvalidClient {
-		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="mtk"`)
-	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(fiber.Map{"error": code, "error_description": e.Message, "request_id": requestID(c)})
 }
@@ -93,7 +88,7 @@ func renderOAuthError(c *fiber.Ctx, e *apperr.Error) error {
 // oauthForm reads an application/x-www-form-urlencoded body (the only encoding RFC 6749 gives the
 // token and revocation endpoints).
 func oauthForm(c *fiber.Ctx) (url.Values, error) {
-	if ct, _, _ := strings.Cut(c.Get(fiber.HeaderContentType), ";"); !strings.EqualFold(strings.TrimSpace(ct), fiber.MIMEApplicationForm) {
+	if !isForm(c) {
 		return nil, apperr.Invalid("Send the parameters as application/x-www-form-urlencoded.")
 	}
 	return parseParams(string(c.Body()))
@@ -170,6 +165,9 @@ func basicCredentials(h string) (user, pass string, ok bool) {
 	}
 	if pass, err = url.QueryUnescape(p); err != nil {
 		return "", "", false
+	}
+	if textReason([]byte(user)) != "" || textReason([]byte(pass)) != "" {
+		return "", "", false // the header is text, what it encodes must be too
 	}
 	return user, pass, true
 }

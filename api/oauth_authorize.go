@@ -54,7 +54,7 @@ func (s *server) authorizationRequest(c *fiber.Ctx) (authRequest, *redirectError
 	if !ok {
 		return req, nil, apperr.Invalid("Unknown or revoked client_id.")
 	}
-	if !slices.Contains(client.RedirectURIs, redirect) {
+	if !client.AllowsRedirect(redirect) {
 		return req, nil, apperr.Invalid("redirect_uri is not one that this client registered.")
 	}
 	req.client, req.redirect, req.state = client, redirect, q.Get("state")
@@ -120,9 +120,10 @@ func (s *server) authorize(c *fiber.Ctx) error {
 }
 
 // signIn checks the e-mail and password and shows the consent step, or the sign-in step again.
+// The per-e-mail limit of login holds here too (its 429 is the error step).
 func (s *server) signIn(c *fiber.Ctx, req authRequest, form url.Values, csrf string) error {
 	email := strings.TrimSpace(form.Get("email"))
-	user, _, err := s.platform.Login(c.UserContext(), email, form.Get("password"))
+	user, _, err := s.checkPassword(c, email, form.Get("password"))
 	if e, ok := apperr.As(err); ok && e.Code == apperr.CodeInvalidCredentials {
 		return s.renderStep(c, req, consent.Page{Step: consent.StepSignIn, CSRF: csrf, Email: email, Error: "Incorrect e-mail or password."})
 	}

@@ -517,3 +517,55 @@ func TestOAuthRateLimit(t *testing.T) {
 		t.Fatal("429 without Retry-After")
 	}
 }
+
+// TestOAuthLoopbackRedirect: a native app registered on a loopback IP may come back on any port
+// (RFC 8252 section 7.3), and must redeem with the URI it sent; localhost, https and any other
+// difference of path or query are refused.
+func TestOAuthLoopbackRedirect(t *testing.T) {
+	e := newEnv(t)
+	tn := e.newTenant("acme", platform.TierDefault, "act_111")
+	client := e.newClient(false, auth.ScopeDataRead) // registers http://127.0.0.1:9999/cb
+	const sent = "http://127.0.0.1:51004/cb"
+
+	redeem := func() (*oauthFlow, string) {
+		t.Helper()
+		f := e.startFlow(client, func(q url.Values) { q.Set("redirect_uri", sent) })
+		if r := f.open(); r.Status != 200 || !strings.Contains(r.Header.Get("Content-Security-Policy"), "form-action 'self' http://127.0.0.1:51004") {
+			t.Fatalf("consent page for another loopback port: %d %v %s", r.Status, r.Header, r.Body)
+		}
+		f.signInAs(tn.user.Email, tn.password)
+		r := f.post(url.Values{"action": {"approve"}, "signin": {f.signIn}, "workspace_id": {tn.ws.ID}})
+		loc, err := url.Parse(r.Header.Get("Location"))
+		if r.Status != 303 || err != nil || loc.Scheme+"://"+loc.Host+loc.Path != sent || loc.Query().Get("code") == "" {
+			t.Fatalf("approve: %d, Location %q, want %s with a code", r.Status, r.Header.Get("Location"), sent)
+		}
+		return f, loc.Query().Get("code")
+	}
+	f, code := redeem()
+	if r := f.exchange(code, func(form url.Values) { form.Set("redirect_uri", sent) }); r.Status != 200 {
+		t.Fatalf("redeeming with the URI sent: %d %s", r.Status, r.Body)
+	}
+	f, code = redeem()
+	wantOAuthError(t, f.exchange(code, func(form url.Values) { form.Set("redirect_uri", "http://127.0.0.1:9999/cb") }), 400, "invalid_grant")
+
+	local, err := e.store.CreateOAuthClient(context.Background(), platform.OAuthClientInput{Name: "Local App",
+		RedirectURIs: []string{"http://localhost:9999/cb"}, Scopes: []string{auth.ScopeDataRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		client   platform.OAuthClient
+		redirect string
+	}{
+		{local, "http://localhost:51004/cb"},
+		{client, "https://platform.example:8443/oauth/callback?source=mtk"},
+		{client, "http://127.0.0.1:51004/cb/other"},
+		{client, "http://127.0.0.1:51004/cb?extra=1"},
+		{client, "http://127.0.0.1.evil.example:51004/cb"},
+	} {
+		r := e.startFlow(c.client, func(q url.Values) { q.Set("redirect_uri", c.redirect) }).open()
+		if r.Status != 400 || r.Header.Get("Location") != "" || !strings.Contains(string(r.Body), "redirect_uri is not one that this client registered") {
+			t.Errorf("redirect_uri %s: %d %v, want the 400 page", c.redirect, r.Status, r.Header.Get("Location"))
+		}
+	}
+}

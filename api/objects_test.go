@@ -207,3 +207,22 @@ func TestObjectsUpdate(t *testing.T) {
 		wantError(t, e.do("PUT", "/v3/connections/"+ow.alpha.ID+"/objects", body, bearer(otherKey)...), 404, "not_found_error", "resource_not_found")
 	})
 }
+
+// An ad network connection created without its API base URL (or access token) cannot be written
+// to: 400 naming connection_id, never a 500, and nothing is recorded.
+func TestObjectsOnConnectionWithoutAPI(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTenant("acme", platform.TierDefault, "act_111")
+	key := e.key(a.ws.ID, nil, auth.ScopeDataWrite)
+	body := `{"type":"campaign","updates":[{"id":"1","status":"PAUSED"}]}`
+	r := e.do("PUT", "/v3/connections/"+a.alpha.ID+"/objects", body, bearer(key)...)
+	errObj := wantError(t, r, 400, "validation_error", "invalid_parameter")
+	details, _ := errObj["details"].([]any)
+	if len(details) != 1 || !strings.HasPrefix(details[0].(string), "connection_id: ") ||
+		!strings.Contains(errObj["message"].(string), "API base URL") {
+		t.Fatalf("error %v", errObj)
+	}
+	if changes, _ := adsync.NewStore(e.store.Pool()).Changes(context.Background(), a.alpha.ID); len(changes) != 0 {
+		t.Fatalf("%d audit lines for a refused call", len(changes))
+	}
+}

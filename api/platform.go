@@ -25,7 +25,8 @@ type loginUser struct {
 	Role  string `json:"role"`
 }
 
-// login exchanges an e-mail and password for a JWT valid 7 days.
+// login exchanges an e-mail and password for a JWT valid 7 days (limited per e-mail:
+// checkPassword).
 func (s *server) login(c *fiber.Ctx) error {
 	var in loginInput
 	if err := decodeJSON(c, &in); err != nil {
@@ -41,11 +42,11 @@ func (s *server) login(c *fiber.Ctx) error {
 	if len(missing) > 0 {
 		return apperr.Missing("email and password are required.", missing...)
 	}
-	user, role, err := s.platform.Login(c.UserContext(), in.Email, in.Password)
+	user, role, err := s.checkPassword(c, in.Email, in.Password)
 	if err != nil {
 		return err
 	}
-	token, err := auth.IssueJWT([]byte(s.cfg.JWTSecret), user.ID, s.clock.Now())
+	token, err := auth.IssueJWT([]byte(s.cfg.JWTSecret), user.ID, user.TokenGeneration, s.clock.Now())
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,8 @@ func (s *server) project(c *fiber.Ctx, id string) (platform.Project, error) {
 	return p, nil
 }
 
-// listConnections lists a project's connections, with webhook URLs for custom ones.
+// listConnections lists a project's connections, with webhook URLs for custom ones when the
+// caller may write data (mayWriteData); for other callers webhook_url is null.
 func (s *server) listConnections(c *fiber.Ctx) error {
 	p, err := s.project(c, c.Params("project_id"))
 	if err != nil {
@@ -94,11 +96,29 @@ func (s *server) listConnections(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	showURLs, err := s.mayWriteData(c, p.WorkspaceID)
+	if err != nil {
+		return err
+	}
 	out := make([]platform.Connection, len(conns))
 	for i, conn := range conns {
-		out[i] = conn.WithWebhookURL(s.cfg.BaseURL)
+		out[i] = conn
+		if showURLs {
+			out[i] = conn.WithWebhookURL(s.cfg.BaseURL)
+		}
 	}
 	return c.JSON(out)
+}
+
+// mayWriteData reports whether the caller may write workspaceID's data: an API key with
+// data:write, or a signed-in owner or admin. A webhook URL carries the key that writes orders,
+// so only they are shown one; a data:read key (a third party's grant among them) or a member is not.
+func (s *server) mayWriteData(c *fiber.Ctx, workspaceID string) (bool, error) {
+	p := auth.From(c)
+	if p.Kind == auth.KindJWT {
+		return s.platform.Manages(c.UserContext(), p.UserID, workspaceID)
+	}
+	return p.Has(auth.ScopeDataWrite), nil
 }
 
 // connection resolves the path's connection among the caller's workspaces (by id, or by the

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"mtk/internal/auth"
 	"mtk/platform"
 )
 
@@ -40,7 +41,8 @@ func TestProjectsAndConnections(t *testing.T) {
 		}
 	})
 	t.Run("connections: webhook_url only for Personalizado", func(t *testing.T) {
-		r := e.do("GET", "/v3/projects/"+a.project.ID+"/connections", nil, bearer(a.readKey)...)
+		writer := e.key(a.ws.ID, nil, auth.ScopeDataRead, auth.ScopeDataWrite)
+		r := e.do("GET", "/v3/projects/"+a.project.ID+"/connections", nil, bearer(writer)...)
 		list := r.List(t)
 		if r.Status != 200 || len(list) != 2 {
 			t.Fatalf("%d %s", r.Status, r.Body)
@@ -81,6 +83,55 @@ func TestProjectsAndConnections(t *testing.T) {
 			t.Fatalf("b sees %v", list)
 		}
 	})
+}
+
+// webhook_url holds the key that writes orders: only principals that may write data see it (a
+// key with data:write, an owner's or admin's JWT); to others it is null.
+func TestWebhookURLOnlyForWriters(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTenant("acme", platform.TierGrowth, "act_111")
+	member, err := e.store.CreateUser(context.Background(), "member@example.com", "Member", "password-member", a.ws.ID, platform.RoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memberJWT := e.login(tenant{user: member, password: "password-member"})
+	adminJWT := e.login(a)
+	flow := e.startFlow(e.newClient(false, auth.ScopeDataRead), nil)
+	grant := flow.exchange(flow.code(a), nil).JSON(t)["access_token"].(string)
+	url := "https://mtk.example/v2/tracking/generic?k=" + a.custom.WebhookKey
+	for _, c := range []struct {
+		name    string
+		headers []string
+		want    any
+	}{
+		{"data:read key", bearer(a.readKey), nil},
+		{"data:read and tracking:write key", bearer(e.key(a.ws.ID, nil, auth.ScopeDataRead, auth.ScopeTrackingWrite)), nil},
+		{"third party's data:read grant", bearer(grant), nil},
+		{"member JWT", bearer(memberJWT), nil},
+		{"member JWT with X-Workspace-Id", append(bearer(memberJWT), "X-Workspace-Id", a.ws.ID), nil},
+		{"data:write key", bearer(e.key(a.ws.ID, nil, auth.ScopeDataRead, auth.ScopeDataWrite)), url},
+		{"admin JWT", bearer(adminJWT), url},
+		{"admin JWT with X-Workspace-Id", append(bearer(adminJWT), "X-Workspace-Id", a.ws.ID), url},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.do("GET", "/v3/projects/"+a.project.ID+"/connections", nil, c.headers...)
+			if r.Status != 200 {
+				t.Fatalf("%d %s", r.Status, r.Body)
+			}
+			for _, conn := range r.List(t) {
+				want := c.want
+				if conn["id"] != a.custom.ID {
+					want = nil
+				}
+				if conn["webhook_url"] != want {
+					t.Fatalf("connection %v: webhook_url %v, want %v", conn["id"], conn["webhook_url"], want)
+				}
+			}
+			if c.want == nil && strings.Contains(string(r.Body), a.custom.WebhookKey) {
+				t.Fatalf("the webhook key leaks: %s", r.Body)
+			}
+		})
+	}
 }
 
 func TestSyncStatus(t *testing.T) {

@@ -44,6 +44,8 @@ type server struct {
 	objects  *adsync.Objects
 	versions *facts.Versions
 	answers  *answers.Cache // nil (and versions too): answers are not cached
+	// passwords limits failed passwords per e-mail (checkPassword).
+	passwords ratelimit.Failures
 }
 
 // missing names what sys lacks (wire.Build makes it all; Metrics is optional).
@@ -73,6 +75,7 @@ func New(sys *wire.System) *fiber.App {
 	s := &server{
 		cfg: d.Config, platform: d.Store, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
 		objects: d.Objects, clock: d.Clock, log: d.Log, versions: d.Versions, answers: d.Answers,
+		passwords: newPasswordLimit(),
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
@@ -83,13 +86,19 @@ func New(sys *wire.System) *fiber.App {
 		WriteTimeout:          60 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		JSONEncoder:           marshalJSON,
+		// Routing is exact: /METRICS or /metrics/ must not reach a route that a proxy blocks
+		// by its path.
+		StrictRouting: true,
+		CaseSensitive: true,
 	})
+	app.Server().ErrorHandler = refuseUnreadable(app)
+	app.Server().SecureErrorLogMessage = true // fasthttp's error texts never quote the request
 	routes := &routeLabels{}
 	app.Use(withRequestID)
 	if d.Metrics != nil {
 		app.Use(countRequests(d.Metrics, routes))
 	}
-	app.Use(logRequests(d.Log), recoverPanics(d.Log), withStoreDeadline(d.Config.StoreDeadline()))
+	app.Use(logRequests(d.Log), recoverPanics(d.Log), checkText(routes), withStoreDeadline(d.Config.StoreDeadline()))
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)
@@ -97,9 +106,16 @@ func New(sys *wire.System) *fiber.App {
 	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 	app.Get("/docs", openapi.ServeDocs)
 
-	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
+	// One set of counters for every route, so that a client IP has one public limit whichever
+	// public routes it calls. Login counts per client IP whatever credential comes with it: it
+	// takes none, and a refused one would otherwise lift the limit (credentialRejected). It is
+	// mounted before the group, so that identify never runs for it.
+	limits := ratelimit.NewMemory()
+	public := ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	app.Post("/v3/auth/login", public, s.login)
+	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
 		Rejected: credentialRejected}))
-	v3.Post("/auth/login", s.login)
+	v3.Post("/auth/logout", s.logout)
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
 	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)
@@ -107,9 +123,7 @@ func New(sys *wire.System) *fiber.App {
 	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
 	v3.Post("/query/explain", require(scopeDataRead, workspaceRequired), s.explain)
 	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
-	s.trackingRoutes(app, v3)
-	// Public routes outside /v3 count per client IP like /v3's public calls.
-	public := ratelimit.New(ratelimit.Config{Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	s.trackingRoutes(app, v3, public)
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
 	s.oauthRoutes(app, v3, public)

@@ -9,8 +9,9 @@ import (
 
 // trackingRoutes registers the tracking configuration routes under /v3/tracking (containers,
 // triggers, tracking links, message decoding) and the public link redirect at /l/<slug>. They
-// take API keys, and JWTs with X-Workspace-Id; every write route takes an Idempotency-Key.
-func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router) {
+// take API keys, and JWTs with X-Workspace-Id; every write route takes an Idempotency-Key. The
+// redirect counts against the public per-IP limit, since each visit writes a click.
+func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router, public fiber.Handler) {
 	idem := s.idempotent(nil)
 	read := require(auth.ScopeTrackingRead, workspaceRequired)
 	write := require(auth.ScopeTrackingWrite, workspaceRequired)
@@ -22,7 +23,7 @@ func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router) {
 	v3.Delete(container+"/triggers/:trigger_id", write, idem, s.deleteTrigger)
 	v3.Post("/tracking/links", write, idem, s.createLink)
 	v3.Post("/tracking/messages/decode", read, idem, s.decodeMessages)
-	app.Get(platform.LinkPath+":slug", s.followLink)
+	app.Get(platform.LinkPath+":slug", public, s.followLink)
 }
 
 // workspaceOf is the caller's workspace on a route that requires one.

@@ -30,6 +30,13 @@ func (c *Client) Login(ctx context.Context, email, password string, opts ...Call
 	return done(out, c.call(ctx, request{method: "POST", path: "/v3/auth/login", access: anonymous, safe: true, in: in, out: out}, opts))
 }
 
+// Logout revokes the login token that c was made with (POST /v3/auth/logout): from then on it is
+// refused (401 invalid_token). The user's other tokens keep working. It is not retried: a retry
+// of a logout that took effect would be refused.
+func (c *Client) Logout(ctx context.Context, opts ...CallOption) error {
+	return c.call(ctx, request{method: "POST", path: "/v3/auth/logout"}, opts)
+}
+
 // Project is a brand: its money is in Currency and its days are those of Timezone.
 type Project struct {
 	ID          string    `json:"id"`
@@ -61,7 +68,8 @@ const (
 )
 
 // Connection is a data source of a project: an ad account, or a custom checkout (Source
-// "Personalizado", with its WebhookURL).
+// "Personalizado", with its WebhookURL when the caller may write data: a key with data:write, an
+// owner's or admin's JWT; nil otherwise).
 type Connection struct {
 	ID          string    `json:"id"`
 	Source      string    `json:"source"`

@@ -10,6 +10,7 @@ import (
 	"mtk/adsync/networks"
 	"mtk/client"
 	"mtk/internal/adsim"
+	"mtk/internal/auth"
 	"mtk/platform"
 )
 
@@ -45,6 +46,23 @@ func TestLoginAndJWT(t *testing.T) {
 	if f, err := member.Fields(ctx, ""); err != nil || len(f.Metrics) == 0 {
 		t.Fatalf("fields with a workspace: %+v, %v", f, err)
 	}
+
+	// Logging out revokes the token, whichever client holds it, and no other.
+	if err := member.Logout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = member.Fields(ctx, "")
+	wantAPIError(t, err, 401, client.ErrorTypeAuthentication, client.CodeInvalidToken)
+	if _, err := user.ListProjects(ctx); !client.IsAuthentication(err) {
+		t.Fatalf("the same token in another client: %v", err)
+	}
+	again, err := anon.Login(ctx, w.tn.User.Email, w.tn.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.New(w.srv.URL, client.WithJWT(again.Token, "")).ListProjects(ctx); err != nil {
+		t.Fatalf("a new token after logging another out: %v", err)
+	}
 }
 
 func TestListProjectsAndConnections(t *testing.T) {
@@ -73,8 +91,18 @@ func TestListProjectsAndConnections(t *testing.T) {
 		alpha.WebhookURL != nil || alpha.Status != client.ConnectionActive {
 		t.Fatalf("alpha connection %+v of %+v", alpha, conns)
 	}
-	if custom.WebhookURL == nil || *custom.WebhookURL != w.srv.URL+"/v2/tracking/generic?k="+w.tn.Custom.WebhookKey {
-		t.Fatalf("custom connection %+v", custom)
+	if custom.Source != "Personalizado" || custom.WebhookURL != nil {
+		t.Fatalf("custom connection %+v: a data:read key sees no webhook URL", custom)
+	}
+	// A key that may write data sees the webhook URL, whose key writes orders.
+	writer, _ := w.client(w.srv.Key(t, w.tn.Workspace.ID, auth.ScopeDataRead, auth.ScopeDataWrite))
+	if conns, err = writer.ListConnections(ctx, w.tn.Project.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, cn := range conns {
+		if cn.ID == w.tn.Custom.ID && (cn.WebhookURL == nil || *cn.WebhookURL != w.srv.URL+"/v2/tracking/generic?k="+w.tn.Custom.WebhookKey) {
+			t.Fatalf("custom connection %+v", cn)
+		}
 	}
 
 	// These two routes answer 401 and 403 with {error, message}.

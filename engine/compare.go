@@ -87,6 +87,14 @@ func (c *Compare) validate(p, missing *problems) {
 	}
 }
 
+// members names the members that set the comparison's start and end.
+func (c *Compare) members() [2]string {
+	if c.Mode != "" {
+		return [2]string{"time.compare", "time.compare"}
+	}
+	return [2]string{"time.compare.start", "time.compare.end"}
+}
+
 // compareRange is the comparison period of the range [start, end) in loc. previous_period is
 // the same length just before: as many local days when the range is whole days, else the same
 // duration. previous_year is the same local dates and times a year earlier (29 February becomes

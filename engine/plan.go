@@ -92,11 +92,13 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	if in.Time != nil && in.Time.Range != "" {
 		pl.named = rangeLabel(pl.start, pl.end, loc)
 	}
-	if in.Time != nil && in.Time.Compare != nil {
+	supported := supportedRange(&p, timeMembers(in.Time), pl.start, pl.end)
+	if in.Time != nil && in.Time.Compare != nil && supported {
 		pl.cmpStart, pl.cmpEnd = compareRange(in.Time.Compare, pl.start, pl.end, loc)
 		if !pl.cmpEnd.After(pl.cmpStart) {
 			p.add("time.compare.end: must be after time.compare.start")
 		}
+		supported = supportedRange(&p, in.Time.Compare.members(), pl.cmpStart, pl.cmpEnd)
 	}
 	if !pl.end.After(pl.start) {
 		p.add("time.end: must be after time.start")
@@ -109,7 +111,7 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 			gr = granularities["hour"]
 		}
 		pl.gran = &gr
-		if n := gr.seriesLength(pl.start, pl.end, loc); n > maxSeriesSteps {
+		if n := gr.seriesLength(pl.start, pl.end, loc); supported && n > maxSeriesSteps {
 			p.add("time: range too long for granularity %s; narrow the range or use a coarser granularity", gr.name)
 		}
 	}

@@ -102,12 +102,20 @@ func (s *Service) Settings(table string) clickhouse.Settings {
 		"max_execution_time": secs,
 		"max_rows_to_read":   s.opts.MaxRowsToRead,
 		"max_memory_usage":   s.opts.MaxMemoryUsage,
+		"max_query_size":     maxStatementBytes,
 	}
 	if table != tableRaw.name() {
 		set["max_threads"] = s.opts.RollupThreads
 	}
 	return set
 }
+
+// maxStatementBytes is the longest statement text the caps of a query (validate.go) let the
+// compiler write: its filter values bound into it (clickhouse-go binds on the client), each at
+// most twice (a day-span statement's two branches) and escaped to at most twice its length, and
+// 1 MiB for the rest. ClickHouse's default max_query_size, 256 KiB, refused 3 filters of 100
+// values of 1,000 bytes.
+const maxStatementBytes = 2*2*MaxFilters*MaxFilterValues*MaxValueBytes + 1<<20
 
 func (s *Service) limited(ctx context.Context, table string) context.Context {
 	return clickhouse.Context(ctx, clickhouse.WithSettings(s.Settings(table)))

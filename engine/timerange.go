@@ -60,3 +60,32 @@ func resolveRange(ts *TimeSpec, loc *time.Location, now time.Time) (start, end t
 func dayRange(start, end time.Time, loc *time.Location) (first, after time.Time) {
 	return facts.LocalDay(start, loc), facts.LocalDay(end.Add(-time.Second), loc).AddDate(0, 0, 1)
 }
+
+// supportedRange adds a problem, naming the members that set them, for a start or an end of the
+// range [start, end) outside the supported instants (facts.MinTime): ClickHouse would read it
+// as another day, or fail. That bounds every instant and local day sent to ClickHouse
+// (dayRange, hour widening, series), in every zone. It reports whether the range is supported.
+func supportedRange(p *problems, members [2]string, start, end time.Time) bool {
+	ok := true
+	if start.Before(facts.MinTime) {
+		p.add("%s: starts at %s, before the supported instants (%s)", members[0], start.UTC().Format(time.RFC3339), facts.TimeRange())
+		ok = false
+	}
+	if end.After(facts.MaxTime) {
+		p.add("%s: ends at %s, after the supported instants (%s)", members[1], end.UTC().Format(time.RFC3339), facts.TimeRange())
+		ok = false
+	}
+	return ok
+}
+
+// timeMembers names the members that set the query's start and end: time.start and time.end,
+// time.range for a named range, time for the default range.
+func timeMembers(ts *TimeSpec) [2]string {
+	switch {
+	case ts == nil:
+		return [2]string{"time", "time"}
+	case ts.Range != "":
+		return [2]string{"time.range", "time.range"}
+	}
+	return [2]string{"time.start", "time.end"}
+}

@@ -16,6 +16,18 @@ const (
 	DefaultLimit = 10000
 )
 
+// Caps on a query body's lists (CONTRACT "Hostile input"). A list past its cap is refused with
+// one detail line before any of its items is looked at, so that a body's size bounds the work of
+// validating it and the statement it can become. `order` needs no cap of its own: it names each
+// field or row key at most once.
+const (
+	MaxFields        = 50
+	MaxFilters       = 20
+	MaxFilterValues  = 100
+	MaxValueBytes    = 1000
+	MaxConnectionIDs = 100
+)
+
 // numberPattern is the form of a metric filter value: a plain decimal number.
 var numberPattern = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
 
@@ -50,16 +62,26 @@ func (in QueryInput) Validate() *apperr.Error {
 	if badSource {
 		p.add("source: unknown source %q; want one of %s", in.Source, strings.Join(Sources, ", "))
 	}
-	for i, c := range in.ConnectionIDs {
-		if strings.TrimSpace(c) == "" {
-			p.add("connection_ids[%d]: empty", i)
+	if n := len(in.ConnectionIDs); n > MaxConnectionIDs {
+		p.add("connection_ids: %d ids, at most %d", n, MaxConnectionIDs)
+	} else {
+		for i, c := range in.ConnectionIDs {
+			if strings.TrimSpace(c) == "" {
+				p.add("connection_ids[%d]: empty", i)
+			}
 		}
 	}
 	in.validateTime(&p, &missing)
-	for i, f := range in.Filters {
-		validateFilter(&p, &missing, i, f)
+	if n := len(in.Filters); n > MaxFilters {
+		p.add("filters: %d filters, at most %d", n, MaxFilters)
+	} else {
+		for i, f := range in.Filters {
+			validateFilter(&p, &missing, i, f)
+		}
 	}
-	in.validateOrder(&p)
+	if len(in.Fields) <= MaxFields { // the order names fields; past the cap they are not read
+		in.validateOrder(&p)
+	}
 	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > MaxLimit) {
 		p.add("limit: must be between 1 and %d", MaxLimit)
 	}
@@ -90,6 +112,9 @@ func (in QueryInput) validateFields(p, missing *problems) {
 		missing.add("fields: required; list at least one metric")
 	case len(in.Fields) == 0:
 		p.add("fields: at least one metric is required")
+	case len(in.Fields) > MaxFields:
+		p.add("fields: %d fields, at most %d", len(in.Fields), MaxFields)
+		return
 	}
 	seen := map[string]bool{}
 	for i, f := range in.Fields {
@@ -160,17 +185,27 @@ func validateFilter(p, missing *problems, i int, f Filter) {
 		}
 		return
 	}
-	if len(f.Values) == 0 {
+	switch n := len(f.Values); {
+	case n == 0:
 		p.add("filters[%d].values: required for operator %q", i, f.Operator)
-	}
-	if m == nil {
+	case n > MaxFilterValues:
+		p.add("filters[%d].values: %d values, at most %d", i, n, MaxFilterValues)
 		return
 	}
 	for j, v := range f.Values {
-		if _, err := strconv.ParseFloat(v, 64); err != nil || !numberPattern.MatchString(v) {
+		switch {
+		case len(v) > MaxValueBytes:
+			p.add("filters[%d].values[%d]: %d bytes, at most %d", i, j, len(v), MaxValueBytes)
+		case m != nil && !isNumber(v):
 			p.add("filters[%d].values[%d]: want a number, got %q", i, j, v)
 		}
 	}
+}
+
+// isNumber reports whether v is a metric filter's value: a plain, finite decimal number.
+func isNumber(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil && numberPattern.MatchString(v)
 }
 
 // rowKeys are the keys a row carries besides its fields.
@@ -192,6 +227,10 @@ func (in QueryInput) validateOrder(p *problems) {
 	}
 	for _, k := range in.rowKeys() {
 		allowed[k] = true
+	}
+	if len(in.Order) > len(allowed) {
+		p.add("order: %d members, at most %d (each field or row key once)", len(in.Order), len(allowed))
+		return
 	}
 	seen := map[string]bool{}
 	for _, k := range in.Order {

@@ -37,16 +37,24 @@ type Entity struct {
 	Version   uint64
 }
 
-// The instants a fact may have: ClickHouse's DateTime holds 1970 to 2106 (an unsigned 32-bit
-// count of seconds), and a day is kept inside it in every zone. A time outside wraps around
-// silently (1965 becomes 2101), so writers refuse it.
+// The supported instants [MinTime, MaxTime): those a fact, an event or an order may have and a
+// query may ask about (CONTRACT "Hostile input"). ClickHouse reads a date or a date-time written
+// as text only from 1970-01-01 through 2105-12-31 (a time outside wraps around silently: 1965
+// becomes 2101, 2106 becomes 1970). A day of margin at each end keeps inside it the local day of
+// each of these instants in every zone, and the day after it too, which ends a query's range of
+// days (exclusive).
 var (
 	MinTime = time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
-	MaxTime = time.Date(2106, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(2105, 12, 30, 0, 0, 0, 0, time.UTC)
 )
 
-// TimeOK reports whether a fact may have the instant t (see MinTime).
+// TimeOK reports whether t is a supported instant (see MinTime).
 func TimeOK(t time.Time) bool { return !t.Before(MinTime) && t.Before(MaxTime) }
+
+// TimeRange says what the supported instants are, for an error's details.
+func TimeRange() string {
+	return "from " + MinTime.Format(time.RFC3339) + " to before " + MaxTime.Format(time.RFC3339)
+}
 
 // Times are the stored times of a fact at t in the project's zone: its minute, the start of its
 // local hour, and its local day (midnight UTC of that date).

@@ -2,6 +2,8 @@ package platform
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -138,14 +140,41 @@ func (s *Store) FollowLink(ctx context.Context, slug string, click Click) (strin
 	}
 	p = p.Overlay(click.UTM)
 	var clickID int64
-	if err := s.pool.QueryRow(ctx, `INSERT INTO link_clicks (link_id, utm_source, utm_medium, utm_campaign,
-		utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-		linkID, storable(p.Source, maxUTMValue), storable(p.Medium, maxUTMValue), storable(p.Campaign, maxUTMValue),
-		storable(p.Content, maxUTMValue), storable(p.Term, maxUTMValue), storable(click.IP, maxIP),
-		storable(click.UserAgent, maxUserAgent), s.clock.Now()).Scan(&clickID); err != nil {
+	for range clickIDAttempts {
+		clickID = newClickID()
+		_, err = s.pool.Exec(ctx, `INSERT INTO link_clicks (id, link_id, utm_source, utm_medium, utm_campaign,
+			utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			clickID, linkID, storable(p.Source, maxUTMValue), storable(p.Medium, maxUTMValue), storable(p.Campaign, maxUTMValue),
+			storable(p.Content, maxUTMValue), storable(p.Term, maxUTMValue), storable(click.IP, maxIP),
+			storable(click.UserAgent, maxUserAgent), s.clock.Now())
+		if violated(err) != "link_clicks_pkey" {
+			break
+		}
+	}
+	if err != nil {
 		return "", err
 	}
 	return WhatsAppURL(phone, marker.Embed(message, uint64(clickID))), nil
+}
+
+// Click ids are random in [1, clickIDLimit): a sequence would tell every workspace how many clicks
+// the whole platform records. Below 2^53 they are exact JSON numbers in every client (decoded_id).
+const (
+	clickIDLimit    = 1 << 53
+	clickIDAttempts = 5 // retries of FollowLink when a new id is taken
+)
+
+// newClickID returns a random click id.
+func newClickID() int64 {
+	var b [8]byte
+	for {
+		if _, err := rand.Read(b[:]); err != nil {
+			panic("platform: no randomness: " + err.Error())
+		}
+		if id := int64(binary.BigEndian.Uint64(b[:]) % clickIDLimit); id > 0 {
+			return id
+		}
+	}
 }
 
 // WhatsAppURL opens a chat with phone (digits) prefilled with text. Spaces are written %20, as

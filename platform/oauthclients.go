@@ -69,6 +69,54 @@ func ValidRedirectURI(uri string) string {
 	}
 }
 
+// AllowsRedirect reports whether uri is one of c's redirect URIs: the same string, or, for one
+// registered on a loopback IP literal (http://127.0.0.1, http://[::1]), the same URI with any
+// port, since a native app listens on whatever port the system gives it (RFC 8252 section 7.3).
+// Every other URI, localhost included, must match exactly.
+func (c OAuthClient) AllowsRedirect(uri string) bool {
+	host, rest, loopback := loopbackParts(uri)
+	for _, r := range c.RedirectURIs {
+		if r == uri {
+			return true
+		}
+		if rHost, rRest, ok := loopbackParts(r); ok && loopback && rHost == host && rRest == rest {
+			return true
+		}
+	}
+	return false
+}
+
+// loopbackHosts are the hosts whose redirect URIs match with any port.
+var loopbackHosts = []string{"127.0.0.1", "[::1]"}
+
+// loopbackParts splits an http URI on a loopback IP literal into the host and what follows its
+// port (path and query), or is ok=false for any other URI.
+func loopbackParts(uri string) (host, rest string, ok bool) {
+	for _, h := range loopbackHosts {
+		after, found := strings.CutPrefix(uri, "http://"+h)
+		if !found {
+			continue
+		}
+		if strings.HasPrefix(after, ":") {
+			digits := 0
+			for digits+1 < len(after) && after[digits+1] >= '0' && after[digits+1] <= '9' {
+				digits++
+			}
+			if digits == 0 || digits > 5 {
+				return "", "", false
+			}
+			after = after[1+digits:]
+		}
+		// Anything else after the host (127.0.0.1.evil.example, 127.0.0.1@evil.example) is
+		// another host.
+		if after == "" || after[0] == '/' || after[0] == '?' {
+			return h, after, true
+		}
+		return "", "", false
+	}
+	return "", "", false
+}
+
 // CreateOAuthClient registers a client and returns it, with its secret when confidential: the
 // secret is never shown again.
 func (s *Store) CreateOAuthClient(ctx context.Context, in OAuthClientInput) (OAuthClient, error) {

@@ -23,13 +23,15 @@ type Store struct {
 	clock  clock.Clock
 	keys   *ttlcache.Cache[string, cachedKey]
 	scopes *ttlcache.Cache[string, ProjectScope]
+	tokens *ttlcache.Cache[string, tokenState]
 }
 
 // NewStore returns a Store over pool. clk is the time source (clock.Real{} in production).
 func NewStore(pool *pgxpool.Pool, clk clock.Clock) *Store {
 	return &Store{pool: pool, clock: clk,
 		keys:   ttlcache.New[string, cachedKey](KeyCacheTTL, cacheMax),
-		scopes: ttlcache.New[string, ProjectScope](KeyCacheTTL, cacheMax)}
+		scopes: ttlcache.New[string, ProjectScope](KeyCacheTTL, cacheMax),
+		tokens: ttlcache.New[string, tokenState](KeyCacheTTL, cacheMax)}
 }
 
 // Pool returns the underlying pool, for components that share it.

@@ -27,6 +27,9 @@ type User struct {
 	Email     string    `json:"email"`
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"created_at"`
+	// TokenGeneration is what a login token issued now carries (auth.LoginToken.Generation);
+	// Login reads it.
+	TokenGeneration int64 `json:"-"`
 }
 
 // minPasswordLength is the shortest password accepted.
@@ -38,6 +41,14 @@ const bcryptCost = 11
 // NormalizeEmail trims and lower-cases an address.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
+// passwordProblem words what is wrong with a new password, or is empty.
+func passwordProblem(password string) string {
+	if len(password) < minPasswordLength {
+		return fmt.Sprintf("password: must be at least %d characters", minPasswordLength)
+	}
+	return ""
+}
+
 // CreateUser makes a user and, when workspaceID is not empty, a membership with role.
 func (s *Store) CreateUser(ctx context.Context, email, name, password, workspaceID, role string) (User, error) {
 	email = NormalizeEmail(email)
@@ -45,8 +56,8 @@ func (s *Store) CreateUser(ctx context.Context, email, name, password, workspace
 	if _, err := mail.ParseAddress(email); err != nil || strings.ContainsAny(email, "<> ") {
 		problems = append(problems, fmt.Sprintf("email: %q is not an e-mail address", email))
 	}
-	if len(password) < minPasswordLength {
-		problems = append(problems, fmt.Sprintf("password: must be at least %d characters", minPasswordLength))
+	if p := passwordProblem(password); p != "" {
+		problems = append(problems, p)
 	}
 	if role != RoleOwner && role != RoleAdmin && role != RoleMember {
 		problems = append(problems, fmt.Sprintf("role: %q is not one of owner, admin, member", role))
@@ -108,8 +119,8 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("mtk-timing-equaliser"), b
 func (s *Store) Login(ctx context.Context, email, password string) (User, string, error) {
 	var u User
 	var hash string
-	err := s.pool.QueryRow(ctx, "SELECT id, email, name, created_at, password_hash FROM users WHERE email = $1", NormalizeEmail(email)).
-		Scan(&u.ID, &u.Email, &u.Name, &u.CreatedAt, &hash)
+	err := s.pool.QueryRow(ctx, "SELECT id, email, name, created_at, token_generation, password_hash FROM users WHERE email = $1",
+		NormalizeEmail(email)).Scan(&u.ID, &u.Email, &u.Name, &u.CreatedAt, &u.TokenGeneration, &hash)
 	bad := apperr.Unauthenticated(apperr.CodeInvalidCredentials, "Invalid e-mail or password.")
 	if isNoRows(err) {
 		bcrypt.CompareHashAndPassword(dummyHash, []byte(password)) //nolint:errcheck
@@ -129,11 +140,29 @@ func (s *Store) Login(ctx context.Context, email, password string) (User, string
 	return u, role, nil
 }
 
-// UserExists reports whether a user id is known (a JWT may outlive its user).
-func (s *Store) UserExists(ctx context.Context, id string) (bool, error) {
-	var ok bool
-	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)", id).Scan(&ok)
-	return ok, err
+// SetPassword replaces the password of the user with that e-mail and moves their token
+// generation, so that every login token issued before is refused from now on (within
+// KeyCacheTTL on other servers).
+func (s *Store) SetPassword(ctx context.Context, email, password string) (User, error) {
+	if p := passwordProblem(password); p != "" {
+		return User{}, apperr.Invalid("Invalid password.", p)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
+	if err != nil {
+		return User{}, err
+	}
+	var u User
+	err = s.pool.QueryRow(ctx, `UPDATE users SET password_hash = $2, token_generation = token_generation + 1 WHERE email = $1
+		RETURNING id, email, name, created_at, token_generation`, NormalizeEmail(email), string(hash)).
+		Scan(&u.ID, &u.Email, &u.Name, &u.CreatedAt, &u.TokenGeneration)
+	if isNoRows(err) {
+		return u, apperr.NotFound("User not found.")
+	}
+	if err != nil {
+		return u, err
+	}
+	s.tokens.Forget(func(_ string, st tokenState) bool { return st.userID == u.ID })
+	return u, nil
 }
 
 // Membership returns the workspace's tier when userID is a member of it, and ok=false otherwise.

@@ -27,7 +27,7 @@ type Factory struct {
 // Connector returns the connector of an ad network connection.
 func (f Factory) Connector(c platform.Connection) (adsync.Connector, error) {
 	if c.APIBaseURL == "" || c.AccessToken == "" || c.SourceID == nil {
-		return nil, fmt.Errorf("connection %s has no API base URL, access token or account id", c.ID)
+		return nil, fmt.Errorf("connection %s: %w", c.ID, adsync.ErrNoCredentials)
 	}
 	cred := adsync.Credentials{BaseURL: c.APIBaseURL, AccessToken: c.AccessToken, AccountID: *c.SourceID}
 	client := netclient.New(f.HTTP)

@@ -52,3 +52,23 @@ func TestEnumsAreTheCode(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryCapsAreTheCode checks the query body's documented caps against the engine's.
+func TestQueryCapsAreTheCode(t *testing.T) {
+	q := load(t).Components.Schemas["QueryRequest"].Value.Properties
+	values := q["filters"].Value.Items.Value.Properties["values"].Value
+	for name, c := range map[string]struct {
+		got  *uint64
+		want int
+	}{
+		"fields.maxItems":          {q["fields"].Value.MaxItems, engine.MaxFields},
+		"filters.maxItems":         {q["filters"].Value.MaxItems, engine.MaxFilters},
+		"filters.values.maxItems":  {values.MaxItems, engine.MaxFilterValues},
+		"filters.values.maxLength": {values.Items.Value.MaxLength, engine.MaxValueBytes},
+		"connection_ids.maxItems":  {q["connection_ids"].Value.MaxItems, engine.MaxConnectionIDs},
+	} {
+		if c.got == nil || *c.got != uint64(c.want) {
+			t.Errorf("%s is %v; the engine's cap is %d", name, c.got, c.want)
+		}
+	}
+}

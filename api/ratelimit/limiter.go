@@ -1,4 +1,5 @@
-// Package ratelimit enforces the per-tier request limits of the contract on /v3/ routes.
+// Package ratelimit enforces the per-tier request limits of the contract on /v3/ routes, and
+// holds Failures, the limit on guesses (passwords tried per login e-mail).
 //
 // Windows are fixed and aligned to the minute: every window starts at a Unix minute (now
 // truncated to 60 s) and X-RateLimit-Reset is the Unix time of the next minute. Aligned windows

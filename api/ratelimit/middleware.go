@@ -62,7 +62,7 @@ func New(cfg Config) fiber.Handler {
 		c.Set(HeaderRemaining, strconv.Itoa(d.Remaining))
 		c.Set(HeaderReset, strconv.FormatInt(d.Reset.Unix(), 10))
 		if !d.Allowed && (cfg.Rejected == nil || !cfg.Rejected(c)) {
-			return apperr.RateLimited(d.Limit, retryAfter(d.Reset, now))
+			return apperr.RateLimited(d.Limit, RetryAfter(d.Reset, now))
 		}
 		return c.Next()
 	}
@@ -81,7 +81,7 @@ func counter(c *fiber.Ctx) (key string, limit int) {
 	return p.CounterKey(), platform.RequestsPerMinute(p.Tier)
 }
 
-// retryAfter is the whole seconds from now until reset, at least 1.
-func retryAfter(reset, now time.Time) int {
+// RetryAfter is the whole seconds from now until reset, at least 1: a Retry-After.
+func RetryAfter(reset, now time.Time) int {
 	return max(1, int(math.Ceil(reset.Sub(now).Seconds())))
 }

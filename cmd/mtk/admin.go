@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,12 +18,14 @@ import (
 )
 
 // parseFlags parses fs from args, allowing flags after positional arguments, and returns the
-// positional ones.
+// positional ones. -h or --help is a helpRequest with fs's flags.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, helpRequest{name: fs.Name(), flags: flagDefaults(fs)}
+		} else if err != nil {
 			return nil, usageError{err.Error()}
 		}
 		if fs.NArg() == 0 {
@@ -102,6 +105,9 @@ func subcommand(args []string, allowed ...string) (string, []string, error) {
 	if len(args) == 0 {
 		return "", nil, usageError{"want one of: " + strings.Join(allowed, ", ")}
 	}
+	if isHelp(args[0]) {
+		return "", nil, helpRequest{flags: "\nAdd --help after a subcommand for its flags.\n"}
+	}
 	for _, a := range allowed {
 		if args[0] == a {
 			return a, args[1:], nil
@@ -135,9 +141,12 @@ func runWorkspace(ctx context.Context, args []string, out io.Writer) error {
 }
 
 func runUser(ctx context.Context, args []string, out io.Writer) error {
-	_, rest, err := subcommand(args, "create")
+	sub, rest, err := subcommand(args, "create", "password")
 	if err != nil {
 		return err
+	}
+	if sub == "password" {
+		return runUserPassword(ctx, rest, out)
 	}
 	fs := flag.NewFlagSet("user create", flag.ContinueOnError)
 	email := fs.String("email", "", "login e-mail")
@@ -161,16 +170,37 @@ func runUser(ctx context.Context, args []string, out io.Writer) error {
 	})
 }
 
+// runUserPassword sets a user's password; their login tokens issued before are refused.
+func runUserPassword(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("user password", flag.ContinueOnError)
+	email := fs.String("email", "", "the user's login e-mail")
+	password := fs.String("password", "", "the new password (at least 8 characters)")
+	asJSON := fs.Bool("json", false, "print the user as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := required(map[string]string{"email": *email, "password": *password}); err != nil {
+		return err
+	}
+	return withPlatform(ctx, func(s *platform.Store, _ string) error {
+		u, err := s.SetPassword(ctx, *email, *password)
+		if err != nil {
+			return err
+		}
+		return emit(out, *asJSON, u, fmt.Sprintf("changed the password of user %s (%s); their earlier login tokens are refused", u.ID, u.Email))
+	})
+}
+
 func runKey(ctx context.Context, args []string, out io.Writer) error {
 	sub, rest, err := subcommand(args, "create", "list", "revoke")
 	if err != nil {
 		return err
 	}
 	fs := flag.NewFlagSet("key "+sub, flag.ContinueOnError)
-	workspace := fs.String("workspace", "", "workspace id")
-	name := fs.String("name", "", "key name")
-	scopes := fs.String("scopes", "", "comma-separated scopes: data:read,data:write,tracking:read,tracking:write")
-	expires := fs.String("expires", "never", "never, 30d, 90d, 1y or an RFC 3339 time")
+	workspace := flagsOf(fs, sub, "create", "list").String("workspace", "", "workspace id")
+	name := flagsOf(fs, sub, "create").String("name", "", "key name")
+	scopes := flagsOf(fs, sub, "create").String("scopes", "", "comma-separated scopes: data:read,data:write,tracking:read,tracking:write")
+	expires := flagsOf(fs, sub, "create").String("expires", "never", "never, 30d, 90d, 1y or an RFC 3339 time")
 	asJSON := fs.Bool("json", false, "print JSON")
 	positional, err := parseFlags(fs, rest)
 	if err != nil {

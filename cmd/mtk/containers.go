@@ -15,13 +15,14 @@ func runContainer(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fs := flag.NewFlagSet("container "+sub, flag.ContinueOnError)
+	create := flagsOf(fs, sub, "create")
 	var in platform.ContainerInput
-	fs.StringVar(&in.ProjectID, "project", "", "project id")
-	fs.StringVar(&in.Domain, "domain", "", "the site's domain (verify: the domain to mark verified; default the container's)")
-	fs.StringVar(&in.Version, "version", "3", "2 (legacy, addressed by domain) or 3 (addressed by tracking code)")
-	fs.StringVar(&in.Alias, "alias", "", "display name; default the domain")
-	hosts := fs.String("allowed-hosts", "", "comma-separated hosts the tag accepts events from (host or *.host); default the domain")
-	asJSON := fs.Bool("json", false, "print the created object as JSON")
+	create.StringVar(&in.ProjectID, "project", "", "project id")
+	flagsOf(fs, sub, "create", "verify").StringVar(&in.Domain, "domain", "", "the site's domain (verify: the domain to mark verified; default the container's)")
+	create.StringVar(&in.Version, "version", "3", "2 (legacy, addressed by domain) or 3 (addressed by tracking code)")
+	create.StringVar(&in.Alias, "alias", "", "display name; default the domain")
+	hosts := create.String("allowed-hosts", "", "comma-separated hosts the tag accepts events from (host or *.host); default the domain")
+	asJSON := create.Bool("json", false, "print the created object as JSON")
 	positional, err := parseFlags(fs, rest)
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ Usage:
   mtk seed demo [--json]        create the demo workspace, project, connections, containers and keys
   mtk workspace create --name N [--tier default|growth|enterprise] [--json]
   mtk user create --email E --password P [--name N] [--workspace W] [--role owner|admin|member] [--json]
+  mtk user password --email E --password P [--json]   the user's earlier login tokens stop working
   mtk key create --workspace W --name N --scopes s1,s2 [--expires never|30d|90d|1y|RFC3339] [--json]
   mtk key list --workspace W [--json]
   mtk key revoke <key id> [--json]
@@ -86,6 +87,15 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	}
 	err := cmd(ctx, args[1:], out)
 	if err == nil {
+		return 0
+	}
+	var help helpRequest
+	if errors.As(err, &help) {
+		name := help.name
+		if name == "" {
+			name = args[0]
+		}
+		fmt.Fprint(out, usageOf("mtk "+name)+help.flags)
 		return 0
 	}
 	var ue usageError

@@ -25,11 +25,12 @@ func runOAuthClient(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fs := flag.NewFlagSet("oauth-client "+sub, flag.ContinueOnError)
-	name := fs.String("name", "", "the platform's name, shown on the consent page")
+	create := flagsOf(fs, sub, "create")
+	name := create.String("name", "", "the platform's name, shown on the consent page")
 	var redirects repeated
-	fs.Var(&redirects, "redirect-uri", "a redirect URI (repeat for more): https, loopback http, or com.example.app:/path")
-	scopes := fs.String("scopes", "", "comma-separated scopes the platform may ask for")
-	public := fs.Bool("public", false, "a public client (native or browser app): no secret, PKCE alone")
+	create.Var(&redirects, "redirect-uri", "a redirect URI (repeat for more): https, loopback http, or com.example.app:/path")
+	scopes := create.String("scopes", "", "comma-separated scopes the platform may ask for")
+	public := create.Bool("public", false, "a public client (native or browser app): no secret, PKCE alone")
 	asJSON := fs.Bool("json", false, "print JSON")
 	positional, err := parseFlags(fs, rest)
 	if err != nil {

@@ -22,9 +22,9 @@ func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fs := flag.NewFlagSet("outbox "+sub, flag.ContinueOnError)
-	status := fs.String("status", "", "list: pending, sent or dead (default pending and dead)")
-	limit := fs.Int("limit", 50, "list: how many, newest first")
-	asJSON := fs.Bool("json", false, "print JSON")
+	status := flagsOf(fs, sub, "list").String("status", "", "pending, sent or dead (default pending and dead)")
+	limit := flagsOf(fs, sub, "list").Int("limit", 50, "how many, newest first")
+	asJSON := flagsOf(fs, sub, "list", "stats").Bool("json", false, "print JSON")
 	positional, err := parseFlags(fs, rest)
 	if err != nil {
 		return err

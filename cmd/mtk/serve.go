@@ -22,7 +22,11 @@ import (
 const shutdownGrace = 15 * time.Second
 
 func runServe(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) > 0 {
+	rest, err := parseFlags(flag.NewFlagSet("serve", flag.ContinueOnError), args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
 		return usageError{"takes no arguments"}
 	}
 	cfg, err := loadConfig()

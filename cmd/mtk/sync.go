@@ -29,14 +29,14 @@ func runSync(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fs := flag.NewFlagSet("sync "+what, flag.ContinueOnError)
 	connID := fs.String("connection", "", "the connection to sync")
-	all := fs.Bool("all", false, "sync every active or error ad network connection")
-	days := fs.Int("days", 0, "backfill: how many days up to today")
+	all := flagsOf(fs, what, "now").Bool("all", false, "sync every active or error ad network connection")
+	days := flagsOf(fs, what, "backfill").Int("days", 0, "how many days up to today")
 	if _, err := parseFlags(fs, rest); err != nil {
 		return err
 	}
 	opt := adsync.Options{}
 	switch {
-	case what == "backfill" && (*connID == "" || *days < 1 || *all):
+	case what == "backfill" && (*connID == "" || *days < 1):
 		return usageError{"backfill takes --connection ID and --days N (N >= 1)"}
 	case what == "backfill":
 		opt.Backfill, opt.Days = true, *days

@@ -8,42 +8,93 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/capi"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
+	"mtk/internal/db"
 	"mtk/platform"
 )
 
 // flush stores one batch (see the package comment) and answers each event. The events past what
 // the outboxes' bounds leave room for are refused (Result.refused), the batch's first ones
-// stored.
+// stored; an event holding a value PostgreSQL refuses is set apart (storeApart).
 func (s *Service) flush(ctx context.Context, evs []*event) ([]Result, error) {
 	now := s.clock.Now()
+	out := make([]Result, len(evs))
+	if err := s.storeApart(ctx, evs, out, now); err != nil {
+		return nil, fmt.Errorf("events: store batch: %w", err)
+	}
+	containers := map[string]bool{}
+	for i, ev := range evs {
+		if out[i].Success {
+			containers[ev.target.Container.ID] = true
+		}
+	}
+	s.touch(ctx, containers, now)
+	return out, nil
+}
+
+// storeApart stores evs into out (storeFitting), setting apart the events that hold a value
+// PostgreSQL refuses (db.Refused: a NUL or invalid UTF-8 in a text that no check caught, say):
+// when the batch's transaction fails so, it has been rolled back, and each half of the batch is
+// stored on its own (setApart). Any other failure of the batch is its error.
+func (s *Service) storeApart(ctx context.Context, evs []*event, out []Result, now time.Time) error {
+	err := s.storeFitting(ctx, evs, out, now)
+	if !db.Refused(err) {
+		return err
+	}
+	s.setApart(ctx, evs, out, now, err)
+	return nil
+}
+
+// setApart stores, into out, the events of evs, whose transaction PostgreSQL failed with refused
+// (a value it refuses): each half on its own, down to the one event that fails alone, answered
+// as invalid (Result.invalid). One bad event costs a batch about 2·log₂(n) more transactions, and
+// every other event, of any tenant, is stored once, as if it had not been sent. A part that
+// fails otherwise (an outage meanwhile) has its events failed (Result.failed), not those of the
+// parts already stored.
+func (s *Service) setApart(ctx context.Context, evs []*event, out []Result, now time.Time, refused error) {
+	if len(evs) == 1 {
+		s.log.Warn("events: event refused by PostgreSQL", "project", evs[0].target.Project.ID,
+			"event_id", evs[0].in.EventID, "error", refused.Error())
+		out[0] = Result{invalid: true}
+		return
+	}
+	mid := len(evs) / 2
+	for _, r := range [][2]int{{0, mid}, {mid, len(evs)}} {
+		part, partOut := evs[r[0]:r[1]], out[r[0]:r[1]]
+		switch err := s.storeFitting(ctx, part, partOut, now); {
+		case db.Refused(err):
+			s.setApart(ctx, part, partOut, now, err)
+		case err != nil:
+			for i := range partOut {
+				partOut[i] = Result{failed: err}
+			}
+		}
+	}
+}
+
+// storeFitting stores evs, or as many of its first events as the outboxes have room for, into
+// out; the others are refused (Result.refused).
+func (s *Service) storeFitting(ctx context.Context, evs []*event, out []Result, now time.Time) error {
 	admit := evs
-	var stored []Result
 	for len(admit) > 0 {
-		var fit int
-		var err error
-		if stored, fit, err = s.store(ctx, admit, now); err != nil {
-			return nil, fmt.Errorf("events: store batch: %w", err)
+		stored, fit, err := s.store(ctx, admit, now)
+		if err != nil {
+			return err
 		}
 		if fit == len(admit) {
+			copy(out, stored)
 			break
 		}
 		admit = admit[:fit]
 	}
-	out := make([]Result, len(evs))
-	copy(out, stored)
 	for i := len(admit); i < len(evs); i++ {
 		out[i] = Result{refused: true}
 	}
-	containers := map[string]bool{}
-	for _, ev := range admit {
-		containers[ev.target.Container.ID] = true
-	}
-	s.touch(ctx, containers, now)
-	return out, nil
+	return nil
 }
 
 // answers are the answers of a stored batch: a repeat of an event_id (within the batch or of a
@@ -75,14 +126,21 @@ func answers(evs []*event, found []leads.Result, c *claims) []Result {
 // (Config.Bounds) leave room for fewer events than the batch, it rolls back and returns how
 // many of its first events fit (counting a row of each outbox per event, which a repeat or an
 // unattributed event does not write). On failure nothing is stored: a connection left inside the
-// transaction is closed by the pool on release, which rolls it back. The transaction's
-// statements run on generic plans that look leads up by index (leads.GenericPlans).
-func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]Result, int, error) {
+// transaction is closed by the pool on release, which rolls it back; after a refused value
+// (db.Refused) the transaction is rolled back before store returns, so that the batch may be
+// stored again without the event that holds it. The transaction's statements run on generic
+// plans that look leads up by index (leads.GenericPlans).
+func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []Result, _ int, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer conn.Release()
+	defer func() {
+		if db.Refused(err) {
+			err = rollBack(ctx, conn, err)
+		}
+		conn.Release()
+	}()
 	load := &pgx.Batch{}
 	load.Queue("BEGIN")
 	load.Queue(leads.GenericPlans)
@@ -166,6 +224,16 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) ([]Res
 		}
 	}
 	return out, len(evs), nil
+}
+
+// rollBack ends the transaction on conn that PostgreSQL failed with refused, and returns refused;
+// when it cannot, the error is that of the rollback (the connection is then closed on release,
+// which ends the transaction too, but later than a retry would begin).
+func rollBack(ctx context.Context, conn *pgxpool.Conn, refused error) error {
+	if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+		return fmt.Errorf("events: roll back a refused batch (%v): %w", refused, err)
+	}
+	return refused
 }
 
 // fit is how many of evs's first events the outboxes have room for, at most one row of each

@@ -7,7 +7,9 @@
 // business facts of attributed events to the fact outbox and the conversions of events with
 // config.alpha to the conversion outbox. The events are answered after the commit, so an event
 // and everything it causes are stored together, durably, or not at all (503 with Retry-After,
-// and the caller retries). The outbox drainers (ingest/outbox) then move events to ClickHouse's
+// and the caller retries). An event holding a value PostgreSQL refuses, which no check caught,
+// never fails its batch's other events, whatever their tenant: the batch is stored again without
+// it, and it alone is answered 400 (storeApart). The outbox drainers (ingest/outbox) then move events to ClickHouse's
 // events table and facts to facts_raw, each exactly once, within about a second. Memory is
 // bounded by the batcher's queue; when ClickHouse is down the events wait in PostgreSQL, and
 // events that would pass the outboxes' bounds (Config.Bounds) are refused with 503 and
@@ -98,7 +100,9 @@ type Result struct {
 	LeadID    *string `json:"lead_id"`
 	Timestamp int64   `json:"timestamp"`
 
-	refused bool // not stored: the outboxes are full
+	refused bool  // not stored: the outboxes are full
+	invalid bool  // not stored: PostgreSQL refuses a value of it (setApart)
+	failed  error // not stored: the store failed while its batch was set apart
 }
 
 // event is one event on its way to storage.
@@ -130,7 +134,12 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 		return Result{}, err
 	}
 	r, err := s.batcher.Submit(ctx, ev)
+	if err == nil && r.failed != nil {
+		err = r.failed
+	}
 	switch {
+	case err == nil && r.invalid:
+		return Result{}, apperr.Invalid("The event holds a value that cannot be stored, such as a NUL character or invalid UTF-8.")
 	case err == nil && r.refused:
 		return Result{}, apperr.Unavailable("Too many events are waiting for the analytics store; retry shortly.", overloadRetryAfter)
 	case errors.Is(err, batcher.ErrOverloaded):

@@ -102,19 +102,16 @@ func validate(in Input, projectCurrency string) (order, error) {
 	if t.CommissionValue != nil && (*t.CommissionValue < 0 || *t.CommissionValue > maxMoney) {
 		bad = append(bad, "transaction.commission_value: cents, from 0 to 10^12")
 	}
-	var err error
+	var problem string
 	if strings.TrimSpace(o.CreatedAt) == "" {
 		missing = append(missing, "transaction.created_at: required (RFC 3339)")
-	} else if o.created, err = time.Parse(time.RFC3339, strings.TrimSpace(o.CreatedAt)); err != nil {
-		bad = append(bad, "transaction.created_at: not an RFC 3339 date-time such as 2024-03-01T10:00:00Z")
-	} else if !facts.TimeOK(o.created) {
-		bad = append(bad, fmt.Sprintf("transaction.created_at: must be from %s to before %s",
-			facts.MinTime.Format(time.DateOnly), facts.MaxTime.Format(time.DateOnly)))
+	} else if o.created, problem = parseTime("transaction.created_at", o.CreatedAt); problem != "" {
+		bad = append(bad, problem)
 	}
 	o.updated = o.created
 	if strings.TrimSpace(o.UpdatedAt) != "" {
-		if o.updated, err = time.Parse(time.RFC3339, strings.TrimSpace(o.UpdatedAt)); err != nil {
-			bad = append(bad, "transaction.updated_at: not an RFC 3339 date-time such as 2024-03-01T10:00:00Z")
+		if o.updated, problem = parseTime("transaction.updated_at", o.UpdatedAt); problem != "" {
+			bad = append(bad, problem)
 		}
 	}
 	o.currency = strings.ToUpper(strings.TrimSpace(o.Currency))
@@ -156,4 +153,17 @@ func validate(in Input, projectCurrency string) (order, error) {
 		return o, apperr.Missing("Invalid transaction.", missing...)
 	}
 	return o, nil
+}
+
+// parseTime reads the RFC 3339 date-time of member, a supported instant (facts.TimeOK), or says
+// what is wrong with it.
+func parseTime(member, s string) (time.Time, string) {
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return t, member + ": not an RFC 3339 date-time such as 2024-03-01T10:00:00Z"
+	case !facts.TimeOK(t):
+		return t, member + ": must be " + facts.TimeRange()
+	}
+	return t, ""
 }

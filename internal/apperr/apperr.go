@@ -33,6 +33,7 @@ const (
 	CodeAccessDenied        = "access_denied"
 	CodeMissingParameter    = "missing_parameter"
 	CodeInvalidParameter    = "invalid_parameter"
+	CodeInvalidRequest      = "invalid_request"
 	CodeInvalidSource       = "invalid_source"
 	CodeResourceNotFound    = "resource_not_found"
 	CodeIdempotencyConflict = "idempotency_conflict"
@@ -86,6 +87,12 @@ func Invalid(message string, details ...string) *Error {
 	return Validation(CodeInvalidParameter, message, details...)
 }
 
+// InvalidRequest is an invalid_request: a request that is not HTTP the server can read (a
+// malformed request line or header, a header section too large), answered with status.
+func InvalidRequest(status int, message string) *Error {
+	return &Error{Status: status, Type: TypeValidation, Code: CodeInvalidRequest, Message: message}
+}
+
 // Missing is a 400 missing_parameter.
 func Missing(message string, details ...string) *Error {
 	return Validation(CodeMissingParameter, message, details...)
@@ -125,10 +132,14 @@ func Conflict(code, message string) *Error {
 
 // RateLimited is a 429 with the spec's message and a Retry-After.
 func RateLimited(limit, retryAfter int) *Error {
+	return Throttled(fmt.Sprintf("Rate limit exceeded. Maximum %d requests per 60s.", limit), retryAfter)
+}
+
+// Throttled is a 429 rate_limit_exceeded with its own message and a Retry-After.
+func Throttled(message string, retryAfter int) *Error {
 	return &Error{
 		Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: CodeRateLimitExceeded,
-		Message:    fmt.Sprintf("Rate limit exceeded. Maximum %d requests per 60s.", limit),
-		RetryAfter: retryAfter,
+		Message: message, RetryAfter: retryAfter,
 	}
 }
 

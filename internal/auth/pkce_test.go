@@ -45,7 +45,7 @@ func TestSignInIsNoLoginToken(t *testing.T) {
 	if _, err := ParseSignIn(secret, tok, "binding-a", now.Add(SignInLifetime)); err == nil {
 		t.Fatal("a sign-in token outlives SignInLifetime")
 	}
-	login, _ := IssueJWT(secret, "usr_1", now)
+	login, _ := IssueJWT(secret, "usr_1", 0, now)
 	if _, err := ParseSignIn(secret, login, "", now); err == nil {
 		t.Fatal("a login JWT is accepted as a sign-in")
 	}

@@ -44,10 +44,11 @@ const (
 // Principal is the authenticated caller of one request.
 type Principal struct {
 	Kind        Kind
-	WorkspaceID string // empty for a JWT without X-Workspace-Id, and for public calls
-	Tier        string // the workspace's tier: default, growth, enterprise
-	KeyID       string // API keys
-	UserID      string // JWTs
+	WorkspaceID string      // empty for a JWT without X-Workspace-Id, and for public calls
+	Tier        string      // the workspace's tier: default, growth, enterprise
+	KeyID       string      // API keys
+	UserID      string      // JWTs
+	Login       *LoginToken // JWTs: the token, which logging out revokes
 	Scopes      []string
 	ClientIP    string
 }

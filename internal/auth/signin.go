@@ -30,8 +30,8 @@ func IssueSignIn(secret []byte, userID, binding string, now time.Time) (string, 
 
 // ParseSignIn verifies a sign-in token made for binding and returns its user id.
 func ParseSignIn(secret []byte, token, binding string, now time.Time) (string, error) {
-	claims, err := parseClaims(secret, token, signInIssuer, now)
-	if err != nil {
+	var claims jwt.RegisteredClaims
+	if err := parseClaims(secret, token, signInIssuer, now, &claims); err != nil {
 		return "", err
 	}
 	if claims.ID != binding {

@@ -61,40 +61,73 @@ const JWTLifetime = 7 * 24 * time.Hour
 
 const jwtIssuer = "mtk"
 
-// IssueJWT signs an HS256 token for userID, valid for JWTLifetime from now.
-func IssueJWT(secret []byte, userID string, now time.Time) (string, error) {
-	claims := jwt.RegisteredClaims{
+// LoginToken is what a verified login JWT says. The signature proves it was issued; whether it
+// was taken back since (a logout, a password change) is for the platform store to say.
+type LoginToken struct {
+	UserID string
+	// ID (the jti claim) names this one token, so that logging out revokes it alone.
+	ID string
+	// Generation (the gen claim) is the user's token generation when it was issued: a password
+	// change moves the user's on, and tokens of an older one are refused.
+	Generation int64
+	ExpiresAt  time.Time
+}
+
+// loginClaims are a login JWT's claims.
+type loginClaims struct {
+	jwt.RegisteredClaims
+	Generation int64 `json:"gen"`
+}
+
+// tokenIDBytes is the entropy of a login token's id.
+const tokenIDBytes = 16
+
+// IssueJWT signs an HS256 token for userID of the user's token generation, valid for
+// JWTLifetime from now, with a fresh id.
+func IssueJWT(secret []byte, userID string, generation int64, now time.Time) (string, error) {
+	id := make([]byte, tokenIDBytes)
+	if _, err := rand.Read(id); err != nil {
+		return "", err
+	}
+	claims := loginClaims{Generation: generation, RegisteredClaims: jwt.RegisteredClaims{
 		Issuer:    jwtIssuer,
 		Subject:   userID,
+		ID:        base64.RawURLEncoding.EncodeToString(id),
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(JWTLifetime)),
-	}
+	}}
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
 }
 
 // ErrInvalidJWT is returned for any token that does not verify.
 var ErrInvalidJWT = errors.New("invalid token")
 
-// ParseJWT verifies token (HS256 only, issuer, expiry against now) and returns the user id.
-func ParseJWT(secret []byte, token string, now time.Time) (string, error) {
-	claims, err := parseClaims(secret, token, jwtIssuer, now)
-	return claims.Subject, err
+// ParseJWT verifies a login token (HS256 only, issuer, expiry against now, an id) and returns
+// what it says.
+func ParseJWT(secret []byte, token string, now time.Time) (LoginToken, error) {
+	var claims loginClaims
+	if err := parseClaims(secret, token, jwtIssuer, now, &claims); err != nil {
+		return LoginToken{}, err
+	}
+	if claims.ID == "" {
+		return LoginToken{}, fmt.Errorf("%w: no id", ErrInvalidJWT)
+	}
+	return LoginToken{UserID: claims.Subject, ID: claims.ID, Generation: claims.Generation, ExpiresAt: claims.ExpiresAt.Time}, nil
 }
 
-// parseClaims verifies an HS256 token of issuer, unexpired at now and with a subject.
-func parseClaims(secret []byte, token, issuer string, now time.Time) (jwt.RegisteredClaims, error) {
-	var claims jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return secret, nil },
+// parseClaims verifies an HS256 token of issuer, unexpired at now and with a subject, into claims.
+func parseClaims(secret []byte, token, issuer string, now time.Time, claims jwt.Claims) error {
+	_, err := jwt.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(issuer),
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(func() time.Time { return now }),
 	)
 	if err != nil {
-		return jwt.RegisteredClaims{}, fmt.Errorf("%w: %v", ErrInvalidJWT, err)
+		return fmt.Errorf("%w: %v", ErrInvalidJWT, err)
 	}
-	if claims.Subject == "" {
-		return jwt.RegisteredClaims{}, fmt.Errorf("%w: no subject", ErrInvalidJWT)
+	if sub, _ := claims.GetSubject(); sub == "" {
+		return fmt.Errorf("%w: no subject", ErrInvalidJWT)
 	}
-	return claims, nil
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
 func TestAPIKeyTokenShape(t *testing.T) {
@@ -32,7 +34,7 @@ func TestAPIKeyTokenShape(t *testing.T) {
 func TestJWT(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	tok, err := IssueJWT(secret, "usr_1", now)
+	tok, err := IssueJWT(secret, "usr_1", 3, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,15 +51,34 @@ func TestJWT(t *testing.T) {
 		{"other secret", []byte("another-secret-another-secret-xx"), tok, now, ""},
 		{"garbage", secret, "a.b.c", now, ""},
 		{"tampered", secret, tok[:len(tok)-2] + "xx", now, ""},
+		{"no id", secret, signed(t, secret, jwt.MapClaims{"iss": "mtk", "sub": "usr_1", "exp": now.Add(time.Hour).Unix()}), now, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sub, err := ParseJWT(c.secret, c.token, c.at)
-			if sub != c.wantSub || (c.wantSub == "") != (err != nil) {
-				t.Fatalf("ParseJWT = %q, %v; want %q", sub, err, c.wantSub)
+			got, err := ParseJWT(c.secret, c.token, c.at)
+			if got.UserID != c.wantSub || (c.wantSub == "") != (err != nil) {
+				t.Fatalf("ParseJWT = %+v, %v; want user %q", got, err, c.wantSub)
 			}
 		})
 	}
+	got, _ := ParseJWT(secret, tok, now)
+	if got.Generation != 3 || !got.ExpiresAt.Equal(now.Add(JWTLifetime)) || len(got.ID) < 20 {
+		t.Fatalf("claims %+v: want generation 3, expiry in 7 days and an id", got)
+	}
+	other, _ := IssueJWT(secret, "usr_1", 3, now)
+	if again, _ := ParseJWT(secret, other, now); again.ID == got.ID {
+		t.Fatal("two tokens share an id: logging one out would log out the other")
+	}
+}
+
+// signed signs claims with HS256 as a token from elsewhere would be.
+func signed(t *testing.T, secret []byte, claims jwt.MapClaims) string {
+	t.Helper()
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestPrincipalScopesAndCounterKeys(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -194,5 +195,56 @@ func TestRequestDoesNotAllocate(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(1000, func() { m.EventFlush(100, time.Millisecond, nil) }); n != 0 {
 		t.Fatalf("%v allocations per flush", n)
+	}
+}
+
+// prometheusAccept is the Accept header Prometheus sends when it scrapes.
+const prometheusAccept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75," +
+	"text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+
+// A scraper whose Accept asks for OpenMetrics gets a valid OpenMetrics 1.0 exposition: counters'
+// families named without _total, one family per name (the Go collector's clashing counter is left
+// out). Without that Accept it gets Prometheus' text format, with the same families.
+func TestOpenMetricsWhenAsked(t *testing.T) {
+	m := metrics.New(clock.Real{}, quiet)
+	m.Request("/v3/query", "POST", 200, 30*time.Millisecond)
+	get := func(accept string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		m.Handler().ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("Accept %q: %d %s", accept, rec.Code, rec.Body)
+		}
+		return rec
+	}
+	for _, accept := range []string{"application/openmetrics-text; version=1.0.0", prometheusAccept} {
+		rec := get(accept)
+		mt, params, err := mime.ParseMediaType(rec.Header().Get("Content-Type"))
+		if err != nil || mt != "application/openmetrics-text" || params["version"] != "1.0.0" || params["charset"] != "utf-8" {
+			t.Fatalf("Accept %q: Content-Type %q", accept, rec.Header().Get("Content-Type"))
+		}
+		om := metricstest.CheckOpenMetrics(t, rec.Body.String())
+		for name, typ := range map[string]string{"mtk_http_requests": "counter", "mtk_http_request_duration_seconds": "histogram",
+			"go_memstats_alloc_bytes": "gauge", "go_gc_heap_allocs_bytes": "counter", "process_cpu_seconds": "counter"} {
+			if om.Types[name] != typ {
+				t.Errorf("family %s is %q, want %s", name, om.Types[name], typ)
+			}
+		}
+		if v, ok := om.Value("mtk_http_requests_total", "route", "/v3/query", "method", "POST", "status", "200"); !ok || v != 1 {
+			t.Errorf("mtk_http_requests_total = %v (present %v), want 1", v, ok)
+		}
+	}
+	for _, accept := range []string{"", "text/plain; version=0.0.4", "*/*"} {
+		rec := get(accept)
+		if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+			t.Fatalf("Accept %q: Content-Type %q", accept, ct)
+		}
+		f := metricstest.Parse(t, rec.Body)
+		if _, ok := f.Value("go_gc_heap_allocs_bytes_total"); !ok || f["go_memstats_alloc_bytes_total"] != nil {
+			t.Errorf("Accept %q: the text format serves other families than OpenMetrics", accept)
+		}
 	}
 }

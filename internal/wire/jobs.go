@@ -44,6 +44,13 @@ func (s *System) Jobs() []jobs.Job {
 			},
 		},
 		{
+			// A logged-out token's revocation is kept until the token would have expired anyway.
+			Name: "revoked-tokens-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
+			Run: counted(log, "purged expired token revocations", "rows", func(ctx context.Context) (int64, error) {
+				return store.PurgeRevokedTokens(ctx, clk.Now())
+			}),
+		},
+		{
 			// The outboxes' sizes, which bound what waits for ClickHouse, are kept as one row per
 			// PostgreSQL backend; this folds them and corrects any drift (outbox.Recount).
 			Name: "outbox-recount", Schedule: "@every 10m", Jitter: time.Minute,

@@ -33,7 +33,8 @@ type Checker struct {
 
 // loaded is the document, parsed once and shared by every Checker.
 var loaded = sync.OnceValues(func() (*Checker, error) {
-	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder) // /docs, /dashboard
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)                    // /docs, /dashboard
+	openapi3filter.RegisterBodyDecoder("application/openmetrics-text", openapi3filter.PlainBodyDecoder) // /metrics
 	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document())
 	if err != nil {
 		return nil, fmt.Errorf("loading the OpenAPI document: %w", err)
@@ -60,7 +61,7 @@ func Load() (*Checker, error) {
 // them (the validator itself only checks the headers the document lists).
 var checkedHeaders = []string{
 	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
-	"X-Idempotent-Replayed", "Location",
+	"X-Idempotent-Replayed", "Location", "WWW-Authenticate",
 }
 
 // Check returns what the document does not describe in a request and its answer, one line per
@@ -84,9 +85,8 @@ func (c *Checker) Check(method, target string, reqHeader http.Header, reqBody []
 		req.Header = http.Header{}
 	}
 	route, params, err := c.router.FindRoute(req)
-	if p, ok := c.fiberPath(req.URL.Path); err != nil && ok {
-		req.URL.Path = p
-		route, params, err = c.router.FindRoute(req)
+	if err == nil && !exactly(route.Path, req.URL.EscapedPath()) {
+		err = fmt.Errorf("%s is not exactly %s", req.URL.EscapedPath(), route.Path)
 	}
 	if err != nil {
 		if c.Ignore != nil && c.Ignore(method, req.URL.Path) {
@@ -119,6 +119,25 @@ func (c *Checker) Check(method, target string, reqHeader http.Header, reqBody []
 		}
 	}
 	return problems
+}
+
+// exactly reports whether path is the template's as the server routes, exactly: the router of
+// the check takes a path with a final slash for the one without.
+func exactly(template, path string) bool {
+	want, got := strings.Split(template, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i := range want {
+		if strings.HasPrefix(want[i], "{") {
+			if got[i] == "" {
+				return false
+			}
+		} else if want[i] != got[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Operations lists the document's operations as "METHOD /path", sorted.

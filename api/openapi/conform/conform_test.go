@@ -39,7 +39,11 @@ func TestCheck(t *testing.T) {
 		want string // a problem contains it; "" wants none
 	}{
 		{"conforming", healthz, ""},
-		{"Fiber's path matching", with(healthz, func(e *exchange) { e.target = "/HEALTHZ/" }), ""},
+		{"inexact path answered", with(healthz, func(e *exchange) { e.target = "/HEALTHZ/" }), "no documented operation"},
+		{"inexact path refused", with(healthz, func(e *exchange) {
+			e.target, e.status = "/healthz/", 404
+			e.respBody = `{"error":{"type":"not_found_error","code":"resource_not_found","message":"No such route.","details":null,"request_id":"req_1"}}`
+		}), ""},
 		{"API key in x-api-key", with(projects, func(e *exchange) {
 			e.reqHeader = http.Header{"X-Api-Key": {"mtk_live_0123456789"}}
 		}), ""},
@@ -52,7 +56,7 @@ func TestCheck(t *testing.T) {
 		{"accepted without credential", with(projects, func(e *exchange) { e.reqHeader = nil }),
 			"the document refuses the request, yet the server accepted it"},
 		{"refused without credential", with(projects, func(e *exchange) {
-			e.reqHeader, e.status, e.respHeader = nil, 401, jsonAnswer()
+			e.reqHeader, e.status, e.respHeader = nil, 401, jsonAnswer("WWW-Authenticate", `Bearer realm="mtk"`)
 			e.respBody = `{"error":"unauthorized","message":"no key"}`
 		}), ""},
 		{"unknown route answered", exchange{method: "GET", target: "/v3/nothing", status: 200,

@@ -1,0 +1,149 @@
+package api
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"mtk/internal/auth"
+)
+
+// TestJSONTextProblems: the walk names every string that is not text, by its path, and nothing
+// else; the fast check lets clean bodies through without a walk.
+func TestJSONTextProblems(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		{`{"lead":{"email":"a\u0000@x.com"}}`, []string{"lead.email: contains a NUL character"}},
+		{`{"properties":{"a":{"b":["x","y","\ud800"]}}}`, []string{"properties.a.b[2]: contains an unpaired UTF-16 surrogate escape"}},
+		{"{\"utm\":{\"utm_source\":\"\xff\"}}", []string{"utm.utm_source: is not valid UTF-8"}},
+		{`{"a\u0000b":1}`, []string{"a\uFFFDb: its name contains a NUL character"}},
+		{`[{"x":"\udc00"},{"x":"ok","y":["\u0000"]}]`, []string{"[0].x: contains an unpaired UTF-16 surrogate escape", "[1].y[0]: contains a NUL character"}},
+		{`"\u0000"`, []string{"body: contains a NUL character"}},
+		{"{\"a\":1}\xff", []string{"body: is not valid UTF-8"}},
+		{`{"a":"\ud83d\ude00","b":"\\u0000","c":"\ufffd"}`, nil}, // a pair, an escaped backslash, U+FFFD itself
+		{`{"a":"\u0000`, nil}, // malformed: decoding refuses it
+		{`{"` + strings.Repeat("k", 100) + `":"\u0000"}`, []string{strings.Repeat("k", 64) + "…: contains a NUL character"}},
+	} {
+		if got := jsonTextProblems([]byte(tc.body)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.body, got, tc.want)
+		}
+	}
+	for body, suspect := range map[string]bool{
+		`{"a":"plain","b":"é","c":"\n\u00e9"}`: false,
+		`{"a":"\u0000"}`:                       true, `{"a":"\uD800"}`: true, `{"a":"\udfff"}`: true, "{\"a\":\"\x00\"}": true, "\xc3": true,
+	} {
+		if jsonTextSuspect([]byte(body)) != suspect {
+			t.Errorf("jsonTextSuspect(%q) = %v", body, !suspect)
+		}
+	}
+}
+
+// TestTextIsChecked: a NUL or invalid UTF-8 anywhere a route reads text is 400 invalid_parameter
+// naming the member, in the route's own error style; each case the issue reproduced as a 500
+// has its row.
+func TestTextIsChecked(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	dataKey := e.key(a.ws.ID, nil, auth.ScopeDataRead)
+	hook := "/v2/tracking/generic?k=" + a.custom.WebhookKey
+	order := `{"transaction":{"id":"o1","status":"approved","value":100,"created_at":"2026-03-10T12:00:00Z"}}`
+	event := `{"domain":"acme.example","config":{"name":"x"}}`
+	for _, tc := range []struct {
+		name         string
+		method, path string
+		body         string
+		headers      []string
+		detail       string
+	}{
+		{"login e-mail", "POST", "/v3/auth/login", `{"email":"a\u0000@x.com","password":"p"}`, nil, "email: contains a NUL character"},
+		{"query project_id", "POST", "/v3/query", `{"project_id":"\u0000","fields":["spend"]}`, bearer(dataKey), "project_id: contains a NUL character"},
+		{"public event domain", "POST", "/v3/tracking/events", `{"domain":"acme\u0000.example","config":{"name":"x"}}`, nil, "domain: contains a NUL character"},
+		{"public event lead", "POST", "/v3/tracking/events", `{"domain":"acme.example","config":{"name":"x"},"lead":{"email":"p\u0000@x.com"}}`, nil, "lead.email: contains a NUL character"},
+		{"event properties", "POST", "/v2/public/tracking/events", `{"domain":"acme.example","config":{"name":"x"},"properties":{"a":{"b":["x","y","\ud800"]}}}`, nil,
+			"properties.a.b[2]: contains an unpaired UTF-16 surrogate escape"},
+		{"event utm", "POST", "/v3/tracking/events", "{\"domain\":\"acme.example\",\"config\":{\"name\":\"x\"},\"utm\":{\"utm_source\":\"\xff\"}}", nil, "utm.utm_source: is not valid UTF-8"},
+		{"event User-Agent", "POST", "/v3/tracking/events", event, []string{"User-Agent", "bot\xff"}, "User-Agent: is not valid UTF-8"},
+		{"order webhook key", "POST", hook + "%00", order, nil, "k: contains a NUL character"},
+		{"order id", "POST", hook, `{"transaction":{"id":"o\u0000","status":"approved","value":100,"created_at":"2026-03-10T12:00:00Z"}}`, nil,
+			"transaction.id: contains a NUL character"},
+		{"path id", "GET", "/v3/connections/%00/sync", "", bearer(dataKey), "connection_id: contains a NUL character"},
+		{"path id, raw byte", "GET", "/v3/tracking/containers/%FF", "", bearer(a.key), "container_id: is not valid UTF-8"},
+		{"query parameter", "GET", "/v3/fields?source=%C0%80", "", bearer(dataKey), "source: is not valid UTF-8"},
+		{"query parameter name", "GET", "/v3/fields?%00=1", "", bearer(dataKey), "\uFFFD: its name contains a NUL character"},
+		{"workspace header", "GET", "/v3/projects", "", append(bearer(dataKey), "X-Workspace-Id", "ws_\xfe"), "X-Workspace-Id: is not valid UTF-8"},
+		{"NUL in a header", "GET", "/v3/projects", "", append(bearer(dataKey), "X-Workspace-Id", "ws_\x00"), "X-Workspace-Id: contains a NUL character"},
+		{"Accept (read by /metrics)", "GET", "/metrics", "", []string{"Accept", "application/openmetrics-text\xff"}, "Accept: is not valid UTF-8"},
+		{"x-api-key", "GET", "/v3/projects", "", []string{"x-api-key", "mtk_live_\xff"}, "x-api-key: is not valid UTF-8"},
+		{"Idempotency-Key", "POST", "/v3/tracking/events", event, []string{"Idempotency-Key", "k\xff"}, "Idempotency-Key: is not valid UTF-8"},
+		{"If-None-Match", "POST", "/v3/query", `{"project_id":"` + a.project.ID + `","fields":["spend"]}`, append(bearer(dataKey), "If-None-Match", "\"\xff\""),
+			"If-None-Match: is not valid UTF-8"},
+		{"two problems", "POST", "/v3/tracking/events?x=%FF", `{"domain":"acme.example","config":{"name":"\u0000"}}`, nil,
+			"x: is not valid UTF-8\nconfig.name: contains a NUL character"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do(tc.method, tc.path, bodyOrNil(tc.body), tc.headers...)
+			errObj := wantError(t, r, 400, "validation_error", "invalid_parameter")
+			wantJSON(t, errObj["details"], mustJSON(t, strings.Split(tc.detail, "\n")))
+		})
+	}
+	t.Run("clean text passes", func(t *testing.T) {
+		r := e.do("POST", "/v3/tracking/events", `{"domain":"acme.example","config":{"name":"x"},"lead":{"name":"Zoë \ud83d\ude00"}}`,
+			"User-Agent", "Mozilla/5.0 (Zoë)")
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+
+	client := e.newClient(false, auth.ScopeDataRead)
+	form := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	t.Run("oauth token form", func(t *testing.T) {
+		r := e.do("POST", pathToken, url.Values{"grant_type": {"authorization_code"}, "code": {"c\x00"}, "client_id": {client.ID}}.Encode(), form...)
+		wantOAuthError(t, r, 400, "invalid_request")
+		if !strings.Contains(string(r.Body), "UTF-8") {
+			t.Fatalf("the description does not say why: %s", r.Body)
+		}
+	})
+	t.Run("oauth revoke form", func(t *testing.T) {
+		wantOAuthError(t, e.do("POST", pathRevoke, "token=%FF&client_id="+client.ID, form...), 400, "invalid_request")
+	})
+	t.Run("oauth basic credentials", func(t *testing.T) {
+		r := e.do("POST", pathToken, "grant_type=authorization_code", append(form, "Authorization", basic(client.ID, "s\x00"))...)
+		wantOAuthError(t, r, 401, "invalid_client")
+	})
+	t.Run("oauth authorize page", func(t *testing.T) {
+		for _, param := range []string{"client_id", "state"} {
+			f := e.startFlow(client, func(q url.Values) { q.Set(param, "s\x00") })
+			r := f.open()
+			if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) || !strings.Contains(r.Header.Get("Content-Type"), "text/html") {
+				t.Fatalf("%s: want the 400 error page: %d %s", param, r.Status, r.Body)
+			}
+		}
+		f := e.startFlow(client, nil)
+		f.open()
+		r := f.post(url.Values{"action": {"signin"}, "email": {a.user.Email + "\xff"}, "password": {a.password}})
+		if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) {
+			t.Fatalf("want the 400 error page for the form: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// bodyOrNil is e.do's body for s: none when empty.
+func bodyOrNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
