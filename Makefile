@@ -42,7 +42,7 @@ bench: services
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
 	$(GO) run ./benchmarks/query -dashboard -rows 10000000 -out benchmarks/results/dashboard.json
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
-	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s
+	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s -pg-freeze 5s
 
 build:
 	$(GO) build -o bin/mtk ./cmd/mtk

@@ -12,6 +12,7 @@ import (
 	"mtk/facts"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/platform"
 )
 
@@ -21,6 +22,9 @@ type Objects struct {
 	Store      *Store
 	Connectors ConnectorFunc
 	Clock      clock.Clock
+	// StoreTimeout bounds recording the outcomes, which starts once the network has answered,
+	// past the request's own deadline (0: config.DefaultStoreTimeout).
+	StoreTimeout time.Duration
 }
 
 // Actor is who asks for a change: an API key or a user.
@@ -52,7 +56,9 @@ type ObjectsResult struct {
 // Apply validates in (a body that breaks a rule is refused whole), checks each item against the
 // connection's stored objects (an object of another connection, or of another level, fails on
 // its own), sends the status items and the budget items to the network in separate groups, and
-// records each outcome.
+// records each outcome. ctx's deadline bounds the reads before the sending; the network calls
+// have their own bounds (netclient's timeouts and retries), and the recording its StoreTimeout,
+// so that changes a network applied are recorded however long it took to apply them.
 func (o *Objects) Apply(ctx context.Context, c platform.Connection, in ObjectsInput, actor Actor) (ObjectsResult, error) {
 	items, err := in.validate()
 	if err != nil {
@@ -93,11 +99,12 @@ func (o *Objects) Apply(ctx context.Context, c platform.Connection, in ObjectsIn
 		}
 	}
 	var audit []sentUpdate
+	sending := context.WithoutCancel(ctx)
 	if len(statusUps) > 0 {
-		audit = append(audit, o.outcomes(res.Results, statusIdx, statusUps, conn.SetStatus(ctx, in.Type, statusUps))...)
+		audit = append(audit, o.outcomes(res.Results, statusIdx, statusUps, conn.SetStatus(sending, in.Type, statusUps))...)
 	}
 	if len(budgetUps) > 0 {
-		audit = append(audit, o.outcomes(res.Results, budgetIdx, budgetUps, conn.SetBudget(ctx, in.Type, budgetUps))...)
+		audit = append(audit, o.outcomes(res.Results, budgetIdx, budgetUps, conn.SetBudget(sending, in.Type, budgetUps))...)
 	}
 	for _, r := range res.Results {
 		if r.OK {
@@ -107,7 +114,13 @@ func (o *Objects) Apply(ctx context.Context, c platform.Connection, in ObjectsIn
 		}
 	}
 	res.Success = res.Summary.Failed == 0
-	return res, o.Store.recordChanges(context.WithoutCancel(ctx), c.ID, in.Type, actor, audit, o.Clock.Now())
+	timeout := o.StoreTimeout
+	if timeout <= 0 {
+		timeout = config.DefaultStoreTimeout
+	}
+	rctx, cancel := context.WithTimeout(sending, timeout)
+	defer cancel()
+	return res, o.Store.recordChanges(rctx, c.ID, in.Type, actor, audit, o.Clock.Now())
 }
 
 // sentUpdate is one sent update with its outcome, for the audit trail and the stored objects.

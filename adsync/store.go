@@ -31,12 +31,18 @@ func (s *Store) tryLock(ctx context.Context, connectionID string) (release func(
 		return nil, false, err
 	}
 	return func() {
-		if _, err := c.Exec(context.Background(), "SELECT pg_advisory_unlock("+pglock.KeyedID+")", key); err != nil {
-			c.Conn().Close(context.Background()) // closing the session drops its locks
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		if _, err := c.Exec(ctx, "SELECT pg_advisory_unlock("+pglock.KeyedID+")", key); err != nil {
+			c.Conn().Close(ctx) //nolint:errcheck // closing the session drops its locks
 		}
 		c.Release()
 	}, true, nil
 }
+
+// recordTimeout bounds what a sync does after its work, whether or not the work's context
+// ended: recording the run's outcome, releasing its lock.
+const recordTimeout = 10 * time.Second
 
 const objectColumns = "id, level, parent_id, campaign_id, name, status, budget_kind, budget_micros, budget_ref"
 

@@ -113,7 +113,9 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 		res.Rows += n
 	}
 	res.Took = s.Clock.Now().Sub(started)
-	if ferr := s.Connections.FinishSyncRun(context.WithoutCancel(ctx), c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if ferr := s.Connections.FinishSyncRun(fctx, c.ID, res.RunID, res.Rows, err, s.Clock.Now()); ferr != nil && err == nil {
 		err = ferr
 	}
 	if s.Observe != nil {

@@ -20,8 +20,7 @@ const targetKey = "mtk.event_target"
 // /v2/public/tracking/events, and CORS preflight for the public ones. Every one takes an
 // Idempotency-Key, scoped to the API key, or to the container for public calls.
 func (s *server) eventRoutes(app *fiber.App, v3 fiber.Router, v2public fiber.Handler) {
-	idem := idempotency.New(idempotency.Config{Store: idempotency.NewStore(s.platform.Pool()), Clock: s.clock,
-		Scope: eventScope})
+	idem := s.idempotent(eventScope)
 	write := require(auth.ScopeTrackingWrite, workspaceRequired)
 	v3.Options("/tracking/events", s.eventsPreflight)
 	v3.Post("/tracking/events", keyOrPublic(write), s.withTarget, idem, s.trackEvent)
@@ -137,7 +136,11 @@ func (s *server) trackEvent(c *fiber.Ctx) error {
 // container takes events from its host, 403 otherwise.
 func (s *server) eventsPreflight(c *fiber.Ctx) error {
 	origin := c.Get(fiber.HeaderOrigin)
-	if _, err := s.events.PublicTarget(c.UserContext(), origin); err != nil || origin == "" {
+	_, err := s.events.PublicTarget(c.UserContext(), origin)
+	if _, refused := apperr.As(err); err != nil && !refused {
+		return err // the store did not answer: 503, not a refusal the browser would remember
+	}
+	if err != nil || origin == "" {
 		return apperr.Forbidden(apperr.CodeAccessDenied, "This origin may not send events.")
 	}
 	allowOrigin(c, origin)

@@ -98,7 +98,7 @@ func TestPoisonedEventsAreSetApart(t *testing.T) {
 	receipt := func(tgt events.Target, key string) events.Receipt {
 		req := idempotency.Request{Scope: idempotency.ContainerScope(tgt.Container.ID), Key: key, Method: "POST",
 			Path: "/v3/tracking/events", BodyHash: []byte(key)}
-		claim, err := idempotency.NewStore(e.store.Pool()).Begin(ctx, req, e.clock.Now())
+		claim, err := idempotency.NewStore(e.store.Pool()).Begin(ctx, req, e.clock.Now(), idempotency.Lease)
 		if err != nil || claim.Outcome != idempotency.Started {
 			t.Fatalf("claim %+v: %v", claim, err)
 		}

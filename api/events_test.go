@@ -459,7 +459,7 @@ func TestEventAnswerCommitsWithItsBatch(t *testing.T) {
 	hash := sha256.Sum256([]byte(body))
 	req := idempotency.Request{Scope: idempotency.ContainerScope(tgt.Container.ID), Key: "crash-1", Method: "POST",
 		Path: "/v3/tracking/events", BodyHash: hash[:]}
-	claim, err := idempotency.NewStore(e.store.Pool()).Begin(ctx, req, e.clock.Now())
+	claim, err := idempotency.NewStore(e.store.Pool()).Begin(ctx, req, e.clock.Now(), idempotency.Lease)
 	if err != nil || claim.Outcome != idempotency.Started {
 		t.Fatalf("claim %+v: %v", claim, err)
 	}

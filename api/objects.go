@@ -4,14 +4,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/adsync"
-	"mtk/api/idempotency"
 	"mtk/internal/auth"
 )
 
 // objectRoutes registers PUT /v3/connections/{id}/objects: scope data:write (a JWT needs
 // X-Workspace-Id), with Idempotency-Key.
 func (s *server) objectRoutes(v3 fiber.Router) {
-	idem := idempotency.New(idempotency.Config{Store: idempotency.NewStore(s.platform.Pool()), Clock: s.clock})
+	idem := s.idempotent(nil)
 	v3.Put("/connections/:connection_id/objects", require(auth.ScopeDataWrite, workspaceRequired), idem, s.updateObjects)
 }
 

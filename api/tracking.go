@@ -3,7 +3,6 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"mtk/api/idempotency"
 	"mtk/internal/auth"
 	"mtk/platform"
 )
@@ -13,7 +12,7 @@ import (
 // take API keys, and JWTs with X-Workspace-Id; every write route takes an Idempotency-Key. The
 // redirect counts against the public per-IP limit, since each visit writes a click.
 func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router, public fiber.Handler) {
-	idem := idempotency.New(idempotency.Config{Store: idempotency.NewStore(s.platform.Pool()), Clock: s.clock})
+	idem := s.idempotent(nil)
 	read := require(auth.ScopeTrackingRead, workspaceRequired)
 	write := require(auth.ScopeTrackingWrite, workspaceRequired)
 	const container = "/tracking/containers/:container_id"

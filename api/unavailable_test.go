@@ -63,3 +63,33 @@ func TestPostgresShutdownMidRequestIs503(t *testing.T) {
 		t.Fatalf("%v maps to %d (Retry-After %d), want 503", err, got.Status, got.RetryAfter)
 	}
 }
+
+// A statement still running when its context's deadline passes is canceled on the server, and
+// the call returns once it is (so that a write answered 503 cannot commit after the answer); the
+// connection stays usable, so a frozen PostgreSQL does not make every waiting request's
+// connection be opened again. The cancellation (SQLSTATE 57014) is a 503 with Retry-After.
+func TestStatementPastItsDeadlineIsCanceledAnd503(t *testing.T) {
+	e := newEnv(t)
+	conn, err := e.store.Pool().Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = conn.Exec(ctx, "SELECT pg_sleep(30), 'deadline-test'")
+	if err == nil {
+		t.Fatal("the statement outlived its deadline")
+	}
+	if got, _ := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
+		t.Fatalf("%v maps to %d (Retry-After %d), want 503", err, got.Status, got.RetryAfter)
+	}
+	var running int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+		WHERE state = 'active' AND query LIKE '%deadline-test%' AND pid <> pg_backend_pid()`).Scan(&running); err != nil {
+		t.Fatalf("the connection is not usable after the canceled statement: %v", err)
+	}
+	if running != 0 {
+		t.Fatalf("%d statements still run on the server after their deadline", running)
+	}
+}

@@ -168,13 +168,18 @@ func (v *Versions) Listen(ctx context.Context) {
 	}
 }
 
+// listenSetup bounds connecting and subscribing: a PostgreSQL that does not answer is tried again.
+const listenSetup = 10 * time.Second
+
 func (v *Versions) listen(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, v.pool.Config().ConnConfig.Copy())
+	setup, cancel := context.WithTimeout(ctx, listenSetup)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(setup, v.pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a dropped connection
-	if _, err := conn.Exec(ctx, "LISTEN "+versionsChannel); err != nil {
+	if _, err := conn.Exec(setup, "LISTEN "+versionsChannel); err != nil {
 		return err
 	}
 	v.setLive(true)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,6 +24,13 @@ import (
 
 var t0 = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 
+// testLease is the test apps' lease, short so that renewals and their failures take little real
+// time; testStoreTimeout bounds their settling.
+const (
+	testLease        = 300 * time.Millisecond
+	testStoreTimeout = time.Second
+)
+
 // testApp is a small API behind the middleware: request ids, a fake authentication that reads
 // the principal from test headers (X-Key; X-User with X-Workspace; none means no principal),
 // an error handler that renders apperr errors, and routes that count their runs.
@@ -32,7 +40,8 @@ type testApp struct {
 	store *Store
 	clk   *clock.Fake
 	runs  atomic.Int64
-	// /v3/slow signals entered, then waits for release.
+	// /v3/slow signals entered, then waits for release; so does /v3/held, which also stops when
+	// its context ends and then fails with the context's error.
 	entered, release chan struct{}
 }
 
@@ -59,7 +68,7 @@ func newTestApp(t *testing.T, scope func(*fiber.Ctx) (string, error)) *testApp {
 		}
 		return c.Next()
 	})
-	app.Use(New(Config{Store: ta.store, Clock: ta.clk, Scope: scope}))
+	app.Use(New(Config{Store: ta.store, Clock: ta.clk, Scope: scope, Lease: testLease, StoreTimeout: testStoreTimeout}))
 
 	thing := func(c *fiber.Ctx) error {
 		n := ta.runs.Add(1)
@@ -90,16 +99,29 @@ func newTestApp(t *testing.T, scope func(*fiber.Ctx) (string, error)) *testApp {
 		ta.runs.Add(1)
 		return c.SendString("slow done")
 	})
+	app.Post("/v3/held", func(c *fiber.Ctx) error {
+		ta.entered <- struct{}{}
+		ta.runs.Add(1)
+		select {
+		case <-ta.release:
+			return c.SendString("held done")
+		case <-c.UserContext().Done():
+			return c.UserContext().Err()
+		}
+	})
 	ta.app = app
 	return ta
 }
 
 // renderError stands in for the API's error handler: the contract's envelope, with request_id
-// taken from the X-Request-Id response header.
+// taken from the X-Request-Id response header, and Retry-After.
 func renderError(c *fiber.Ctx, err error) error {
 	e, ok := apperr.As(err)
 	if !ok {
 		e = apperr.Internal()
+	}
+	if e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 	}
 	return c.Status(e.Status).JSON(fiber.Map{"error": fiber.Map{
 		"type": e.Type, "code": e.Code, "message": e.Message, "details": e.Details,
@@ -114,6 +136,7 @@ type result struct {
 	replayed    string
 	requestID   string
 	original    string
+	retryAfter  string
 }
 
 // do sends a request; headers are name, value pairs, and a name may repeat.
@@ -135,7 +158,7 @@ func (ta *testApp) do(method, path, body string, headers ...string) (result, err
 	return result{
 		status: resp.StatusCode, body: string(b), contentType: resp.Header.Get(fiber.HeaderContentType),
 		replayed: resp.Header.Get(HeaderReplayed), requestID: resp.Header.Get(fiber.HeaderXRequestID),
-		original: resp.Header.Get(HeaderOriginalRequest),
+		original: resp.Header.Get(HeaderOriginalRequest), retryAfter: resp.Header.Get(fiber.HeaderRetryAfter),
 	}, nil
 }
 

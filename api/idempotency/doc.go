@@ -23,10 +23,19 @@
 //   - A handler whose work is one PostgreSQL transaction stores its answer in that transaction
 //     (Receipt; the event routes do): a crash then leaves the work and the finished record both,
 //     or neither, and the retry replays or runs.
-//   - A first call that never finished (the process died) holds its key for Lease; after that a
-//     repeat of the same request takes the key over and runs. A stale first call that finishes
-//     after being taken over does not overwrite the new owner's answer. Lease must exceed the
-//     longest a handler may run.
+//   - A claim is free once no live process holds it. The first call holds its key under a lease
+//     (Lease, 2 s) that it renews every third of the lease while it runs and until its answer is
+//     stored. A failed call (5xx) stops renewing, then removes its record, given a third of the
+//     lease within the request's deadline (the handler's own deadline comes that much earlier).
+//     A process that died, or a failed call that could not remove its record (the store failed),
+//     renews nothing, so its key is free at most Lease after its last renewal: shorter than
+//     every Retry-After of a 503, so the retry of a failed call runs (or replays a finished
+//     answer), never 409s. A repeat while the lease holds is 409 with Retry-After, the lease's
+//     remaining whole seconds (at least 1). A call whose lease ended unrenewed, or whose claim
+//     was taken over, has its context ended and is answered 503: a repeat may be running it.
+//     A stale first call that settles after being taken over changes nothing of the new
+//     owner's record (every write is fenced by the claim's created_at). Leases are kept in the
+//     processes' clock, as expiry is: replicas need synchronized clocks.
 //   - A key expires Window after its first call; then the call runs again as a new first call.
 //     Store.Purge deletes expired records; a scheduled job calls it.
 //

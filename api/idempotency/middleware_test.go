@@ -83,7 +83,11 @@ func TestCallWhileFirstRuns(t *testing.T) {
 		done <- r
 	}()
 	<-ta.entered
-	wantConflict(t, ta.call(t, "POST", "/v3/slow", "{}", "X-Key", "key_a", HeaderKey, "k1"))
+	r := ta.call(t, "POST", "/v3/slow", "{}", "X-Key", "key_a", HeaderKey, "k1")
+	wantConflict(t, r)
+	if r.retryAfter != "1" { // what is left of the first call's lease, in whole seconds
+		t.Fatalf("Retry-After %q, want 1", r.retryAfter)
+	}
 	close(ta.release)
 	if first := <-done; first.status != http.StatusOK || first.body != "slow done" {
 		t.Fatalf("first call: %+v", first)
@@ -183,17 +187,27 @@ func TestExpiry(t *testing.T) {
 	}
 }
 
+// A first call that began and never finished (its process died, renewing nothing) holds its key
+// until its lease ends: a repeat meanwhile is 409 with Retry-After the lease's remaining seconds,
+// and then runs.
 func TestUnfinishedFirstCallLease(t *testing.T) {
 	ta := newTestApp(t, nil)
-	// A first call that began and never finished (its process died).
 	crashed := request("key:key_a", "k1", "POST", "/v3/things", `{"a":1}`)
-	if _, err := ta.store.Begin(t.Context(), crashed, t0); err != nil {
+	if _, err := ta.store.Begin(t.Context(), crashed, t0, 3*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ta.clk.Advance(Lease - time.Second)
-	wantConflict(t, ta.call(t, "POST", "/v3/things", `{"a":1}`, "X-Key", "key_a", HeaderKey, "k1"))
-	ta.clk.Advance(time.Second)
-	wantConflict(t, ta.call(t, "POST", "/v3/things", `{"a":2}`, "X-Key", "key_a", HeaderKey, "k1"))
+	ta.clk.Advance(time.Second / 2)
+	r := ta.call(t, "POST", "/v3/things", `{"a":1}`, "X-Key", "key_a", HeaderKey, "k1")
+	wantConflict(t, r)
+	if r.retryAfter != "3" {
+		t.Fatalf("Retry-After %q with 2.5 s of the lease left, want 3", r.retryAfter)
+	}
+	ta.clk.Advance(2*time.Second + time.Second/2)
+	r = ta.call(t, "POST", "/v3/things", `{"a":2}`, "X-Key", "key_a", HeaderKey, "k1")
+	wantConflict(t, r)
+	if r.retryAfter != "" {
+		t.Fatalf("a changed request's conflict has Retry-After %q: waiting does not help it", r.retryAfter)
+	}
 	if r := ta.call(t, "POST", "/v3/things", `{"a":1}`, "X-Key", "key_a", HeaderKey, "k1"); r.status != http.StatusCreated || r.replayed != "" {
 		t.Fatalf("after the lease: %+v, want the call to run", r)
 	}

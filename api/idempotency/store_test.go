@@ -17,11 +17,11 @@ func TestTakenOverClaimCannotSettle(t *testing.T) {
 	ctx := t.Context()
 	s := NewStore(testenv.Postgres(t).Pool)
 	r := request("key:key_a", "k1", "POST", "/v3/things", "{}")
-	stale, err := s.Begin(ctx, r, t0)
+	stale, err := s.Begin(ctx, r, t0, Lease)
 	if err != nil || stale.Outcome != Started {
 		t.Fatalf("first Begin: %+v, %v", stale, err)
 	}
-	owner, err := s.Begin(ctx, r, t0.Add(Lease))
+	owner, err := s.Begin(ctx, r, t0.Add(Lease), Lease)
 	if err != nil || owner.Outcome != Started {
 		t.Fatalf("takeover: %+v, %v", owner, err)
 	}
@@ -31,13 +31,13 @@ func TestTakenOverClaimCannotSettle(t *testing.T) {
 	if err := s.Finish(ctx, stale, Response{Status: 200, Body: []byte("stale")}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := s.Begin(ctx, r, t0.Add(Lease)); err != nil || c.Outcome != InProgress {
+	if c, err := s.Begin(ctx, r, t0.Add(Lease), Lease); err != nil || c.Outcome != InProgress {
 		t.Fatalf("after the stale owner settled: %+v, %v; want the new owner still running", c, err)
 	}
 	if err := s.Finish(ctx, owner, Response{Status: 201, ContentType: "text/plain", Body: []byte("owner")}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Begin(ctx, r, t0.Add(Lease))
+	c, err := s.Begin(ctx, r, t0.Add(Lease), Lease)
 	if err != nil || c.Outcome != Replay || string(c.Response.Body) != "owner" || c.Response.Status != 201 || c.Response.ContentType != "text/plain" {
 		t.Fatalf("got %+v, %v; want the new owner's answer", c, err)
 	}
@@ -57,7 +57,7 @@ func TestPurge(t *testing.T) {
 		{"fresh", t0.Add(2 * time.Hour)},
 	}
 	for _, b := range begun {
-		c, err := s.Begin(ctx, request("key:key_a", b.key, "POST", "/v3/things", "{}"), b.at)
+		c, err := s.Begin(ctx, request("key:key_a", b.key, "POST", "/v3/things", "{}"), b.at, Lease)
 		if err != nil {
 			t.Fatal(err)
 		}

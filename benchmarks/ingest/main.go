@@ -9,9 +9,14 @@
 //
 // With -outage, ClickHouse is stopped (as its clients see it: see chGate) for that long, a quarter
 // into the events phase: events must still be answered (they wait in PostgreSQL), and the run
-// reports how far the event outbox grew and how long the drain took to catch up after.
+// reports how far the event outbox grew and how long the drain took to catch up after. With
+// -pg-freeze, PostgreSQL is frozen for that long (freezePostgres), from a quarter into the
+// ClickHouse outage (or the events phase): events are then answered 503 within the store
+// timeout. In either mode the event clients retry as an SDK does (an Idempotency-Key per call,
+// the call sent again with it after the Retry-After of a 503), and the run reports the retries
+// and fails on any answered 409: a key still held by a call that failed.
 //
-//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-outage 0] [-retry-every 10] [-flushers n] [-cpuprofile file]
+//	go run ./benchmarks/ingest [-clients 64] [-duration 20s] [-orders-duration 10s] [-outage 0] [-pg-freeze 0] [-retry-every 10] [-flushers n] [-cpuprofile file]
 package main
 
 import (
@@ -58,6 +63,9 @@ var profilePath string
 // outage is how long ClickHouse is stopped during the events phase (0: not at all).
 var outage time.Duration
 
+// pgFreeze is how long PostgreSQL is frozen during the events phase (0: not at all).
+var pgFreeze time.Duration
+
 func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "how long events are sent")
@@ -65,6 +73,7 @@ func main() {
 	flag.IntVar(&flushers, "flushers", 0, "event batches stored at once (0: the default)")
 	flag.IntVar(&retryEvery, "retry-every", 10, "one events call in this many repeats the previous event_id (0: none)")
 	flag.DurationVar(&outage, "outage", 0, "stop ClickHouse for this long, a quarter into the events phase")
+	flag.DurationVar(&pgFreeze, "pg-freeze", 0, "freeze PostgreSQL for this long, a quarter into the ClickHouse outage (or the events phase)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the events phase (server and clients) to this file")
 	flag.Parse()
 	profilePath = *cpuProfile
@@ -92,8 +101,11 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		return err
 	}
 	defer s.shutdown()
-	// No retries: a retry would hide a failure.
+	// No retries, unless a store is stopped: a retry would hide a failure.
 	tracker, webhooks := newPoster(s.base, s.key, clients), newPoster(s.base, "", clients)
+	if outage > 0 || pgFreeze > 0 {
+		tracker.retry = &retries{}
+	}
 	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
 
 	fmt.Printf("events: %d clients for %s\n", clients, duration)
@@ -117,6 +129,12 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 			outageDone <- watched{r, err}
 		}()
 	}
+	frozen := make(chan error, 1)
+	if pgFreeze > 0 {
+		from := duration/4 + outage/4
+		fmt.Printf("  PostgreSQL frozen from %s to %s\n", from, from+pgFreeze)
+		go func() { frozen <- freezePostgres(ctx, s.pg, from, pgFreeze) }()
+	}
 	evs := load(clients, duration, func(worker, i int) (func() error, error) {
 		n := i
 		if retryEvery > 0 && i%retryEvery == retryEvery-1 {
@@ -135,6 +153,11 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		}, err
 	})
 	stop()
+	if pgFreeze > 0 {
+		if err := <-frozen; err != nil {
+			return fmt.Errorf("freezing PostgreSQL: %w", err)
+		}
+	}
 	start := time.Now()
 	waiting, err := drainEvents(ctx, s.pg)
 	if err != nil {
@@ -163,6 +186,12 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	answeredIDs.Range(func(any, any) bool { distinct++; return true })
 	fmt.Printf("  %d distinct event_ids answered 2xx, %d stored: %d lost, %d doubled\n", distinct, stored,
 		max(int64(distinct)-int64(stored), 0), max(int64(stored)-int64(distinct), 0))
+	var conflicts int64
+	if r := tracker.retry; r != nil {
+		conflicts = r.conflicts.Load()
+		fmt.Printf("  retries: %d calls sent again after a 503 or no answer (same Idempotency-Key, after Retry-After); %d met 409 (must be 0)\n",
+			r.sent.Load(), conflicts)
+	}
 
 	fmt.Printf("orders: %d clients for %s\n", clients, ordersDuration)
 	// newest is, per transaction, the value of its newest state answered 2xx (the states of one
@@ -216,6 +245,9 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	fmt.Printf("fact outbox: %d rows drained into ClickHouse in %s\n", applied, time.Since(start).Round(time.Millisecond))
 	if distinct != stored {
 		return fmt.Errorf("%d distinct event_ids answered 2xx but %d stored", distinct, stored)
+	}
+	if conflicts > 0 {
+		return fmt.Errorf("%d retries met 409: a key held by a call that had failed", conflicts)
 	}
 	return nil
 }

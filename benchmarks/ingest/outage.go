@@ -8,7 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/internal/db"
 )
 
 // chGate stands between mtk and ClickHouse's native port, as a stopped server looks to a client:
@@ -102,19 +105,27 @@ type outageReport struct {
 // done is closed or the backlog is back to its level before the outage.
 func watchOutage(ctx context.Context, pg *pgxpool.Pool, gate *chGate, from, length time.Duration, done <-chan struct{}) (outageReport, error) {
 	var r outageReport
-	pending := func() (int64, error) {
-		var n int64
-		err := pg.QueryRow(ctx, "SELECT count(*) FROM event_outbox").Scan(&n)
-		return n, err
+	// A count that PostgreSQL does not answer within a sampling period (frozen: -pg-freeze)
+	// is no sample; it leaves the cut on time.
+	pending := func() (n int64, ok bool, err error) {
+		qctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		err = pg.QueryRow(qctx, "SELECT count(*) FROM event_outbox").Scan(&n)
+		if err != nil && db.Unavailable(err) {
+			return 0, false, nil
+		}
+		return n, err == nil, err
 	}
 	start := time.Now()
 	var samples []int64
 	for time.Since(start) < from {
-		n, err := pending()
+		n, ok, err := pending()
 		if err != nil {
 			return r, err
 		}
-		samples = append(samples, n)
+		if ok {
+			samples = append(samples, n)
+		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	for _, n := range samples {
@@ -122,7 +133,7 @@ func watchOutage(ctx context.Context, pg *pgxpool.Pool, gate *chGate, from, leng
 	}
 	gate.Stop()
 	for cut := time.Now(); time.Since(cut) < length; time.Sleep(100 * time.Millisecond) {
-		n, err := pending()
+		n, _, err := pending()
 		if err != nil {
 			return r, err
 		}
@@ -133,12 +144,12 @@ func watchOutage(ctx context.Context, pg *pgxpool.Pool, gate *chGate, from, leng
 	}
 	back := time.Now()
 	for {
-		n, err := pending()
+		n, ok, err := pending()
 		if err != nil {
 			return r, err
 		}
 		r.peak = max(r.peak, n)
-		if n <= r.before {
+		if ok && n <= r.before {
 			r.caughtUp = time.Since(back)
 			return r, nil
 		}
@@ -148,4 +159,39 @@ func watchOutage(ctx context.Context, pg *pgxpool.Pool, gate *chGate, from, leng
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// freezePostgres freezes PostgreSQL, as the event path sees it, from `from` into the events
+// phase for length: a connection of its own locks the event outbox (the batches being stored
+// wait, their calls' Idempotency-Keys claimed), then, once a batch waits, the idempotency
+// records too (those calls can neither store nor remove their records, and new calls cannot
+// claim keys), as a PostgreSQL that stopped answering would. Calls are answered 503 within the
+// store timeout, and a retry after the Retry-After told must find its key free.
+func freezePostgres(ctx context.Context, pg *pgxpool.Pool, from, length time.Duration) error {
+	conn, err := pgx.ConnectConfig(ctx, pg.Config().ConnConfig.Copy())
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx) //nolint:errcheck
+	time.Sleep(from)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // the thaw
+	frozen := time.Now()
+	if _, err := tx.Exec(ctx, "LOCK TABLE event_outbox IN ACCESS EXCLUSIVE MODE"); err != nil {
+		return err
+	}
+	for waiting := 0; waiting == 0 && time.Since(frozen) < length/2; time.Sleep(10 * time.Millisecond) {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE idempotency_records IN ACCESS EXCLUSIVE MODE"); err != nil {
+		return err
+	}
+	time.Sleep(length - time.Since(frozen))
+	return tx.Rollback(ctx)
 }

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -17,7 +20,21 @@ type poster struct {
 	hc   *fasthttp.HostClient
 	base string
 	auth string // the Authorization header ("": none)
+	// retry, when set, makes the poster an SDK that retries: every call carries an
+	// Idempotency-Key of its own and is sent again with it, after the Retry-After it was told,
+	// when it is answered 503 or not answered; nil sends each call once.
+	retry *retries
+	keys  atomic.Int64
 }
+
+// retries counts the calls a retrying poster sent again, and those of them answered 409
+// idempotency_conflict: a key that a failed call still held.
+type retries struct {
+	sent, conflicts atomic.Int64
+}
+
+// maxAttempts bounds how many times a retrying poster sends one call.
+const maxAttempts = 20
 
 func newPoster(base, apiKey string, conns int) *poster {
 	p := &poster{hc: &fasthttp.HostClient{Addr: strings.TrimPrefix(base, "http://"), MaxConns: conns}, base: base}
@@ -41,31 +58,66 @@ func answered(err error) bool {
 	return errors.As(err, &a)
 }
 
-// request makes the call that posts v's JSON to path; its error is an *answerError for an answer
-// other than 2xx.
+// request makes the call that posts v's JSON to path (retried when p retries); its error is an
+// *answerError for an answer other than 2xx.
 func (p *poster) request(path string, v any) (func() error, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	uri := p.base + path
-	return func() error {
-		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-		defer fasthttp.ReleaseRequest(req)
-		defer fasthttp.ReleaseResponse(resp)
-		req.SetRequestURI(uri)
-		req.Header.SetMethod(fasthttp.MethodPost)
-		req.Header.SetContentType("application/json")
-		if p.auth != "" {
-			req.Header.Set(fasthttp.HeaderAuthorization, p.auth)
-		}
-		req.SetBodyRaw(body)
-		if err := p.hc.Do(req, resp); err != nil {
+	if p.retry == nil {
+		return func() error {
+			_, err := p.post(uri, body, "")
 			return err
+		}, nil
+	}
+	key := "bench-" + strconv.FormatInt(p.keys.Add(1), 10)
+	return func() error {
+		for attempt := 1; ; attempt++ {
+			wait, err := p.post(uri, body, key)
+			var a *answerError
+			answeredAs := 0
+			if errors.As(err, &a) {
+				answeredAs = a.status
+			}
+			if attempt > 1 && answeredAs == fasthttp.StatusConflict {
+				p.retry.conflicts.Add(1)
+			}
+			if err == nil || answered(err) && answeredAs != fasthttp.StatusServiceUnavailable || attempt == maxAttempts {
+				return err
+			}
+			p.retry.sent.Add(1)
+			time.Sleep(wait)
 		}
-		if code := resp.StatusCode(); code < 200 || code > 299 {
-			return &answerError{status: code, body: string(resp.Body())}
-		}
-		return nil
 	}, nil
+}
+
+// post sends body to uri once, with key as its Idempotency-Key unless empty, and returns the
+// answer's Retry-After (1 s when it has none).
+func (p *poster) post(uri string, body []byte, key string) (retryAfter time.Duration, err error) {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(uri)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.SetContentType("application/json")
+	if p.auth != "" {
+		req.Header.Set(fasthttp.HeaderAuthorization, p.auth)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	req.SetBodyRaw(body)
+	retryAfter = time.Second
+	if err := p.hc.Do(req, resp); err != nil {
+		return retryAfter, err
+	}
+	if s, err := strconv.Atoi(string(resp.Header.Peek(fasthttp.HeaderRetryAfter))); err == nil && s > 0 {
+		retryAfter = time.Duration(s) * time.Second
+	}
+	if code := resp.StatusCode(); code < 200 || code > 299 {
+		return retryAfter, &answerError{status: code, body: string(resp.Body())}
+	}
+	return retryAfter, nil
 }

@@ -316,6 +316,30 @@ func TestBackgroundJobsRun(t *testing.T) {
 	if err := st.pg.QueryRow(context.Background(), "SELECT count(*) FROM idempotency_records").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("expired record left: %d %v", n, err)
 	}
+
+	// Settled conversions past their retention go: sent after 7 days, dead after 30.
+	if _, err := st.pg.Exec(context.Background(), `INSERT INTO conversion_outbox (project_id, pixel_id, event_name,
+		event_id, event_time, payload, status, next_attempt_at, created_at)
+		SELECT 'prj_1', 'px1', 'Lead', e, now(), '{}', s, now(), now() - d * interval '1 day'
+		FROM (VALUES ('a', 'sent', 8), ('b', 'sent', 1), ('c', 'dead', 31), ('d', 'dead', 8), ('e', 'pending', 40)) AS v(e, s, d)`); err != nil {
+		t.Fatal(err)
+	}
+	stats := func() string {
+		out, errOut, code := cli(t, "outbox", "stats")
+		if code != 0 {
+			t.Fatalf("mtk outbox stats: exit %d: %s", code, errOut)
+		}
+		return strings.SplitN(out, "\n", 2)[0]
+	}
+	if got, want := stats(), "conversions: 1 pending, 2 sent (kept 7 days), 2 dead (kept 30 days)"; got != want {
+		t.Fatalf("stats before the purge: %q, want %q", got, want)
+	}
+	if err := runner.RunNow("conversions-purge"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stats(), "conversions: 1 pending, 1 sent (kept 7 days), 1 dead (kept 30 days)"; got != want {
+		t.Fatalf("stats after the purge: %q, want %q", got, want)
+	}
 }
 
 // mtk serve starts and takes events while ClickHouse is down: acknowledging needs PostgreSQL

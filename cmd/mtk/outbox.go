@@ -14,7 +14,8 @@ import (
 )
 
 // runOutbox shows and steers the conversion outbox: list (pending and dead by default), retry
-// ID (make a dead or pending conversion due now) and stats (both outboxes' counts).
+// ID (make a dead or pending conversion due now) and stats (the outboxes' counts, with how long
+// settled conversions are kept).
 func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 	sub, rest, err := subcommand(args, "list", "retry", "stats")
 	if err != nil {
@@ -60,10 +61,13 @@ func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return err
 			}
-			human := fmt.Sprintf("conversions: %d pending, %d sent, %d dead\nfacts: %d pending\nevents: %d pending",
-				st.Conversions[outbox.StatusPending], st.Conversions[outbox.StatusSent], st.Conversions[outbox.StatusDead],
-				st.Facts.Pending, st.Events.Pending)
+			human := fmt.Sprintf("conversions: %d pending, %d sent (kept %s), %d dead (kept %s)\nfacts: %d pending\nevents: %d pending",
+				st.Conversions[outbox.StatusPending], st.Conversions[outbox.StatusSent], days(outbox.SentRetention),
+				st.Conversions[outbox.StatusDead], days(outbox.DeadRetention), st.Facts.Pending, st.Events.Pending)
 			return emit(out, *asJSON, st, human)
 		}
 	})
 }
+
+// days writes a retention in days.
+func days(d time.Duration) string { return fmt.Sprintf("%d days", int(d/(24*time.Hour))) }

@@ -90,6 +90,7 @@ type result[R any] struct {
 }
 
 type item[T, R any] struct {
+	ctx  context.Context
 	v    T
 	done chan result[R]
 }
@@ -124,14 +125,18 @@ func New[T, R any](cfg Config, flush FlushFunc[T, R]) *Batcher[T, R] {
 	return b
 }
 
-// Submit queues v and waits until its batch is stored. It fails at once with ErrOverloaded when
-// the queue is full.
-func (b *Batcher[T, R]) Submit(v T) (R, error) {
-	it := &item[T, R]{v: v, done: make(chan result[R], 1)}
+// Submit queues v and waits until its batch is stored, or until ctx ends (then ctx's error): v is
+// then stored all the same if its batch was being stored already, and never if not. It fails at
+// once with ErrOverloaded when the queue is full.
+func (b *Batcher[T, R]) Submit(ctx context.Context, v T) (R, error) {
+	var zero R
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	it := &item[T, R]{ctx: ctx, v: v, done: make(chan result[R], 1)}
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
-		var zero R
 		return zero, ErrClosed
 	}
 	select {
@@ -139,11 +144,14 @@ func (b *Batcher[T, R]) Submit(v T) (R, error) {
 		b.mu.RUnlock()
 	default:
 		b.mu.RUnlock()
-		var zero R
 		return zero, ErrOverloaded
 	}
-	r := <-it.done
-	return r.v, r.err
+	select {
+	case r := <-it.done:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 }
 
 // Queued is how many items wait in the queue (not those in a batch being gathered or stored).
@@ -226,8 +234,20 @@ func (b *Batcher[T, R]) flushLoop() {
 	}
 }
 
-// store flushes one batch and answers its items; a panic of the flush fails them.
+// store flushes one batch and answers its items; a panic of the flush fails them. Items whose
+// caller stopped waiting are answered with their context's error and not stored.
 func (b *Batcher[T, R]) store(batch []*item[T, R]) {
+	live := batch[:0]
+	for _, it := range batch {
+		if err := it.ctx.Err(); err != nil {
+			it.done <- result[R]{err: err}
+			continue
+		}
+		live = append(live, it)
+	}
+	if batch = live; len(batch) == 0 {
+		return
+	}
 	values := make([]T, len(batch))
 	for i, it := range batch {
 		values[i] = it.v

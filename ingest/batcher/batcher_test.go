@@ -26,7 +26,7 @@ func TestEveryItemAnsweredInOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := b.Submit(i)
+			got, err := b.Submit(context.Background(), i)
 			if err != nil || got != i*2 {
 				t.Errorf("Submit(%d) = %d, %v", i, got, err)
 			}
@@ -39,7 +39,7 @@ func TestEveryItemAnsweredInOrder(t *testing.T) {
 			t.Errorf("a batch of %d items exceeds MaxBatch", size)
 		}
 	}
-	if _, err := b.Submit(1); !errors.Is(err, ErrClosed) {
+	if _, err := b.Submit(context.Background(), 1); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Submit after Close: %v", err)
 	}
 }
@@ -60,7 +60,7 @@ func TestBusyFlusherSkipsLinger(t *testing.T) {
 		})
 	defer b.Close()
 	for _, v := range []int{1, 2} { // a full batch goes at once and holds the flusher
-		go b.Submit(v) //nolint:errcheck
+		go b.Submit(context.Background(), v) //nolint:errcheck
 	}
 	if got := <-started; len(got) != 2 {
 		t.Fatalf("first batch %v", got)
@@ -70,7 +70,7 @@ func TestBusyFlusherSkipsLinger(t *testing.T) {
 	b.began = func(offered bool) { began <- offered }
 	done := make(chan error, 1)
 	go func() {
-		_, err := b.Submit(3)
+		_, err := b.Submit(context.Background(), 3)
 		done <- err
 	}()
 	if !<-began {
@@ -94,7 +94,7 @@ func TestFlushErrorFailsTheBatch(t *testing.T) {
 	boom := errors.New("store down")
 	b := New(Config{}, func(context.Context, []string) ([]string, error) { return nil, boom })
 	defer b.Close()
-	if _, err := b.Submit("x"); !errors.Is(err, boom) {
+	if _, err := b.Submit(context.Background(), "x"); !errors.Is(err, boom) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -102,7 +102,7 @@ func TestFlushErrorFailsTheBatch(t *testing.T) {
 func TestPanicFailsTheBatch(t *testing.T) {
 	b := New(Config{}, func(context.Context, []string) ([]string, error) { panic("bad") })
 	defer b.Close()
-	if _, err := b.Submit("x"); err == nil {
+	if _, err := b.Submit(context.Background(), "x"); err == nil {
 		t.Fatal("no error")
 	}
 }
@@ -126,14 +126,14 @@ func TestFullQueueRefusesAtOnce(t *testing.T) {
 		return items, nil
 	})
 	results := make(chan error, 100)
-	submit := func(v int) { _, err := b.Submit(v); results <- err }
+	submit := func(v int) { _, err := b.Submit(context.Background(), v); results <- err }
 	go submit(0)
 	<-entered // the flusher holds item 0
 	// Fill the collector's hand (one batch) and the queue (3), without timing: submit until one
 	// is refused.
 	accepted := 1
 	for i := 1; ; i++ {
-		it := &item[int, int]{v: i, done: make(chan result[int], 1)}
+		it := &item[int, int]{ctx: context.Background(), v: i, done: make(chan result[int], 1)}
 		select {
 		case b.queue <- it:
 			accepted++
@@ -143,7 +143,7 @@ func TestFullQueueRefusesAtOnce(t *testing.T) {
 		}
 		break
 	}
-	if _, err := b.Submit(99); !errors.Is(err, ErrOverloaded) {
+	if _, err := b.Submit(context.Background(), 99); !errors.Is(err, ErrOverloaded) {
 		t.Fatalf("Submit on a full queue: %v", err)
 	}
 	close(release)
@@ -182,14 +182,49 @@ func TestObserveHearsEveryFlush(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Add(1)
-		go func() { defer wg.Done(); b.Submit(i) }() //nolint:errcheck
+		go func() { defer wg.Done(); b.Submit(context.Background(), i) }() //nolint:errcheck
 	}
 	wg.Wait()
-	if _, err := b.Submit(-1); !errors.Is(err, boom) {
+	if _, err := b.Submit(context.Background(), -1); !errors.Is(err, boom) {
 		t.Fatalf("Submit(-1): %v", err)
 	}
 	b.Close()
 	if sizes != 101 || failed != 1 { // -1 was submitted alone, after every other item was stored
 		t.Fatalf("observed %d items, %d of them failed; want 101 and 1", sizes, failed)
+	}
+}
+
+// A caller whose context ends while its item waits stops waiting with the context's error, and
+// the item, its batch not begun, is not stored; its neighbours are.
+func TestCallerThatStopsWaitingIsNotStored(t *testing.T) {
+	stored := make(chan []int, 4)
+	release := make(chan struct{})
+	b := New(Config{MaxBatch: 1, Flushers: 1}, func(_ context.Context, items []int) ([]int, error) {
+		if items[0] == 1 {
+			<-release // holds the one flusher
+		}
+		stored <- items
+		return items, nil
+	})
+	defer b.Close()
+	go b.Submit(context.Background(), 1) //nolint:errcheck
+	for b.busy.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := b.Submit(ctx, 2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want the context's deadline", err)
+	}
+	kept := make(chan error, 1)
+	go func() { _, err := b.Submit(context.Background(), 3); kept <- err }()
+	close(release)
+	if err := <-kept; err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int{1, 3} {
+		if got := <-stored; len(got) != 1 || got[0] != want {
+			t.Fatalf("stored %v, want [%d]", got, want)
+		}
 	}
 }

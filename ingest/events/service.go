@@ -24,6 +24,7 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -134,7 +135,7 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 	if ev.attr, ev.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, ev.utm); err != nil {
 		return Result{}, err
 	}
-	r, err := s.batcher.Submit(ev)
+	r, err := s.batcher.Submit(ctx, ev)
 	if err == nil && r.failed != nil {
 		err = r.failed
 	}
@@ -150,6 +151,8 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 		return Result{}, apperr.Unavailable("Too many events are waiting to be stored; retry shortly.", overloadRetryAfter)
 	case errors.Is(err, batcher.ErrClosed):
 		return Result{}, apperr.Unavailable("The server is shutting down; retry shortly.", overloadRetryAfter)
+	case err != nil && ctx.Err() != nil:
+		return Result{}, fmt.Errorf("events: the batch was not stored within the request's deadline: %w", err)
 	case err != nil:
 		s.log.Error("events: batch not stored", "error", err.Error())
 		return Result{}, apperr.Unavailable("The event could not be stored; retry shortly.", overloadRetryAfter)

@@ -66,11 +66,14 @@ type queued struct {
 	now               bool   // retry at once (another event of its request was the bad one)
 }
 
-// RunOnce sends every due conversion, a batch at a time, and returns how many were sent.
+// RunOnce sends every due conversion, a batch at a time, each given BatchTimeout, and returns how
+// many were sent.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		sent, due, err := d.batch(ctx)
+		bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
+		sent, due, err := d.batch(bctx)
+		cancel()
 		total += sent
 		if err != nil || due < deliverBatch {
 			return total, err

@@ -40,5 +40,6 @@
 // goes dead while the others are retried at once; an event older than 7 days goes dead without
 // being sent; other failures (network, 5xx, 429, missing credentials) are retried with
 // exponential backoff (30 s doubling, at most 1 h) and go dead after MaxAttempts. Dead
-// conversions stay for an operator: `mtk outbox list|retry ID|stats`.
+// conversions stay 30 days for an operator (`mtk outbox list|retry ID|stats`), sent ones 7 days
+// (PurgeConversions).
 package outbox

@@ -70,27 +70,46 @@ func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.L
 }
 
 // RunOnce drains every pending row and returns how many it applied. It returns at once when
-// another Drainer of the same table holds the lock.
+// another Drainer of the same table holds the lock. Taking the lock and each batch are given
+// BatchTimeout.
 func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
-	conn, err := d.pool.Acquire(ctx)
+	lctx, cancel := context.WithTimeout(ctx, BatchTimeout)
+	defer cancel()
+	conn, err := d.pool.Acquire(lctx)
 	if err != nil {
 		return 0, err
 	}
 	defer conn.Release()
 	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", d.table.lock).Scan(&got); err != nil || !got {
+	if err := conn.QueryRow(lctx, "SELECT pg_try_advisory_lock($1)", d.table.lock).Scan(&got); err != nil || !got {
 		return 0, err
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", d.table.lock) //nolint:errcheck
+	defer unlock(ctx, conn, d.table.lock)
 	total := 0
 	for {
-		n, err := d.batch(ctx, conn)
+		bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
+		n, err := d.batch(bctx, conn)
+		cancel()
 		total += n
 		if err != nil || n < d.size {
 			return total, err
 		}
 	}
 }
+
+// unlock releases a session's advisory lock before its connection goes back to the pool; when
+// that fails it closes the connection, which releases the lock too, rather than leaving an idle
+// connection holding it.
+func unlock(ctx context.Context, conn *pgxpool.Conn, lock int64) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockTimeout)
+	defer cancel()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", lock); err != nil {
+		conn.Conn().Close(ctx) //nolint:errcheck // closing is what is left to do
+	}
+}
+
+// unlockTimeout bounds releasing an advisory lock.
+const unlockTimeout = 5 * time.Second
 
 // batch applies the oldest rows, at most d.size: it commits an attempt listing them (see
 // the package comment), inserts those ClickHouse does not hold yet, then deletes the rows with

@@ -15,6 +15,11 @@ const Interval = time.Second
 // more events a second in one A/B pair, within noise in the next).
 const EventsInterval = time.Second
 
+// BatchTimeout bounds one batch of a worker's step (a drain's load, insert and settle; a
+// delivery's requests and their recording): a store that stops answering fails the batch, which
+// the next step tries again (exactly once all the same), instead of holding the worker.
+const BatchTimeout = 2 * time.Minute
+
 // Run calls step every interval until ctx ends and logs failures: the long-running loop of a
 // worker inside `mtk serve`. A step does all the work waiting (the Drainers' and the Deliverer's
 // RunOnce loop over full batches), so Run never calls it again at once: between two steps, rows

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"mtk/schema"
 )
@@ -68,6 +69,30 @@ type Config struct {
 	// day) or "project" (a write moves all of its project's answers), for measuring what the
 	// finer grain buys.
 	QueryCacheGrain string
+	// StoreTimeout bounds every call a request makes to a store, from the request's start
+	// (MTK_STORE_TIMEOUT, a duration such as 5s or 1500ms; 0 means DefaultStoreTimeout): past
+	// it the request is answered 503 with Retry-After. It also bounds a query's ClickHouse
+	// statements, their wait for a turn included, and the storing of one batch of events.
+	StoreTimeout time.Duration
+	// storeTimeoutEnv is MTK_STORE_TIMEOUT as written, for Validate's message.
+	storeTimeoutEnv string
+}
+
+// DefaultStoreTimeout is StoreTimeout when MTK_STORE_TIMEOUT is unset.
+const DefaultStoreTimeout = 5 * time.Second
+
+// Bounds of StoreTimeout: shorter would fail healthy requests, longer leaves clients hanging.
+const (
+	minStoreTimeout = 100 * time.Millisecond
+	maxStoreTimeout = 5 * time.Minute
+)
+
+// StoreDeadline is StoreTimeout, or DefaultStoreTimeout when it is 0.
+func (c Config) StoreDeadline() time.Duration {
+	if c.StoreTimeout <= 0 {
+		return DefaultStoreTimeout
+	}
+	return c.StoreTimeout
 }
 
 // DefaultQueryCacheMB is the answer cache's bound when MTK_QUERY_CACHE_MB is unset.
@@ -144,6 +169,13 @@ func FromEnv() Config {
 		QueryCacheMB:      env("MTK_QUERY_CACHE_MB", ""),
 		QueryCacheGrain:   strings.ToLower(env("MTK_QUERY_CACHE_GRAIN", "day")),
 	}
+	if c.storeTimeoutEnv = env("MTK_STORE_TIMEOUT", ""); c.storeTimeoutEnv != "" {
+		d, err := time.ParseDuration(c.storeTimeoutEnv)
+		if err != nil {
+			d = -1 // refused by Validate
+		}
+		c.StoreTimeout = d
+	}
 	if m := strings.ToLower(c.Metrics); m == "on" || m == "off" {
 		c.Metrics = m
 	}
@@ -198,6 +230,14 @@ func (c Config) Validate() error {
 	}
 	if c.QueryCacheGrain != "" && c.QueryCacheGrain != "day" && c.QueryCacheGrain != "project" {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_GRAIN %q: want day or project", c.QueryCacheGrain))
+	}
+	if c.StoreTimeout < 0 || c.StoreTimeout > 0 && (c.StoreTimeout < minStoreTimeout || c.StoreTimeout > maxStoreTimeout) {
+		raw := c.storeTimeoutEnv
+		if raw == "" {
+			raw = c.StoreTimeout.String()
+		}
+		problems = append(problems, fmt.Sprintf("MTK_STORE_TIMEOUT %q: want a duration from %s to %s, such as 5s",
+			raw, minStoreTimeout, maxStoreTimeout))
 	}
 	if c.RateLimits != "on" && c.RateLimits != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))

@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDefaultsAreValid(t *testing.T) {
-	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN"} {
+	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
@@ -26,6 +27,9 @@ func TestDefaultsAreValid(t *testing.T) {
 	if !c.QueryCacheOn() || c.QueryCacheBytes() != 256<<20 || c.QueryCacheByProject() {
 		t.Fatalf("answer cache defaults %+v", c)
 	}
+	if c.StoreDeadline() != 5*time.Second {
+		t.Fatalf("store timeout %s, want 5s", c.StoreDeadline())
+	}
 }
 
 func TestValidateNamesEveryBadValue(t *testing.T) {
@@ -33,12 +37,13 @@ func TestValidateNamesEveryBadValue(t *testing.T) {
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
 		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QueryConcurrency: "lots",
 		EventOutboxMax: "0", FactOutboxMax: "1e6", QueryCache: "maybe", QueryCacheMB: "-1", QueryCacheGrain: "hour",
+		StoreTimeout: time.Hour,
 	}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN"} {
+	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
@@ -57,6 +62,23 @@ func TestQueryConcurrency(t *testing.T) {
 		t.Setenv("MTK_QUERY_CONCURRENCY", env)
 		if FromEnv().Validate() == nil {
 			t.Errorf("MTK_QUERY_CONCURRENCY=%s accepted", env)
+		}
+	}
+}
+
+func TestStoreTimeout(t *testing.T) {
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	for env, want := range map[string]time.Duration{"": 5 * time.Second, "2s": 2 * time.Second,
+		"1500ms": 1500 * time.Millisecond, "100ms": 100 * time.Millisecond, "5m": 5 * time.Minute} {
+		t.Setenv("MTK_STORE_TIMEOUT", env)
+		if c := FromEnv(); c.StoreDeadline() != want || c.Validate() != nil {
+			t.Errorf("MTK_STORE_TIMEOUT=%s: %s, validate %v", env, c.StoreDeadline(), c.Validate())
+		}
+	}
+	for _, env := range []string{"5", "soon", "-1s", "10ms", "6m"} {
+		t.Setenv("MTK_STORE_TIMEOUT", env)
+		if err := FromEnv().Validate(); err == nil || !strings.Contains(err.Error(), "MTK_STORE_TIMEOUT \""+env+"\"") {
+			t.Errorf("MTK_STORE_TIMEOUT=%s: %v", env, err)
 		}
 	}
 }

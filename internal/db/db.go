@@ -9,6 +9,8 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/schema"
@@ -23,6 +25,15 @@ func OpenPostgres(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if cfg.MaxConns < 16 {
 		cfg.MaxConns = 16
 	}
+	// A statement whose context ends is canceled on the server (a cancel request) and the call
+	// returns once the server has ended it: a write waiting on a lock past its request's deadline
+	// cannot commit after the client was answered 503, and the connection stays usable (pgx's
+	// default closes it and cancels in the background, so a frozen server would have every
+	// waiting request's connection opened again). A server that does not act on the cancel within
+	// cancelGrace (stopped, unreachable) has the connection closed under it.
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -35,6 +46,10 @@ func OpenPostgres(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	}
 	return pool, nil
 }
+
+// cancelGrace is how long a canceled statement's server has to end it before the client closes
+// the connection.
+const cancelGrace = 500 * time.Millisecond
 
 // ClickHouseOptions parses a clickhouse:// DSN into driver options with mtk's pool settings.
 func ClickHouseOptions(dsn string) (*clickhouse.Options, error) {

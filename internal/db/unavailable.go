@@ -11,10 +11,11 @@ import (
 )
 
 // unavailableStates are the PostgreSQL SQLSTATEs of a server that cannot serve now: shutting
-// down (57P01 admin, 57P02 crash), starting (57P03), out of connections (53300), or a connection
-// lost (class 08).
+// down (57P01 admin, 57P02 crash), starting (57P03), out of connections (53300), a connection
+// lost (class 08), or a statement canceled (57014: its context's deadline passed, see
+// OpenPostgres, or a statement timeout).
 var unavailableStates = map[string]bool{"57P01": true, "57P02": true, "57P03": true, "53300": true,
-	"08000": true, "08003": true, "08006": true, "08001": true, "08004": true}
+	"08000": true, "08003": true, "08006": true, "08001": true, "08004": true, "57014": true}
 
 // Unavailable reports whether err means a store (PostgreSQL or ClickHouse) did not answer:
 // refused, reset or lost connections, a server shutting down or starting, a timeout. Such a

@@ -1,7 +1,9 @@
 // Package jobs runs mtk's background jobs on cron schedules (robfig/cron). Every job is declared
 // in one table by the caller (name, schedule, function); the runner adds panic recovery, a random
 // start delay (jitter) so that instances do not fire together, at most one run of a job at a
-// time, a log line per failure, and RunNow, a synchronous trigger for tests and operators.
+// time, a deadline per run (a store that stops answering fails the run, and the next scheduled
+// one tries again), a log line per failure, and RunNow, a synchronous trigger for tests and
+// operators.
 package jobs
 
 import (
@@ -23,8 +25,13 @@ type Job struct {
 	Schedule string
 	// Jitter is the largest random delay before a scheduled run starts.
 	Jitter time.Duration
-	Run    func(ctx context.Context) error
+	// Timeout bounds a run: its context ends then (0: DefaultTimeout).
+	Timeout time.Duration
+	Run     func(ctx context.Context) error
 }
+
+// DefaultTimeout bounds a run of a job that sets no Timeout.
+const DefaultTimeout = 10 * time.Minute
 
 // Runner schedules jobs.
 type Runner struct {
@@ -99,5 +106,11 @@ func (r *Runner) run(e *entry, manual bool) (err error) {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return e.job.Run(r.ctx)
+	timeout := e.job.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, timeout)
+	defer cancel()
+	return e.job.Run(ctx)
 }

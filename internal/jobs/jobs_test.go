@@ -58,3 +58,25 @@ func TestBadDeclarations(t *testing.T) {
 		t.Fatal("duplicate name accepted")
 	}
 }
+
+func TestRunsHaveADeadline(t *testing.T) {
+	r, err := New(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), []Job{
+		{Name: "hangs", Schedule: "@every 1h", Timeout: 50 * time.Millisecond,
+			Run: func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }},
+		{Name: "default", Schedule: "@every 1h", Run: func(ctx context.Context) error {
+			if d, ok := ctx.Deadline(); !ok || time.Until(d) > DefaultTimeout {
+				return errors.New("no deadline, or a later one than DefaultTimeout")
+			}
+			return nil
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunNow("hangs"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a run past its Timeout: %v, want its context's deadline", err)
+	}
+	if err := r.RunNow("default"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -32,6 +32,17 @@ func (s *System) Jobs() []jobs.Job {
 			}),
 		},
 		{
+			// Sent conversions go after 7 days, dead ones after 30 (outbox.PurgeConversions).
+			Name: "conversions-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
+			Run: func(ctx context.Context) error {
+				sent, dead, err := outbox.PurgeConversions(ctx, s.Postgres, clk.Now())
+				if sent+dead > 0 {
+					log.Info("purged settled conversions", "sent", sent, "dead", dead)
+				}
+				return err
+			},
+		},
+		{
 			// A logged-out token's revocation is kept until the token would have expired anyway.
 			Name: "revoked-tokens-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
 			Run: counted(log, "purged expired token revocations", "rows", func(ctx context.Context) (int64, error) {
@@ -54,8 +65,9 @@ func (s *System) Jobs() []jobs.Job {
 		},
 		{
 			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5
-			// minutes) has passed since its last run; see adsync.Scheduler.
-			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second,
+			// minutes) has passed since its last run; see adsync.Scheduler. A run that takes 30
+			// minutes (a network or store that stopped answering) ends, recorded as failed.
+			Name: "sync", Schedule: "@every 1m", Jitter: 20 * time.Second, Timeout: 30 * time.Minute,
 			Run: scheduler.RunDue,
 		},
 	}

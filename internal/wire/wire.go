@@ -84,8 +84,15 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	if bounds == (outbox.Bounds{}) {
 		bounds.Events, bounds.Facts = cfg.OutboxBounds()
 	}
+	// A request's store calls, a query's statements and their wait for a turn, and the storing
+	// of the batch an event waits for are all bounded by the store timeout: one figure for how
+	// long a client may wait on a store before its 503.
 	evCfg := events.Config{Batch: opts.Batch, Bounds: bounds}
-	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots()}
+	if evCfg.Batch.FlushTimeout <= 0 {
+		evCfg.Batch.FlushTimeout = cfg.StoreDeadline()
+	}
+	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots(),
+		MaxExecutionTime: cfg.StoreDeadline()}
 	if m != nil {
 		evCfg.Batch.Observe, evCfg.QueueFull, engOpts.Observe = m.EventFlush, m.EventRefused, m.Query
 	}
@@ -95,7 +102,8 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 		m.WatchEventQueue(s.Events.Queued)
 	}
 	s.Orders = orders.New(pg, s.Store.Connections, s.Store.Projects, s.Store.Containers, s.Resolver, clk, bounds)
-	s.Objects = &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk}
+	s.Objects = &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk,
+		StoreTimeout: cfg.StoreDeadline()}
 	s.Syncer = NewSyncer(s.Store, ch, clk)
 	if m != nil {
 		s.Syncer.Observe = m.SyncRun
