@@ -53,15 +53,21 @@ func useTestStores(t *testing.T) {
 	t.Setenv("MTK_BASE_URL", "")
 }
 
-// serve runs `mtk serve` on a free port until the test ends and returns its base URL.
-func serve(t *testing.T) string {
+// freeAddr is a loopback address with a port that nothing listens on.
+func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// serve runs `mtk serve` on a free port until the test ends and returns its base URL.
+func serve(t *testing.T) string {
+	t.Helper()
+	addr := freeAddr(t)
 	t.Setenv("MTK_LISTEN", addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)

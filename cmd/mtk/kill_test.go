@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -33,12 +32,7 @@ func TestMain(m *testing.M) {
 // environment, and returns it with its base URL once it answers.
 func serveProcess(t *testing.T) (*exec.Cmd, string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), asMTK+"=1", "MTK_TEST_ARGS=serve", "MTK_LISTEN="+addr, "MTK_METRICS=off")
 	if err := cmd.Start(); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/http"
 	"testing"
 
@@ -43,12 +42,7 @@ func TestServeMetrics(t *testing.T) {
 		t.Errorf("the start-up probe of /healthz is not counted")
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	own := ln.Addr().String()
-	ln.Close()
+	own := freeAddr(t)
 	t.Setenv("MTK_METRICS", own)
 	base = serve(t)
 	if status, _ := scrape(t, base+"/metrics"); status != 404 {
