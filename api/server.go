@@ -15,12 +15,10 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"mtk/adsync"
-	"mtk/api/answers"
+	"mtk/answers"
 	"mtk/api/dashboard"
 	"mtk/api/openapi"
 	"mtk/api/ratelimit"
-	"mtk/engine"
-	"mtk/facts"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
 	"mtk/internal/clock"
@@ -35,15 +33,13 @@ const BodyLimit = 1 << 20
 type server struct {
 	cfg      config.Config
 	platform *platform.Services
-	engine   *engine.Service
 	ch       driver.Conn
 	events   *events.Service
 	orders   *orders.Service
 	clock    clock.Clock
 	log      *slog.Logger
 	objects  *adsync.Objects
-	versions *facts.Versions
-	answers  *answers.Cache // nil (and versions too): answers are not cached
+	answers  *answers.Service
 	// passwords limits failed passwords per e-mail (checkPassword).
 	passwords ratelimit.Failures
 }
@@ -54,7 +50,7 @@ func missing(sys *wire.System) []string {
 		return []string{"the whole System"}
 	}
 	var out []string
-	for name, absent := range map[string]bool{"Store": sys.Store == nil, "Engine": sys.Engine == nil,
+	for name, absent := range map[string]bool{"Store": sys.Store == nil, "Queries": sys.Queries == nil,
 		"ClickHouse": sys.ClickHouse == nil, "Events": sys.Events == nil, "Orders": sys.Orders == nil, "Clock": sys.Clock == nil,
 		"Log": sys.Log == nil, "Objects": sys.Objects == nil} {
 		if absent {
@@ -73,8 +69,8 @@ func New(sys *wire.System) *fiber.App {
 	}
 	d := sys
 	s := &server{
-		cfg: d.Config, platform: d.Store, engine: d.Engine, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
-		objects: d.Objects, clock: d.Clock, log: d.Log, versions: d.Versions, answers: d.Answers,
+		cfg: d.Config, platform: d.Store, answers: d.Queries, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
+		objects: d.Objects, clock: d.Clock, log: d.Log,
 		passwords: newPasswordLimit(),
 	}
 	app := fiber.New(fiber.Config{

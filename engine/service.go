@@ -75,7 +75,8 @@ type Service struct {
 	// converting remembers, per project, until when its money queries skip Attempt.OneCurrency
 	// (a recent one found facts in another currency): a hint that saves a statement, never a
 	// source of answers.
-	converting *ttlcache.Cache[string, bool] // project id → mixes currencies
+	converting *ttlcache.Cache[string, bool]        // project id → mixes currencies
+	prepared   *ttlcache.Cache[[32]byte, *Prepared] // prepareKey → the query prepared (preparedcache.go)
 	flights    flights
 	slotsOnce  sync.Once
 	slots      chan struct{}
@@ -87,7 +88,8 @@ const convertingFor = 10 * time.Minute
 
 // New returns a Service reading through conn.
 func New(conn driver.Conn, opts Options) *Service {
-	return &Service{conn: conn, opts: opts.withDefaults(), converting: ttlcache.New[string, bool](convertingFor, 100_000)}
+	return &Service{conn: conn, opts: opts.withDefaults(), converting: ttlcache.New[string, bool](convertingFor, 100_000),
+		prepared: ttlcache.New[[32]byte, *Prepared](preparedFor, preparedMax)}
 }
 
 // Settings are the ClickHouse settings a statement on table (facts_raw, facts_hourly or
@@ -141,8 +143,25 @@ func (s *Service) Query(ctx context.Context, scope Scope, in QueryInput) (*Resul
 // Prepare validates in against scope and compiles it; it does no I/O. Errors are *apperr.Error
 // for a bad query, plain errors for a bad scope.
 func (s *Service) Prepare(scope Scope, in QueryInput) (*Prepared, error) {
-	start := time.Now()
-	c, err := Compile(scope, in, s.opts.Clock.Now())
+	start, now := time.Now(), s.opts.Clock.Now()
+	key, keep := prepareKey(scope, in, now)
+	if keep {
+		if p, ok := s.prepared.Get(key, start); ok {
+			q := *p
+			q.start = start
+			return &q, nil
+		}
+	}
+	p, err := s.prepare(scope, in, now, start)
+	if err == nil && keep {
+		s.prepared.Put(key, p, start)
+	}
+	return p, err
+}
+
+// prepare is Prepare without the kept queries.
+func (s *Service) prepare(scope Scope, in QueryInput, now, start time.Time) (*Prepared, error) {
+	c, err := Compile(scope, in, now)
 	if err != nil {
 		s.observe(start, nil, Attempt{}, false, err)
 		return nil, err
@@ -155,7 +174,7 @@ func (s *Service) Prepare(scope Scope, in QueryInput) (*Prepared, error) {
 	if !c.plan.cmpStart.IsZero() {
 		in := compareInput(in, c.plan.cmpStart, c.plan.cmpEnd)
 		in.checked = false // its time was rewritten
-		if p.cmp, err = Compile(scope, in, s.opts.Clock.Now()); err != nil {
+		if p.cmp, err = Compile(scope, in, now); err != nil {
 			return nil, err
 		}
 	}

@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"sync"
 	"time"
 
 	"mtk/facts"
 )
+
+// zones are the zones loadZone found, by name: only valid IANA names are kept, so they are few.
+var zones sync.Map
 
 // loadZone checks an IANA zone name before it may become a SQL string literal: a strict
 // character whitelist first, then Go's zone database.
@@ -19,10 +23,14 @@ func loadZone(name string) (*time.Location, bool) {
 			return nil, false
 		}
 	}
-	loc, err := time.LoadLocation(name)
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), true
+	}
+	loc, err := time.LoadLocation(name) // reads the zone's file: every query would
 	if err != nil {
 		return nil, false
 	}
+	zones.Store(name, loc)
 	return loc, true
 }
 

@@ -19,6 +19,8 @@ type flags struct {
 	only                            []string
 	out, dbName, cpuProfile         string
 	fresh                           bool
+	// hits measures answer cache hits instead of the cells (hits.go).
+	hits bool
 	// dash holds the flags of the dashboard run (-dashboard).
 	dash dashFlags
 }
@@ -52,6 +54,7 @@ func parseFlags() (flags, error) {
 	flag.StringVar(&f.dbName, "db", "mtk_bench", "the benchmark's own PostgreSQL and ClickHouse database: mtk_bench or mtk_bench_query…")
 	flag.BoolVar(&f.fresh, "fresh", false, "regenerate the ClickHouse data even when the marker says it matches")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured cells (client and server) to this file")
+	flag.BoolVar(&f.hits, "hits", false, "measure answer cache hits instead of the cells (own database "+hitsDB+"): server CPU per hit and hits per second at saturation, over -duration")
 	d := &f.dash
 	flag.BoolVar(&d.on, "dashboard", false, "run the dashboard benchmark instead of the cells (own database "+dashDB+", JSON "+dashOut+"): pages of queries by Zipf-chosen viewers over -projects projects, with live writes and syncs, cache on (day and project grain), off, and the floor")
 	flag.IntVar(&d.projects, "projects", 50, "dashboard: projects sharing the -rows rows")
@@ -69,17 +72,18 @@ func parseFlags() (flags, error) {
 	flag.StringVar(&runs, "runs", strings.Join(dashRunIDs, ","), "dashboard: the runs to make: day and project (cache on, versions per day or per project), off (cache off), off1 (cache off, one client, one tile at a time), floor1 and floor (the statements straight to ClickHouse)")
 	flag.Parse()
 	d.runs = strings.Split(runs, ",")
+	if f.hits && !flagSet("db") {
+		f.dbName = hitsDB
+	}
 	if d.on {
 		// The dashboard run has its own database, output and days unless they are given.
-		set := map[string]bool{}
-		flag.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-		if !set["db"] {
+		if !flagSet("db") {
 			f.dbName = dashDB
 		}
-		if !set["out"] {
+		if !flagSet("out") {
 			f.out = dashOut
 		}
-		if !set["days"] {
+		if !flagSet("days") {
 			f.days = dashDays
 		}
 	}
@@ -107,6 +111,13 @@ func parseFlags() (flags, error) {
 		return f, d.check(f.days)
 	}
 	return f, checkDates(f.days)
+}
+
+// flagSet reports whether the command line gave the flag.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
 }
 
 func intList(s string) ([]int, error) {

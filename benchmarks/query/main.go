@@ -10,6 +10,9 @@
 //
 //	go run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
 //	go run ./benchmarks/query -dashboard
+//	go run ./benchmarks/query -hits
+//
+// With -hits it measures what an answer cache hit costs the server (hits.go).
 //
 // benchmarks/README.md explains the figures.
 package main
@@ -46,8 +49,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	do := run
-	if f.dash.on {
+	switch {
+	case f.dash.on:
 		do = runDashboard
+	case f.hits:
+		do = runHits
 	}
 	if err := do(ctx, f); err != nil {
 		log.Fatal(err)

@@ -1,5 +1,6 @@
 // Package archtest holds the tests that keep mtk's architecture where the compiler does not: the
 // import graph points one way (see layers), the engine composes SQL from fragments that carry
-// their arguments, and only package platform writes the platform's tables (see platformTables).
+// their arguments, only package platform writes the platform's tables (see platformTables), and
+// only package answers runs the engine's statements (see runPath).
 // It has no code of its own.
 package archtest

@@ -60,7 +60,7 @@ type Config struct {
 	// events and orders are refused with 503 and Retry-After until the drainers make room.
 	EventOutboxMax, FactOutboxMax string
 	// QueryCache is "on" (the default) or "off" (MTK_QUERY_CACHE): whether /v3/query answers are
-	// kept and served again while their data version stands (see api/answers).
+	// kept and served again while their data version stands (see package answers).
 	QueryCache string
 	// QueryCacheMB bounds the answer cache's memory in MiB (MTK_QUERY_CACHE_MB, default 256).
 	QueryCacheMB string

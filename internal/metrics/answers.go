@@ -3,10 +3,10 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"mtk/api/answers"
+	"mtk/answers"
 )
 
-// WatchAnswers exposes the answer cache's counts (api/answers), read at each scrape.
+// WatchAnswers exposes the answer cache's counts (package answers), read at each scrape.
 func (m *Metrics) WatchAnswers(stats func() answers.Stats) {
 	m.reg.MustRegister(&answersCollector{stats: stats})
 }

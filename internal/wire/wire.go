@@ -1,5 +1,5 @@
 // Package wire is the one place mtk's long-lived objects are built: Build makes, once, the
-// platform services, the query engine, the ingest services, the bulk-object writer and the syncer
+// platform services, the query engine and the answers service over it, the ingest services, the bulk-object writer and the syncer
 // over the open stores; the System it returns starts the outbox workers and lists the scheduled
 // jobs, and api.New serves it over HTTP. `mtk serve`, the api tests, the API test helper and both
 // benchmarks use it, with Options instead of wiring by hand.
@@ -15,7 +15,7 @@ import (
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
-	"mtk/api/answers"
+	"mtk/answers"
 	"mtk/engine"
 	"mtk/facts"
 	"mtk/ingest/attribution"
@@ -65,6 +65,8 @@ type System struct {
 	// when MTK_QUERY_CACHE is off.
 	Versions *facts.Versions
 	Answers  *answers.Cache
+	// Queries answers metrics queries over Engine, Versions and Answers.
+	Queries *answers.Service
 
 	stop context.CancelFunc // ends what Build started
 }
@@ -112,12 +114,13 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	s.stop = stop
 	if cfg.QueryCacheOn() {
 		s.Versions = facts.NewVersions(pg, cfg.QueryCacheByProject(), log)
-		s.Answers = answers.New(cfg.QueryCacheBytes())
+		s.Answers = answers.NewCache(cfg.QueryCacheBytes())
 		go s.Versions.Listen(ctx)
 		if m != nil {
 			m.WatchAnswers(s.Answers.Stats)
 		}
 	}
+	s.Queries = answers.New(s.Engine, s.Versions, s.Answers)
 	return s
 }
 

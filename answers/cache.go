@@ -1,8 +1,3 @@
-// Package answers keeps the answers of POST /v3/query, as the bytes sent, keyed by the query's
-// normalized form and the data version it was read at (engine.Prepared.Key, facts.Versions): a
-// kept answer is served again only while nothing it read has changed, so it is byte for byte
-// the answer a fresh read would give. Memory is bounded: the least recently used answers go
-// first.
 package answers
 
 import (
@@ -14,7 +9,10 @@ import (
 // slot and the entry itself, counted so that many small answers cannot pass the bound.
 const entryOverhead = 160
 
-// Cache is a least-recently-used map of answers bounded by bytes. It is safe for concurrent use.
+// Cache is a least-recently-used map of answers, as the bytes sent, bounded by bytes and safe
+// for concurrent use. Answers are keyed by the query's normalized form and the data version it
+// was read at (engine.Prepared.Key, facts.Versions): a kept answer is served again only while
+// nothing it read has changed, so it is byte for byte the answer a fresh read would give.
 type Cache struct {
 	max int64
 
@@ -37,8 +35,8 @@ type Stats struct {
 	Entries                 int
 }
 
-// New returns a Cache that holds at most maxBytes.
-func New(maxBytes int64) *Cache {
+// NewCache returns a Cache that holds at most maxBytes.
+func NewCache(maxBytes int64) *Cache {
 	return &Cache{max: maxBytes, entries: map[string]*list.Element{}}
 }
 

@@ -9,7 +9,7 @@ import (
 func TestCacheKeepsAnswersUntilItsBoundThenDropsTheLeastRecentlyUsed(t *testing.T) {
 	body := []byte(strings.Repeat("x", 1000))
 	per := cost("k00", body)
-	c := New(3 * per)
+	c := NewCache(3 * per)
 	for i := range 3 {
 		c.Put(fmt.Sprintf("k%02d", i), body)
 	}
@@ -32,7 +32,7 @@ func TestCacheKeepsAnswersUntilItsBoundThenDropsTheLeastRecentlyUsed(t *testing.
 }
 
 func TestCacheBoundHoldsUnderManyAnswers(t *testing.T) {
-	c := New(64 << 10)
+	c := NewCache(64 << 10)
 	for i := range 10_000 {
 		c.Put(fmt.Sprint(i), make([]byte, i%3000))
 		if s := c.Stats(); s.Bytes > 64<<10 {
@@ -46,7 +46,7 @@ func TestCacheBoundHoldsUnderManyAnswers(t *testing.T) {
 }
 
 func TestCachePutReplacesAnAnswer(t *testing.T) {
-	c := New(1 << 20)
+	c := NewCache(1 << 20)
 	c.Put("k", []byte("old answer"))
 	c.Put("k", []byte("new"))
 	if got, _ := c.Get("k"); string(got) != "new" {

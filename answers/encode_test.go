@@ -1,4 +1,4 @@
-package api
+package answers
 
 import (
 	"testing"
@@ -23,11 +23,11 @@ func TestQueryBodyIsWhatEncodingJSONWrites(t *testing.T) {
 		},
 		Currency: "BRL", Warnings: []string{"no exchange rate from USD to BRL <x>"}, HasMore: true,
 	}
-	got, err := queryBody(res)
+	got, err := encodeResult(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := marshalJSON(struct {
+	want, err := encodeJSON(struct {
 		Success  bool         `json:"success"`
 		Data     []engine.Row `json:"data"`
 		Currency string       `json:"currency"`

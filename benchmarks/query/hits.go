@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"mtk/benchmarks/internal/profile"
+	"mtk/engine"
+	"mtk/internal/clock"
+	"mtk/internal/config"
+	"mtk/platform"
+)
+
+// hitsDB is the -hits run's own database: a tenant and empty fact tables are all it needs, since
+// a cached answer is served whatever its rows.
+const hitsDB = "mtk_bench_query_hits"
+
+// runHits measures what an answer cache hit costs the server (-hits): the same query, answered
+// once, is sent again and again through the API's handler in memory (fasthttp without sockets,
+// with authentication, the request log in JSON, the deadline and the scope check as served), by
+// two goroutines per core for -duration. It prints the process's CPU time (user and system, from
+// getrusage) per hit and the hits per second: the handler's whole cost, the load generator's
+// being only the copy of a request.
+func runHits(ctx context.Context, f flags) error {
+	env := config.FromEnv()
+	pg, err := openPostgres(ctx, env.PostgresURL, f.dbName)
+	if err != nil {
+		return err
+	}
+	defer pg.Close()
+	store := platform.New(pg, clock.Real{})
+	t, err := ensureTenant(ctx, store)
+	if err != nil {
+		return err
+	}
+	defer store.Keys.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
+	ch, chURL, err := openClickHouse(ctx, env.ClickHouseURL, f.dbName)
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	pgURL, err := withDatabase(env.PostgresURL, f.dbName)
+	if err != nil {
+		return err
+	}
+	srv, err := startServer(pg, ch, chURL, pgURL, serverOptions{})
+	if err != nil {
+		return err
+	}
+	defer srv.close()                                   //nolint:errcheck
+	if err := srv.sys.Versions.Heard(ctx); err != nil { // answers are cached once versions are known
+		return err
+	}
+	// A dashboard tile: the last 30 days by day, a named range resolved at each request.
+	body, err := json.Marshal(engine.QueryInput{ProjectID: t.project.ID,
+		Fields: []string{"spend", "impressions", "clicks", "ctr", "cpc", "tx_revenue", "roas"},
+		Time:   &engine.TimeSpec{Range: "last_30_days", Granularity: "day"}})
+	if err != nil {
+		return err
+	}
+	var req fasthttp.Request
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.SetRequestURI("/v3/query")
+	req.Header.SetContentType("application/json")
+	req.Header.Set("x-api-key", t.key.Token)
+	req.SetBody(body)
+	handler := srv.app.Handler()
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+	// send serves req once on rc and tells whether the answer came from the cache.
+	send := func(rc *fasthttp.RequestCtx) (bool, error) {
+		rc.ResetUserValues() // a served request's context (Fiber keeps it there) ends with it
+		rc.Init(&req, addr, nil)
+		handler(rc)
+		if rc.Response.StatusCode() != fasthttp.StatusOK {
+			return false, fmt.Errorf("status %d: %s", rc.Response.StatusCode(), rc.Response.Body())
+		}
+		return strings.Contains(string(rc.Response.Header.Peek("Server-Timing")), "cache;desc=hit"), nil
+	}
+	var rc fasthttp.RequestCtx
+	for range 2 { // the first answer is read and kept, the second must be a hit
+		if _, err := send(&rc); err != nil {
+			return err
+		}
+	}
+	if hit, _ := send(&rc); !hit {
+		return fmt.Errorf("the answer was not served from the cache (Server-Timing %q)", rc.Response.Header.Peek("Server-Timing"))
+	}
+	size := len(rc.Response.Body())
+	log.Printf("hits: %d-byte answer, %s at %d goroutines", size, f.duration, 2*runtime.GOMAXPROCS(0))
+	stopProfile, err := profile.Start(f.cpuProfile)
+	if err != nil {
+		return err
+	}
+	var hits atomic.Int64
+	var failed atomic.Value
+	cpu0, wall0 := processCPU(), time.Now()
+	deadline := wall0.Add(f.duration)
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var rc fasthttp.RequestCtx
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				hit, err := send(&rc)
+				if err == nil && !hit {
+					err = fmt.Errorf("a miss during the run (Server-Timing %q)", rc.Response.Header.Peek("Server-Timing"))
+				}
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+				hits.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	cpu, wall := processCPU()-cpu0, time.Since(wall0)
+	stopProfile()
+	if err, _ := failed.Load().(error); err != nil {
+		return err
+	}
+	n := hits.Load()
+	fmt.Printf("\n| answer | hits | seconds | hits/s | server CPU per hit |\n|---|---|---|---|---|\n")
+	fmt.Printf("| %d B | %d | %.1f | %.0f | %.1f µs |\n", size, n, wall.Seconds(), float64(n)/wall.Seconds(),
+		float64(cpu.Microseconds())/float64(n))
+	return nil
+}
