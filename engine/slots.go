@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -74,7 +75,7 @@ func (s *Service) acquire(ctx context.Context) (func(), error) {
 	case slots <- struct{}{}:
 		return held(ctx, func() { <-slots }), nil
 	case <-t.C:
-		return nil, errBusy
+		return nil, errBusy.WithCause(fmt.Errorf("engine: every query slot stayed taken for %s", s.opts.MaxExecutionTime))
 	case <-ctx.Done():
 		return nil, mapError(ctx.Err())
 	}

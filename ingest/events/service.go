@@ -148,14 +148,13 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 		if s.full != nil {
 			s.full()
 		}
-		return Result{}, apperr.Unavailable("Too many events are waiting to be stored; retry shortly.", overloadRetryAfter)
+		return Result{}, apperr.Unavailable("Too many events are waiting to be stored; retry shortly.", overloadRetryAfter).WithCause(err)
 	case errors.Is(err, batcher.ErrClosed):
-		return Result{}, apperr.Unavailable("The server is shutting down; retry shortly.", overloadRetryAfter)
+		return Result{}, apperr.Unavailable("The server is shutting down; retry shortly.", overloadRetryAfter).WithCause(err)
 	case err != nil && ctx.Err() != nil:
 		return Result{}, fmt.Errorf("events: the batch was not stored within the request's deadline: %w", err)
 	case err != nil:
-		s.log.Error("events: batch not stored", "error", err.Error())
-		return Result{}, apperr.Unavailable("The event could not be stored; retry shortly.", overloadRetryAfter)
+		return Result{}, apperr.Unavailable("The event could not be stored; retry shortly.", overloadRetryAfter).WithCause(err)
 	}
 	return r, nil
 }
