@@ -115,7 +115,6 @@ func (c Config) QueryCacheBytes() int64 {
 // QueryCacheByProject reports whether data versions are kept per project instead of per day.
 func (c Config) QueryCacheByProject() bool { return c.QueryCacheGrain == "project" }
 
-
 // RateLimitsOn reports whether requests are rate limited.
 func (c Config) RateLimitsOn() bool { return c.RateLimits != "off" }
 
