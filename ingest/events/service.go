@@ -79,7 +79,7 @@ func New(cfg Config, pool *pgxpool.Pool, containers *platform.Containers, projec
 	if cfg.Batch.Flushers <= 0 {
 		// One transaction at a time: batches of one project wait for its lead lock anyway, and
 		// one flusher takes everything that arrived during the previous flush, however many
-		// projects (measured: 4,060 events/s, p99 40 ms against 3,710/s, p99 63 ms with two).
+		// projects (benchmarks/README.md measures one against two).
 		cfg.Batch.Flushers = 1
 	}
 	s := &Service{pool: pool, containers: containers, bounds: cfg.Bounds.WithDefaults(), resolver: resolver,
