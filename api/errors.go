@@ -85,28 +85,28 @@ func styleOf(c *fiber.Ctx) errorStyle {
 // storeRetryAfter is the Retry-After, in seconds, of a 503 for an unreachable store.
 const storeRetryAfter = 5
 
-// toAppError maps any error to what the client may see. The second result is false for errors
-// that are not the client's to know about; those are logged.
-func toAppError(err error) (*apperr.Error, bool) {
+// toAppError maps any error to what the client may see; an error that is not an *apperr.Error
+// becomes a 503 or a 500 that wraps it, so that the renderer logs it.
+func toAppError(err error) *apperr.Error {
 	if e, ok := apperr.As(err); ok {
-		return e, true
+		return e
 	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch fe.Code {
 		case http.StatusNotFound:
-			return apperr.NotFound("No such route."), true
+			return apperr.NotFound("No such route.")
 		case http.StatusMethodNotAllowed:
-			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Method not allowed on this route."}, true
+			return &apperr.Error{Status: fe.Code, Type: apperr.TypeValidation, Code: apperr.CodeInvalidParameter, Message: "Method not allowed on this route."}
 		}
 		if fe.Code >= 400 && fe.Code < 500 { // its message is never shown: Fiber's may quote the request
-			return apperr.InvalidRequest(fe.Code, http.StatusText(fe.Code)+"."), true
+			return apperr.InvalidRequest(fe.Code, http.StatusText(fe.Code)+".")
 		}
 	}
 	if db.Unavailable(err) {
-		return apperr.Unavailable("A data store is unavailable; retry shortly.", storeRetryAfter), false
+		return apperr.Unavailable("A data store is unavailable; retry shortly.", storeRetryAfter).WithCause(err)
 	}
-	return apperr.Internal(), false
+	return apperr.Internal().WithCause(err)
 }
 
 // challenge is the WWW-Authenticate of a 401: RFC 6750 section 3's Bearer challenge, with
@@ -124,12 +124,13 @@ func challenge(c *fiber.Ctx, e *apperr.Error) string {
 }
 
 // errorHandler renders every error as the contract's envelope (or the legacy body on the routes
-// that use it), with the request id. Unexpected errors are logged, never shown.
+// that use it), with the request id. A 5xx is logged here, once, with its cause, which the client
+// never sees: the server's failures are the operator's to read, the client's mistakes are not.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
-		e, known := toAppError(err)
-		if !known {
-			log.Error("request failed", "request_id", requestID(c), "method", c.Method(), "path", c.Path(), "error", err.Error())
+		e := toAppError(err)
+		if e.Status >= http.StatusInternalServerError {
+			logFailure(log, c, e)
 		}
 		if e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
@@ -152,6 +153,17 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			Type: e.Type, Code: e.Code, Message: e.Message, Details: shownDetails(e.Details), RequestID: requestID(c),
 		}})
 	}
+}
+
+// logFailure logs a 5xx answer with its request id and cause (the message itself when there is
+// none, as for an overload that no error caused).
+func logFailure(log *slog.Logger, c *fiber.Ctx, e *apperr.Error) {
+	cause := e.Message
+	if e.Err != nil {
+		cause = e.Err.Error()
+	}
+	log.Error("request failed", "request_id", requestID(c), "method", c.Method(), "path", c.Path(),
+		"status", e.Status, "code", e.Code, "error", cause)
 }
 
 // maxDetails is how many of an error's detail lines an answer shows (CONTRACT "Hostile input"):

@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -95,10 +93,4 @@ func (e *env) pgCount(t *testing.T, sql string, args ...any) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// sha is the SHA-256, lowercase hex, of a normalized value.
-func sha(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }

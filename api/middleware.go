@@ -73,13 +73,13 @@ func logRequests(log *slog.Logger) fiber.Handler {
 	}
 }
 
-// recoverPanics turns a panic into a 500 internal_error and logs it with the request id and stack.
-func recoverPanics(log *slog.Logger) fiber.Handler {
+// recoverPanics turns a panic into a 500 internal_error whose cause holds the panic and its
+// stack, which the error renderer logs with the request id.
+func recoverPanics() fiber.Handler {
 	return func(c *fiber.Ctx) (err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				log.Error("panic", "request_id", requestID(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				err = apperr.Internal()
+				err = apperr.Internal().WithCause(fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
 			}
 		}()
 		return c.Next()

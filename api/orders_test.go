@@ -12,6 +12,7 @@ import (
 
 	"mtk/ingest/outbox"
 	"mtk/internal/adsim"
+	"mtk/internal/testenv"
 	"mtk/platform"
 )
 
@@ -221,8 +222,8 @@ func TestForwardingToAlpha(t *testing.T) {
 	lead := string(log.Events[0].Raw)
 	for _, want := range []string{`"event_name":"Lead"`, `"event_id":"lead-1"`, `"action_source":"website"`,
 		`"event_source_url":"https://acme.example/signup?fbclid=abc"`,
-		`"em":["` + sha("ana@example.com") + `"]`, `"ph":["` + sha("5511988887777") + `"]`,
-		`"fn":["` + sha("ana") + `"]`, `"ct":["` + sha("sãopaulo") + `"]`, `"country":["` + sha("br") + `"]`,
+		`"em":["` + testenv.SHA256("ana@example.com") + `"]`, `"ph":["` + testenv.SHA256("5511988887777") + `"]`,
+		`"fn":["` + testenv.SHA256("ana") + `"]`, `"ct":["` + testenv.SHA256("sãopaulo") + `"]`, `"country":["` + testenv.SHA256("br") + `"]`,
 		`"client_user_agent":"Mozilla/5.0 test"`, `"fbp":"fb.1.1.2"`, `"fbc":"fb.1.` + fmt.Sprint(now.UnixMilli()) + `.abc"`} {
 		if !strings.Contains(lead, want) {
 			t.Errorf("Lead event lacks %s:\n%s", want, lead)
@@ -230,7 +231,7 @@ func TestForwardingToAlpha(t *testing.T) {
 	}
 	purchase := string(log.Events[1].Raw)
 	for _, want := range []string{`"event_name":"Purchase"`, `"event_id":"tx-77"`, `"value":129.90`, `"currency":"brl"`,
-		`"order_id":"tx-77"`, `"em":["` + sha("buyer@x.com") + `"]`, `"contents":[{"id":"sku-1","quantity":1,"item_price":129.90}]`} {
+		`"order_id":"tx-77"`, `"em":["` + testenv.SHA256("buyer@x.com") + `"]`, `"contents":[{"id":"sku-1","quantity":1,"item_price":129.90}]`} {
 		if !strings.Contains(purchase, want) {
 			t.Errorf("Purchase lacks %s:\n%s", want, purchase)
 		}

@@ -94,7 +94,7 @@ func New(sys *wire.System) *fiber.App {
 	if d.Metrics != nil {
 		app.Use(countRequests(d.Metrics, routes))
 	}
-	app.Use(logRequests(d.Log), recoverPanics(d.Log), checkText(routes), withStoreDeadline(d.Config.StoreDeadline()))
+	app.Use(logRequests(d.Log), recoverPanics(), checkText(routes), withStoreDeadline(d.Config.StoreDeadline()))
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)

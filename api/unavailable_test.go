@@ -3,14 +3,18 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/auth"
 	"mtk/internal/clock"
+	"mtk/platform"
 )
 
 // TestStoreDownIs503 points the platform store at a port where no PostgreSQL listens: calls
@@ -59,7 +63,7 @@ func TestPostgresShutdownMidRequestIs503(t *testing.T) {
 	if err == nil {
 		t.Fatal("the terminated connection still answered")
 	}
-	if got, _ := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
+	if got := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
 		t.Fatalf("%v maps to %d (Retry-After %d), want 503", err, got.Status, got.RetryAfter)
 	}
 }
@@ -81,7 +85,7 @@ func TestStatementPastItsDeadlineIsCanceledAnd503(t *testing.T) {
 	if err == nil {
 		t.Fatal("the statement outlived its deadline")
 	}
-	if got, _ := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
+	if got := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
 		t.Fatalf("%v maps to %d (Retry-After %d), want 503", err, got.Status, got.RetryAfter)
 	}
 	var running int
@@ -91,5 +95,40 @@ func TestStatementPastItsDeadlineIsCanceledAnd503(t *testing.T) {
 	}
 	if running != 0 {
 		t.Fatalf("%d statements still run on the server after their deadline", running)
+	}
+}
+
+// A ClickHouse outage answers a query 503 and leaves exactly one log line that holds both the
+// request id and the driver's cause, which the client's envelope does not show.
+func TestClickHouseOutageLogsItsCauseOnce(t *testing.T) {
+	e := newEnv(t)
+	tn := e.newTenant("acme", platform.TierDefault, "act_111")
+	down, err := clickhouse.Open(&clickhouse.Options{Addr: []string{"127.0.0.1:1"}, DialTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	var logs bytes.Buffer
+	e.app = New(systemOver(t, e.cfg, e.store.Pool(), down, e.clock, slog.New(slog.NewJSONHandler(&logs, nil))))
+	r := e.do("POST", "/v3/query", map[string]any{"project_id": tn.project.ID, "fields": []string{"spend"},
+		"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}}, bearer(tn.readKey)...)
+	wantError(t, r, 503, "api_error", "service_unavailable")
+	const cause = "127.0.0.1:1" // the unreachable store's address, in the driver's dial error
+	if strings.Contains(string(r.Body), cause) {
+		t.Fatalf("the cause leaks to the client: %s", r.Body)
+	}
+	rid := r.Header.Get("X-Request-Id")
+	var found []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var line map[string]any
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("log line is not JSON: %q", l)
+		}
+		if msg, _ := line["error"].(string); line["request_id"] == rid && strings.Contains(msg, cause) {
+			found = append(found, line)
+		}
+	}
+	if len(found) != 1 || found[0]["level"] != "ERROR" || found[0]["status"] != 503.0 {
+		t.Fatalf("want one ERROR line with request id %s and the cause, got %v in\n%s", rid, found, logs.String())
 	}
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // Answers hold hundreds of rows of several derived metrics each, and decimal arithmetic through
-// math/big cost about a millisecond per such answer (the query benchmark's CPU profile). The
-// functions here compute the same results on 128-bit words when the operands fit, and fall back
-// to decimal otherwise; arith_test.go compares both ways.
+// math/big dominated their CPU (benchmarks/README.md). The functions here compute the same
+// results on 128-bit words when the operands fit, and fall back to decimal otherwise;
+// arith_test.go compares both ways.
 
 // one is the divisor of a plain rounding.
 var one = decimal.NewFromInt(1)

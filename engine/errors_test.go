@@ -36,3 +36,29 @@ func TestMapErrorByExceptionCode(t *testing.T) {
 		}
 	}
 }
+
+// The mapped error keeps the driver's error as its cause (for the log) and still sorts into its
+// kind, although it is a copy of the shared value.
+func TestMapErrorKeepsItsCause(t *testing.T) {
+	cases := []struct {
+		err  error
+		kind string
+	}{
+		{&clickhouse.Exception{Code: chTimeoutExceeded, Message: "Timeout exceeded"}, ErrorTimeout},
+		{&clickhouse.Exception{Code: chMemoryLimitExceeded, Message: "Memory limit"}, ErrorMemory},
+		{&clickhouse.Exception{Code: chTooManyBytes, Message: "Too many bytes"}, ErrorTooMuchData},
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), ErrorUnavailable},
+	}
+	for _, tc := range cases {
+		got := mapError(tc.err)
+		if !errors.Is(got, tc.err) {
+			t.Errorf("%v: the cause is lost in %v", tc.err, got)
+		}
+		if k := errorKind(got); k != tc.kind {
+			t.Errorf("%v: kind %s, want %s", tc.err, k, tc.kind)
+		}
+	}
+	if errors.Is(mapError(&clickhouse.Exception{Code: chTimeoutExceeded}), errStoreDown) {
+		t.Error("a timeout is taken for an unreachable store")
+	}
+}

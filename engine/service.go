@@ -25,9 +25,7 @@ type Options struct {
 	MaxMemoryUsage int
 	// RollupThreads is max_threads for statements on the hourly and daily tables (default 1).
 	// They read little by design, and on ClickHouse 18.16 a second thread costs more than it
-	// saves there (the query benchmark's statements sent straight to ClickHouse: more queries
-	// per second at 8 clients, lower latency at 1); statements on facts_raw keep the server's
-	// max_threads.
+	// saves there (benchmarks/README.md); statements on facts_raw keep the server's max_threads.
 	RollupThreads int
 	// Observe, when set, hears about every Query call: the table that answered, whether it was
 	// a fallback, the duration, and the kind of a failure (metrics).

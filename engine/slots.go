@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -13,9 +14,8 @@ import (
 // A Service runs at most Options.MaxConcurrent statements on ClickHouse at once; the others wait
 // for a slot in arrival order. ClickHouse shares its cores among the statements it runs, so past
 // about one statement per core more of them only stretch each one: 8 dashboards' statements then
-// all finish late together. Waiting in line instead keeps the throughput and cuts the tail (the
-// query benchmark at 8 clients on 2 cores: the same queries per second, p99 64 ms instead of
-// 85 ms; at 32 clients 217 ms instead of 394 ms).
+// all finish late together. Waiting in line instead keeps the throughput and cuts the tail
+// (benchmarks/README.md).
 
 // defaultSlots is MaxConcurrent when ClickHouse does not say how many cores it has.
 const defaultSlots = 4
@@ -74,7 +74,7 @@ func (s *Service) acquire(ctx context.Context) (func(), error) {
 	case slots <- struct{}{}:
 		return held(ctx, func() { <-slots }), nil
 	case <-t.C:
-		return nil, errBusy
+		return nil, errBusy.WithCause(fmt.Errorf("engine: every query slot stayed taken for %s", s.opts.MaxExecutionTime))
 	case <-ctx.Done():
 		return nil, mapError(ctx.Err())
 	}

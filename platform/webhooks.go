@@ -24,12 +24,3 @@ func (s *Connections) ConnectionByWebhookKey(ctx context.Context, key string) (W
 	}
 	return c, err
 }
-
-// SetConnectionTracking turns a connection's tracking flag on or off.
-func (s *Connections) SetConnectionTracking(ctx context.Context, id string, on bool) error {
-	tag, err := s.pool.Exec(ctx, "UPDATE connections SET tracking_enabled = $2 WHERE id = $1", id, on)
-	if err == nil && tag.RowsAffected() == 0 {
-		return apperr.NotFound("Connection not found.")
-	}
-	return err
-}

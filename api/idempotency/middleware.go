@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -177,7 +178,7 @@ func run(c *fiber.Ctx, cfg Config, receipt *Receipt, claimed time.Time) error {
 	err := c.Next()
 	if err != nil && errors.Is(context.Cause(held), errLeaseLost) {
 		err = apperr.Unavailable("This request's Idempotency-Key could not be held while it ran; retry shortly.",
-			seconds(cfg.Lease))
+			seconds(cfg.Lease)).WithCause(fmt.Errorf("%w: %w", context.Cause(held), err))
 	}
 	if err != nil {
 		if err := c.App().ErrorHandler(c, err); err != nil {

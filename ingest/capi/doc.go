@@ -56,6 +56,6 @@
 //
 // # Requests
 //
-// Batches splits events into requests of at most MaxBatch (1000) events, in order; Body encodes
-// one of them.
+// Body encodes one request of at most MaxBatch (1000) events; the sender (ingest/outbox) groups
+// the due conversions into such requests.
 package capi

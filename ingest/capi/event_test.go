@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mtk/internal/testenv"
 )
 
 var at = time.Unix(1718000000, 0)
@@ -40,8 +42,8 @@ func TestNewEventWebsiteLead(t *testing.T) {
 		`"user_data":{"em":[%q],"ph":[%q],"fn":[%q],"ln":[%q],"ct":[%q],"st":[%q],"zp":[%q],"country":[%q],"external_id":[%q],`+
 		`"client_ip_address":"203.0.113.9","client_user_agent":"Mozilla/5.0",`+
 		`"fbc":"fb.1.1718000000000.IwAR2F4-dbP0l7Mn1","fbp":"fb.1.1596403881668.1116446470"}}`,
-		sha("john_smith@gmail.com"), sha("16505551212"), sha("mary"), sha("smith"), sha("menlopark"),
-		sha("ca"), sha("94025"), sha("us"), sha("lead_1"))
+		testenv.SHA256("john_smith@gmail.com"), testenv.SHA256("16505551212"), testenv.SHA256("mary"), testenv.SHA256("smith"), testenv.SHA256("menlopark"),
+		testenv.SHA256("ca"), testenv.SHA256("94025"), testenv.SHA256("us"), testenv.SHA256("lead_1"))
 	if string(got) != want {
 		t.Errorf("JSON\n got %s\nwant %s", got, want)
 	}
@@ -76,7 +78,7 @@ func TestNewEventPurchase(t *testing.T) {
 		`"user_data":{"ph":[%q],"fn":[%q],"ln":[%q],"fbc":"fb.1.1554763741205.AbCdEf"},`+
 		`"custom_data":{"value":19.99,"currency":"brl","order_id":"tx_1","content_ids":["sku1","sku2"],"content_type":"product",`+
 		`"contents":[{"id":"sku1","quantity":2,"item_price":5.00},{"id":"sku2","quantity":1}]}}`,
-		sha("5511988887777"), sha("josé"), sha("silva"))
+		testenv.SHA256("5511988887777"), testenv.SHA256("josé"), testenv.SHA256("silva"))
 	if string(got) != want {
 		t.Errorf("JSON\n got %s\nwant %s", got, want)
 	}

@@ -1,17 +1,11 @@
 package capi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 	"testing"
-)
 
-// sha is computed independently of the package's hashing.
-func sha(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
+	"mtk/internal/testenv"
+)
 
 func TestNormalizers(t *testing.T) {
 	tests := []struct {
@@ -135,20 +129,20 @@ func TestHashVectors(t *testing.T) {
 }
 
 func TestHashed(t *testing.T) {
-	digest := sha("john_smith@gmail.com")
+	digest := testenv.SHA256("john_smith@gmail.com")
 	tests := []struct {
 		name string
 		in   string
 		norm func(string) string
 		want []string
 	}{
-		{"normalized then hashed", " JOHN_SMITH@gmail.com", normEmail, []string{sha("john_smith@gmail.com")}},
+		{"normalized then hashed", " JOHN_SMITH@gmail.com", normEmail, []string{testenv.SHA256("john_smith@gmail.com")}},
 		{"already hashed passes through", digest, normEmail, []string{digest}},
 		{"already hashed in upper case is lowercased", " " + strings.ToUpper(digest) + " ", normPhone, []string{digest}},
-		{"63 hex digits are a value, not a digest", digest[:63], normExternalID, []string{sha(digest[:63])}},
-		{"invalid utf-8 dropped before normalizing", "Jos\xffé", normName, []string{sha("josé")}},
+		{"63 hex digits are a value, not a digest", digest[:63], normExternalID, []string{testenv.SHA256(digest[:63])}},
+		{"invalid utf-8 dropped before normalizing", "Jos\xffé", normName, []string{testenv.SHA256("josé")}},
 		{"nothing left", "  ", normExternalID, nil},
-		{"external id keeps case", " CRM-42 ", normExternalID, []string{sha("CRM-42")}},
+		{"external id keeps case", " CRM-42 ", normExternalID, []string{testenv.SHA256("CRM-42")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

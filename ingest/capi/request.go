@@ -8,21 +8,6 @@ import (
 // MaxBatch is the most events Meta accepts in one request.
 const MaxBatch = 1000
 
-// Batches splits events, in order, into groups of at most max events; a max outside 1..MaxBatch
-// means MaxBatch. Each group shares events' backing array but cannot grow into the next one.
-func Batches(events []Event, max int) [][]Event {
-	if max < 1 || max > MaxBatch {
-		max = MaxBatch
-	}
-	var out [][]Event
-	for len(events) > 0 {
-		n := min(max, len(events))
-		out = append(out, events[:n:n])
-		events = events[n:]
-	}
-	return out
-}
-
 // request is the body of POST /{pixel id}/events.
 type request struct {
 	Data          []Event `json:"data"`

@@ -79,7 +79,7 @@ func New(cfg Config, pool *pgxpool.Pool, containers *platform.Containers, projec
 	if cfg.Batch.Flushers <= 0 {
 		// One transaction at a time: batches of one project wait for its lead lock anyway, and
 		// one flusher takes everything that arrived during the previous flush, however many
-		// projects (measured: 4,060 events/s, p99 40 ms against 3,710/s, p99 63 ms with two).
+		// projects (benchmarks/README.md measures one against two).
 		cfg.Batch.Flushers = 1
 	}
 	s := &Service{pool: pool, containers: containers, bounds: cfg.Bounds.WithDefaults(), resolver: resolver,
@@ -148,14 +148,13 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 		if s.full != nil {
 			s.full()
 		}
-		return Result{}, apperr.Unavailable("Too many events are waiting to be stored; retry shortly.", overloadRetryAfter)
+		return Result{}, apperr.Unavailable("Too many events are waiting to be stored; retry shortly.", overloadRetryAfter).WithCause(err)
 	case errors.Is(err, batcher.ErrClosed):
-		return Result{}, apperr.Unavailable("The server is shutting down; retry shortly.", overloadRetryAfter)
+		return Result{}, apperr.Unavailable("The server is shutting down; retry shortly.", overloadRetryAfter).WithCause(err)
 	case err != nil && ctx.Err() != nil:
 		return Result{}, fmt.Errorf("events: the batch was not stored within the request's deadline: %w", err)
 	case err != nil:
-		s.log.Error("events: batch not stored", "error", err.Error())
-		return Result{}, apperr.Unavailable("The event could not be stored; retry shortly.", overloadRetryAfter)
+		return Result{}, apperr.Unavailable("The event could not be stored; retry shortly.", overloadRetryAfter).WithCause(err)
 	}
 	return r, nil
 }

@@ -22,9 +22,9 @@
 // already holds and inserts only the others. A retried batch therefore never counts twice, and
 // a crash at any point loses nothing: rows stay until deleted. An attempt lists only rows no
 // earlier attempt lists, so a ClickHouse outage of hours, with the same batch tried every
-// cycle, keeps one attempt per batch, not one per try. One attempt row per batch costs
-// PostgreSQL far less than marking every row before and after its insert, which rewrote each
-// outbox row twice. One Drainer of a table runs at a time across processes (a PostgreSQL
+// cycle, keeps one attempt per batch, not one per try. An attempt row per batch, rather than a
+// mark on every outbox row, keeps the drain's PostgreSQL writes independent of the batch's size.
+// One Drainer of a table runs at a time across processes (a PostgreSQL
 // advisory lock); the lookup relies on ClickHouse answering a read with what an acknowledged
 // insert wrote (one server, or sequential consistency on a cluster).
 //

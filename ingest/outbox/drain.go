@@ -14,9 +14,8 @@ import (
 	"mtk/internal/clock"
 )
 
-// DrainBatch is how many rows one ClickHouse insert takes. At 10,000 events/s in the ingest
-// benchmark, one insert a second (rather than two of 5,000) left the machine about 9% more
-// events a second: ClickHouse merges fewer parts.
+// DrainBatch is how many rows one ClickHouse insert takes: large, so that ClickHouse has fewer
+// parts to merge (benchmarks/README.md).
 const DrainBatch = 20000
 
 // Drainer moves one outbox table's rows into ClickHouse exactly once (see the package comment):

@@ -11,8 +11,7 @@ const Interval = time.Second
 
 // EventsInterval is how often the event drainer looks for events: about the most an event waits
 // for ClickHouse beyond the insert. Every second, as for facts: inserts five times as large, and
-// five times fewer parts for ClickHouse to merge, than every 200 ms (in the ingest benchmark, 5%
-// more events a second in one A/B pair, within noise in the next).
+// five times fewer parts for ClickHouse to merge, than every 200 ms.
 const EventsInterval = time.Second
 
 // BatchTimeout bounds one batch of a worker's step (a drain's load, insert and settle; a

@@ -1,19 +1,14 @@
 package adsim
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
-)
 
-func sha(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
-}
+	"mtk/internal/testenv"
+)
 
 // capiEvent is a valid event; mod changes it.
 func capiEvent(id string, mod func(map[string]any)) map[string]any {
@@ -22,7 +17,7 @@ func capiEvent(id string, mod func(map[string]any)) map[string]any {
 		"event_time":    testNow.Add(-time.Hour).Unix(),
 		"event_id":      id,
 		"action_source": "system_generated",
-		"user_data":     map[string]any{"em": []string{sha("ana@example.com")}, "ph": sha("5511999990000"), "fbp": "fb.1.1700000000.123"},
+		"user_data":     map[string]any{"em": []string{testenv.SHA256("ana@example.com")}, "ph": testenv.SHA256("5511999990000"), "fbp": "fb.1.1700000000.123"},
 		"custom_data":   map[string]any{"value": 129.9, "currency": "BRL"},
 	}
 	if mod != nil {
@@ -58,7 +53,7 @@ func TestCAPIValidation(t *testing.T) {
 		{"no identifier", []map[string]any{capiEvent("e3", func(e map[string]any) { e["user_data"] = map[string]any{"em": ""} })}, 400, capiSubcodeEvent},
 		{"unhashed email", []map[string]any{capiEvent("e3", func(e map[string]any) { e["user_data"] = map[string]any{"em": "ana@example.com"} })}, 400, capiSubcodeEvent},
 		{"upper-case hash", []map[string]any{capiEvent("e3", func(e map[string]any) {
-			e["user_data"] = map[string]any{"ph": strings.ToUpper(sha("1"))}
+			e["user_data"] = map[string]any{"ph": strings.ToUpper(testenv.SHA256("1"))}
 		})}, 400, capiSubcodeEvent},
 		{"unhashed ip is fine", []map[string]any{capiEvent("e4", func(e map[string]any) { e["user_data"] = map[string]any{"client_ip_address": "203.0.113.9"} })}, 200, 0},
 		{"too old", []map[string]any{capiEvent("e3", func(e map[string]any) { e["event_time"] = testNow.Add(-8 * 24 * time.Hour).Unix() })}, 400, capiSubcodeEvent},

@@ -1,6 +1,7 @@
 // Package apperr defines the few typed errors that cross package boundaries in mtk. Each carries
-// the API's error type and code; api/ maps them to an HTTP status and the contract's envelope in
-// one place. Anything that is not an *Error is an internal error: logged, never shown.
+// the API's error type and code, and may wrap the cause that the client does not see; api/ maps
+// them to an HTTP status and the contract's envelope in one place (api/errors.go), and logs the
+// cause of every 5xx there. Anything that is not an *Error is an internal error: logged, never shown.
 package apperr
 
 import (
@@ -44,7 +45,7 @@ const (
 
 // The OAuth 2.0 error codes (RFC 6749 section 5.2) that the token and revocation endpoints
 // answer with. The rest of RFC 6749's codes are mapped from the codes above where they are
-// rendered (api/oauth_errors.go).
+// rendered (api/oauth.go).
 const (
 	CodeInvalidGrant         = "invalid_grant"
 	CodeInvalidClient        = "invalid_client"
@@ -61,13 +62,41 @@ type Error struct {
 	Details []string
 	// RetryAfter, in seconds, is sent as the Retry-After header when positive.
 	RetryAfter int
+	// Err is the cause: logged by the renderer, never shown to the client.
+	Err error
+	// template is the shared value WithCause copied, so that errors.Is still finds it.
+	template *Error
 }
 
 func (e *Error) Error() string {
-	if len(e.Details) == 0 {
-		return fmt.Sprintf("%s/%s: %s", e.Type, e.Code, e.Message)
+	msg := fmt.Sprintf("%s/%s: %s", e.Type, e.Code, e.Message)
+	if len(e.Details) > 0 {
+		msg = fmt.Sprintf("%s %v", msg, e.Details)
 	}
-	return fmt.Sprintf("%s/%s: %s %v", e.Type, e.Code, e.Message, e.Details)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether e was made from target by WithCause, so that a package's shared error values
+// can be told apart after a cause was attached.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && e.template != nil && e.template == t
+}
+
+// WithCause is a copy of e that wraps err; e itself, often a shared value, is left as it is.
+func (e *Error) WithCause(err error) *Error {
+	c := *e
+	c.Err = err
+	if c.template == nil {
+		c.template = e
+	}
+	return &c
 }
 
 // As returns the *Error inside err, if there is one.

@@ -52,18 +52,20 @@ type Config struct {
 	// Metrics is where GET /metrics is served (MTK_METRICS): "on" on Listen, "off" nowhere (and
 	// nothing is measured), or a host:port of its own.
 	Metrics string
-	// QueryConcurrency is how many query statements this server runs on ClickHouse at once
-	// (MTK_QUERY_CONCURRENCY): "auto" (the ClickHouse server's cores plus one) or a number.
-	QueryConcurrency string
+	// QuerySlots is how many query statements this server runs on ClickHouse at once
+	// (MTK_QUERY_CONCURRENCY: "auto" or a number from 1 to 1000); 0 is auto, the ClickHouse
+	// server's cores plus one (engine.Options.MaxConcurrent).
+	QuerySlots int
 	// EventOutboxMax and FactOutboxMax bound the rows waiting in PostgreSQL for ClickHouse
-	// (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX; default outbox.DefaultMaxRows): past them,
+	// (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX; 0 is outbox.DefaultMaxRows): past them,
 	// events and orders are refused with 503 and Retry-After until the drainers make room.
-	EventOutboxMax, FactOutboxMax string
+	EventOutboxMax, FactOutboxMax int64
 	// QueryCache is "on" (the default) or "off" (MTK_QUERY_CACHE): whether /v3/query answers are
 	// kept and served again while their data version stands (see package answers).
 	QueryCache string
-	// QueryCacheMB bounds the answer cache's memory in MiB (MTK_QUERY_CACHE_MB, default 256).
-	QueryCacheMB string
+	// QueryCacheMB bounds the answer cache's memory in MiB (MTK_QUERY_CACHE_MB; 0 is
+	// DefaultQueryCacheMB).
+	QueryCacheMB int64
 	// QueryCacheGrain is how fine the data versions that key the answers are
 	// (MTK_QUERY_CACHE_GRAIN): "day" (the default: a write moves the answers that read its local
 	// day) or "project" (a write moves all of its project's answers), for measuring what the
@@ -74,8 +76,9 @@ type Config struct {
 	// it the request is answered 503 with Retry-After. It also bounds a query's ClickHouse
 	// statements, their wait for a turn included, and the storing of one batch of events.
 	StoreTimeout time.Duration
-	// storeTimeoutEnv is MTK_STORE_TIMEOUT as written, for Validate's message.
-	storeTimeoutEnv string
+	// written holds the numeric variables as written, by name, for Validate's messages: a value
+	// FromEnv could not parse is kept as -1, which Validate refuses.
+	written map[string]string
 }
 
 // DefaultStoreTimeout is StoreTimeout when MTK_STORE_TIMEOUT is unset.
@@ -103,36 +106,14 @@ func (c Config) QueryCacheOn() bool { return c.QueryCache != "off" }
 
 // QueryCacheBytes is the answer cache's bound in bytes.
 func (c Config) QueryCacheBytes() int64 {
-	if n := positive(c.QueryCacheMB); n > 0 {
-		return n << 20
+	if c.QueryCacheMB > 0 {
+		return c.QueryCacheMB << 20
 	}
 	return DefaultQueryCacheMB << 20
 }
 
 // QueryCacheByProject reports whether data versions are kept per project instead of per day.
 func (c Config) QueryCacheByProject() bool { return c.QueryCacheGrain == "project" }
-
-// OutboxBounds are EventOutboxMax and FactOutboxMax as numbers, 0 for the default.
-func (c Config) OutboxBounds() (events, facts int64) {
-	return positive(c.EventOutboxMax), positive(c.FactOutboxMax)
-}
-
-func positive(s string) int64 {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 {
-		return 0
-	}
-	return n
-}
-
-// QuerySlots is QueryConcurrency as a number, 0 for "auto" (engine.Options.MaxConcurrent).
-func (c Config) QuerySlots() int {
-	n, err := strconv.Atoi(c.QueryConcurrency)
-	if err != nil || n < 1 {
-		return 0
-	}
-	return n
-}
 
 // RateLimitsOn reports whether requests are rate limited.
 func (c Config) RateLimitsOn() bool { return c.RateLimits != "off" }
@@ -162,17 +143,21 @@ func FromEnv() Config {
 		DataDir:           env("MTK_DATA", DefaultDataDir),
 		AdsimURL:          strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
 		Metrics:           env("MTK_METRICS", "on"),
-		QueryConcurrency:  strings.ToLower(env("MTK_QUERY_CONCURRENCY", "auto")),
-		EventOutboxMax:    env("MTK_EVENT_OUTBOX_MAX", ""),
-		FactOutboxMax:     env("MTK_FACT_OUTBOX_MAX", ""),
 		QueryCache:        strings.ToLower(env("MTK_QUERY_CACHE", "on")),
-		QueryCacheMB:      env("MTK_QUERY_CACHE_MB", ""),
 		QueryCacheGrain:   strings.ToLower(env("MTK_QUERY_CACHE_GRAIN", "day")),
+		written:           map[string]string{},
 	}
-	if c.storeTimeoutEnv = env("MTK_STORE_TIMEOUT", ""); c.storeTimeoutEnv != "" {
-		d, err := time.ParseDuration(c.storeTimeoutEnv)
+	if raw := strings.ToLower(env("MTK_QUERY_CONCURRENCY", "auto")); raw != "auto" {
+		c.QuerySlots = int(c.count("MTK_QUERY_CONCURRENCY", raw))
+	}
+	c.EventOutboxMax = c.count("MTK_EVENT_OUTBOX_MAX", env("MTK_EVENT_OUTBOX_MAX", ""))
+	c.FactOutboxMax = c.count("MTK_FACT_OUTBOX_MAX", env("MTK_FACT_OUTBOX_MAX", ""))
+	c.QueryCacheMB = c.count("MTK_QUERY_CACHE_MB", env("MTK_QUERY_CACHE_MB", ""))
+	if raw := env("MTK_STORE_TIMEOUT", ""); raw != "" {
+		c.written["MTK_STORE_TIMEOUT"] = raw
+		d, err := time.ParseDuration(raw)
 		if err != nil {
-			d = -1 // refused by Validate
+			d = -1
 		}
 		c.StoreTimeout = d
 	}
@@ -184,6 +169,28 @@ func FromEnv() Config {
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	return c
+}
+
+// count parses the variable name's value raw as a count of 1 or more, 0 when it is empty and -1
+// when it is no such count, and keeps raw for Validate's message.
+func (c Config) count(name, raw string) int64 {
+	if raw == "" {
+		return 0
+	}
+	c.written[name] = raw
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n < 1 {
+		return -1
+	}
+	return n
+}
+
+// shown is the variable name's value as written, else v.
+func (c Config) shown(name string, v any) string {
+	if raw, ok := c.written[name]; ok {
+		return raw
+	}
+	return fmt.Sprint(v)
 }
 
 func env(name, def string) string {
@@ -214,30 +221,28 @@ func (c Config) Validate() error {
 	if len(c.JWTSecret) < 32 {
 		problems = append(problems, "MTK_JWT_SECRET: must be at least 32 characters")
 	}
-	if c.QueryConcurrency != "" && c.QueryConcurrency != "auto" && (c.QuerySlots() == 0 || c.QuerySlots() > 1000) {
-		problems = append(problems, fmt.Sprintf("MTK_QUERY_CONCURRENCY %q: want auto or a number from 1 to 1000", c.QueryConcurrency))
+	if c.QuerySlots < 0 || c.QuerySlots > 1000 {
+		problems = append(problems, fmt.Sprintf("MTK_QUERY_CONCURRENCY %q: want auto or a number from 1 to 1000",
+			c.shown("MTK_QUERY_CONCURRENCY", c.QuerySlots)))
 	}
-	for name, v := range map[string]string{"MTK_EVENT_OUTBOX_MAX": c.EventOutboxMax, "MTK_FACT_OUTBOX_MAX": c.FactOutboxMax} {
-		if v != "" && positive(v) == 0 {
-			problems = append(problems, fmt.Sprintf("%s %q: want a number of rows, 1 or more", name, v))
+	for name, v := range map[string]int64{"MTK_EVENT_OUTBOX_MAX": c.EventOutboxMax, "MTK_FACT_OUTBOX_MAX": c.FactOutboxMax} {
+		if v < 0 {
+			problems = append(problems, fmt.Sprintf("%s %q: want a number of rows, 1 or more", name, c.shown(name, v)))
 		}
 	}
 	if c.QueryCache != "" && c.QueryCache != "on" && c.QueryCache != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE %q: want on or off", c.QueryCache))
 	}
-	if c.QueryCacheMB != "" && positive(c.QueryCacheMB) == 0 {
-		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_MB %q: want a number of MiB, 1 or more", c.QueryCacheMB))
+	if c.QueryCacheMB < 0 {
+		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_MB %q: want a number of MiB, 1 or more",
+			c.shown("MTK_QUERY_CACHE_MB", c.QueryCacheMB)))
 	}
 	if c.QueryCacheGrain != "" && c.QueryCacheGrain != "day" && c.QueryCacheGrain != "project" {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_GRAIN %q: want day or project", c.QueryCacheGrain))
 	}
 	if c.StoreTimeout < 0 || c.StoreTimeout > 0 && (c.StoreTimeout < minStoreTimeout || c.StoreTimeout > maxStoreTimeout) {
-		raw := c.storeTimeoutEnv
-		if raw == "" {
-			raw = c.StoreTimeout.String()
-		}
 		problems = append(problems, fmt.Sprintf("MTK_STORE_TIMEOUT %q: want a duration from %s to %s, such as 5s",
-			raw, minStoreTimeout, maxStoreTimeout))
+			c.shown("MTK_STORE_TIMEOUT", c.StoreTimeout), minStoreTimeout, maxStoreTimeout))
 	}
 	if c.RateLimits != "on" && c.RateLimits != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))

@@ -18,10 +18,10 @@ func TestDefaultsAreValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || !c.RateLimitsOn() ||
-		!c.MetricsOn() || c.MetricsListen() != "" || c.QueryConcurrency != "auto" || c.QuerySlots() != 0 {
+		!c.MetricsOn() || c.MetricsListen() != "" || c.QuerySlots != 0 {
 		t.Fatalf("defaults %+v", c)
 	}
-	if ev, f := c.OutboxBounds(); ev != 0 || f != 0 {
+	if c.EventOutboxMax != 0 || c.FactOutboxMax != 0 {
 		t.Fatalf("defaults %+v", c)
 	}
 	if !c.QueryCacheOn() || c.QueryCacheBytes() != 256<<20 || c.QueryCacheByProject() {
@@ -35,8 +35,8 @@ func TestDefaultsAreValid(t *testing.T) {
 func TestValidateNamesEveryBadValue(t *testing.T) {
 	c := Config{
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
-		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QueryConcurrency: "lots",
-		EventOutboxMax: "0", FactOutboxMax: "1e6", QueryCache: "maybe", QueryCacheMB: "-1", QueryCacheGrain: "hour",
+		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QuerySlots: 1001,
+		EventOutboxMax: -1, FactOutboxMax: -1, QueryCache: "maybe", QueryCacheMB: -1, QueryCacheGrain: "hour",
 		StoreTimeout: time.Hour,
 	}
 	err := c.Validate()
@@ -54,8 +54,8 @@ func TestQueryConcurrency(t *testing.T) {
 	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
 	for env, want := range map[string]int{"auto": 0, "AUTO": 0, "3": 3, "1000": 1000} {
 		t.Setenv("MTK_QUERY_CONCURRENCY", env)
-		if c := FromEnv(); c.QuerySlots() != want || c.Validate() != nil {
-			t.Errorf("MTK_QUERY_CONCURRENCY=%s: %d slots, validate %v", env, c.QuerySlots(), c.Validate())
+		if c := FromEnv(); c.QuerySlots != want || c.Validate() != nil {
+			t.Errorf("MTK_QUERY_CONCURRENCY=%s: %d slots, validate %v", env, c.QuerySlots, c.Validate())
 		}
 	}
 	for _, env := range []string{"0", "-2", "1001", "many"} {

@@ -84,7 +84,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 		Store: platform.New(pg, clk), Resolver: attribution.New(pg, clk, 0)}
 	bounds := opts.Bounds
 	if bounds == (outbox.Bounds{}) {
-		bounds.Events, bounds.Facts = cfg.OutboxBounds()
+		bounds.Events, bounds.Facts = cfg.EventOutboxMax, cfg.FactOutboxMax
 	}
 	// A request's store calls, a query's statements and their wait for a turn, and the storing
 	// of the batch an event waits for are all bounded by the store timeout: one figure for how
@@ -93,7 +93,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	if evCfg.Batch.FlushTimeout <= 0 {
 		evCfg.Batch.FlushTimeout = cfg.StoreDeadline()
 	}
-	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots(),
+	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots,
 		MaxExecutionTime: cfg.StoreDeadline()}
 	if m != nil {
 		evCfg.Batch.Observe, evCfg.QueueFull, engOpts.Observe = m.EventFlush, m.EventRefused, m.Query
