@@ -12,7 +12,7 @@ import (
 func TestNewRefusesMissingDependencies(t *testing.T) {
 	defer func() {
 		p, _ := recover().(string)
-		if !strings.Contains(p, "ClickHouse, Clock, Engine, Events, Log, Objects, Orders, Store") {
+		if !strings.Contains(p, "ClickHouse, Clock, Events, Log, Objects, Orders, Queries, Store") {
 			t.Fatalf("panic %q", p)
 		}
 	}()
