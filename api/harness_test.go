@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 
 	"mtk/ingest/attribution"
 	"mtk/ingest/events"
+	"mtk/internal/apitest/fixture"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -165,7 +165,8 @@ func (e *env) checked(req *http.Request, raw []byte, resp *http.Response) respon
 // bearer is the Authorization header pair for token.
 func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
 
-// tenant is a workspace with a member, a project, connections and keys.
+// tenant is a fixture tenant under the api tests' short names, with a data:read and a
+// tracking:read key.
 type tenant struct {
 	ws       platform.Workspace
 	user     platform.User
@@ -180,44 +181,15 @@ type tenant struct {
 // newTenant makes a tenant whose alpha connection has ad account accountID (act_<digits>).
 func (e *env) newTenant(name, tier, accountID string) tenant {
 	e.t.Helper()
-	ctx := context.Background()
-	var tn tenant
-	var err error
-	if tn.ws, err = e.store.Workspaces.CreateWorkspace(ctx, name, tier); err != nil {
-		e.t.Fatal(err)
-	}
-	tn.password = "password-" + name
-	if tn.user, err = e.store.Users.CreateUser(ctx, name+"@example.com", "User "+name, tn.password, tn.ws.ID, platform.RoleAdmin); err != nil {
-		e.t.Fatal(err)
-	}
-	if tn.project, err = e.store.Projects.CreateProject(ctx, platform.ProjectInput{
-		WorkspaceID: tn.ws.ID, Name: "Project " + name, Currency: "BRL", Timezone: "America/Sao_Paulo",
-	}); err != nil {
-		e.t.Fatal(err)
-	}
-	if tn.alpha, err = e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{
-		ProjectID: tn.project.ID, Kind: platform.KindAlpha, Name: "Alpha " + name, SourceID: accountID,
-	}); err != nil {
-		e.t.Fatal(err)
-	}
-	if tn.custom, err = e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{
-		ProjectID: tn.project.ID, Kind: platform.KindCustom, Name: "Checkout " + name,
-	}); err != nil {
-		e.t.Fatal(err)
-	}
-	tn.readKey = e.key(tn.ws.ID, nil, auth.ScopeDataRead)
-	tn.trackKey = e.key(tn.ws.ID, nil, auth.ScopeTrackingRead)
-	return tn
+	f := fixture.NewTenant(e.t, e.store, name, tier, accountID)
+	return tenant{ws: f.Workspace, user: f.User, password: f.Password, project: f.Project, alpha: f.Alpha, custom: f.Custom,
+		readKey: e.key(f.Workspace.ID, nil, auth.ScopeDataRead), trackKey: e.key(f.Workspace.ID, nil, auth.ScopeTrackingRead)}
 }
 
 // key creates an API key and returns its token.
 func (e *env) key(workspaceID string, expires *time.Time, scopes ...string) string {
 	e.t.Helper()
-	k, err := e.store.Keys.CreateAPIKey(context.Background(), workspaceID, "test key", scopes, expires)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return k.Token
+	return fixture.Key(e.t, e.store, workspaceID, expires, scopes...)
 }
 
 // login returns a JWT for the tenant's user.

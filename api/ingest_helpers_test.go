@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"mtk/adsync"
 	"mtk/facts"
-	"mtk/ingest/outbox"
+	"mtk/internal/apitest/fixture"
 	"mtk/platform"
 )
 
@@ -48,30 +47,17 @@ func (e *env) seedEntities(tn trackingTenant) {
 	e.resolver.Forget(tn.project.ID)
 }
 
-// drain moves the event and fact outboxes into ClickHouse, as the workers of mtk serve do.
+// drain moves the event and fact outboxes into ClickHouse and waits until the server has heard
+// the data versions they moved.
 func (e *env) drain() {
 	e.t.Helper()
-	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(e.store.Pool(), e.ch, e.clock, nil),
-		outbox.NewDrainer(e.store.Pool(), e.ch, e.clock, nil)} {
-		if _, err := d.RunOnce(context.Background()); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	e.heard()
+	fixture.Drain(e.t, e.sys)
 }
 
-// heard waits until the server has heard every data version moved so far, so that the next
-// query reads what was just written (a notification takes milliseconds to arrive).
+// heard waits until the server has heard every data version moved so far.
 func (e *env) heard() {
 	e.t.Helper()
-	if e.sys.Versions == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := e.sys.Versions.Heard(ctx); err != nil {
-		e.t.Fatalf("data versions not heard: %v", err)
-	}
+	fixture.Heard(e.t, e.sys)
 }
 
 // chSum sums a facts_raw column of a project.

@@ -26,5 +26,7 @@
 // by transaction id) are safe to repeat as they are.
 //
 // Money is never a float64: request amounts are integer cents, and query answers keep each
-// number as the server wrote it (Value.Decimal reads money exactly).
+// number as the server wrote it (Value.Decimal reads money exactly). A compared answer's rows
+// read the other period with Row.Compare, as exact as the row, and the relative change with
+// Row.Change; Explain's plan is a list of PlanPart.
 package client

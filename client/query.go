@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"time"
 )
 
 // The granularities of a query's time buckets. Sub-hourly ones answer at GranularityHour (with a
@@ -204,15 +205,24 @@ type Period struct {
 
 // Explanation is how a query would be answered (POST /v3/query/explain).
 type Explanation struct {
-	Plan []struct {
-		Start       string  `json:"start"`
-		End         string  `json:"end"`
-		Table       string  `json:"table"`
-		Granularity *string `json:"granularity"`
-	} `json:"plan"`
+	// Plan is the range cut into the parts each table answers, in time order.
+	Plan []PlanPart `json:"plan"`
+	// SQL is the statements that would answer, with their values bound.
 	SQL      []string `json:"sql"`
 	Warnings []string `json:"warnings"`
-	Cache    string   `json:"cache"`
+	// Cache tells whether the answer cache holds the answer.
+	Cache string `json:"cache"`
+}
+
+// PlanPart is one part of an explained range: the table that answers from Start to End
+// (excluded), in the project's time zone.
+type PlanPart struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Table is facts_raw, facts_hourly or facts_daily.
+	Table string `json:"table"`
+	// Granularity is the part's buckets (Granularity…); empty for totals.
+	Granularity string `json:"granularity"`
 }
 
 // Explain tells how q would be answered without running it (POST /v3/query/explain).
@@ -222,9 +232,29 @@ func (c *Client) Explain(ctx context.Context, q *QueryRequest, opts ...CallOptio
 }
 
 // Row is one row of an answer: the time bucket as "date", the level's <level>_id, <level>_name
-// and "source", and the asked fields; with a comparison, "compare" and "change" hold objects of
-// the fields (unmarshal their Raw JSON into a Row).
+// and "source", and the asked fields; with a comparison, Compare and Change read its "compare"
+// and "change" members.
 type Row map[string]Value
+
+// Compare is the asked fields over the comparison period, from its row at the same position and
+// for the same entity (nulls when it has none); nil without a comparison.
+func (r Row) Compare() Row {
+	var out Row
+	if json.Unmarshal(r["compare"].raw, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// Change is, per asked field, (value - compare) / |compare|: nil when either is null or compare
+// is 0. The map is nil without a comparison.
+func (r Row) Change() map[string]*float64 {
+	var out map[string]*float64
+	if json.Unmarshal(r["change"].raw, &out) != nil {
+		return nil
+	}
+	return out
+}
 
 // Query asks for metrics (POST /v3/query).
 func (c *Client) Query(ctx context.Context, q *QueryRequest, opts ...CallOption) (*QueryResult, error) {

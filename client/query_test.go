@@ -134,14 +134,21 @@ func TestQueryMatchesEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cmp client.Row
 	if got.Time == nil || got.CompareTime == nil || got.TotalRows == nil || *got.TotalRows < int64(len(got.Data)) ||
-		len(got.Data) == 0 || json.Unmarshal(got.Data[0]["compare"].Raw(), &cmp) != nil || cmp["spend"].IsNull() {
+		len(got.Data) == 0 || got.Data[0].Compare()["spend"].IsNull() {
 		t.Fatalf("time %v, compare_time %v, total_rows %v, rows %v", got.Time, got.CompareTime, got.TotalRows, got.Data)
+	}
+	if _, ok := got.Data[0].Change()["spend"]; !ok {
+		t.Fatalf("no change of spend: %v", got.Data[0])
 	}
 	ex, err := c.Explain(ctx, &q)
 	if err != nil || len(ex.Plan) == 0 || len(ex.SQL) == 0 || ex.Cache == "" {
 		t.Fatalf("explain %+v: %v", ex, err)
+	}
+	for _, p := range ex.Plan {
+		if !p.Start.Before(p.End) || p.Table == "" {
+			t.Fatalf("plan part %+v", p)
+		}
 	}
 }
 

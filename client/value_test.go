@@ -45,6 +45,30 @@ func TestValueKeepsNumbersExact(t *testing.T) {
 	}
 }
 
+// TestRowComparison: a compared row's "compare" reads as a Row of exact values and its "change"
+// as ratios, null as nil; a row without a comparison has neither.
+func TestRowComparison(t *testing.T) {
+	var row client.Row
+	body := `{"spend":100.10,"roas":2,"compare":{"spend":90071992547409.93,"roas":null},"change":{"spend":-0.5,"roas":null}}`
+	if err := json.Unmarshal([]byte(body), &row); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := row.Compare()["spend"].Decimal(); err != nil || d.String() != "90071992547409.93" || !row.Compare()["roas"].IsNull() {
+		t.Fatalf("compare %v: %s, %v", row.Compare(), d, err)
+	}
+	change := row.Change()
+	if len(change) != 2 || change["spend"] == nil || *change["spend"] != -0.5 || change["roas"] != nil {
+		t.Fatalf("change %v", change)
+	}
+	plain := client.Row{}
+	if err := json.Unmarshal([]byte(`{"spend":1}`), &plain); err != nil {
+		t.Fatal(err)
+	}
+	if plain.Compare() != nil || plain.Change() != nil {
+		t.Fatalf("a row without a comparison: %v, %v", plain.Compare(), plain.Change())
+	}
+}
+
 func TestErrorText(t *testing.T) {
 	e := &client.Error{StatusCode: 400, Type: client.ErrorTypeValidation, Code: client.CodeInvalidParameter,
 		Message: "The query is invalid.", Details: []string{`fields[1]: unknown metric "foo"`, "limit: must be between 1 and 50000"},

@@ -2,7 +2,8 @@
 // for code that talks to it over the network: the Go client's tests, end-to-end tests,
 // benchmarks. Start gives a test its own databases (internal/testenv) and a server on them,
 // wired by internal/wire, that checks every request and answer against the OpenAPI document
-// (api/openapi/conform); Serve serves an app of the caller's own.
+// (api/openapi/conform); Serve serves an app of the caller's own. Its tenants, keys and drains
+// come from internal/apitest/fixture, which api's own tests share.
 package apitest
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/api"
+	"mtk/internal/apitest/fixture"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/testenv"
@@ -100,64 +102,35 @@ func Serve(app *fiber.App, ln net.Listener) (stop func() error) {
 	return func() error { return app.ShutdownWithTimeout(5 * time.Second) }
 }
 
-// Tenant is a workspace with one member, a project (BRL, America/Sao_Paulo), an alpha_ads
-// connection (ad account act_1), a custom checkout connection (its WebhookKey takes orders) and
-// a v3 container for the domain <name>.example.
+// Tenant is a fixture tenant (internal/apitest/fixture) whose alpha_ads connection has the ad
+// account act_1, with a v3 container for the domain <name>.example.
 type Tenant struct {
-	Workspace platform.Workspace
-	User      platform.User
-	Password  string
-	Project   platform.Project
-	Alpha     platform.Connection
-	Custom    platform.Connection
+	fixture.Tenant
 	Container platform.Container
 }
 
 // NewTenant makes a tenant of tier (platform.TierDefault, …) named name.
 func (s *Server) NewTenant(t testing.TB, name, tier string) Tenant {
 	t.Helper()
-	ctx := context.Background()
-	var tn Tenant
+	tn := Tenant{Tenant: fixture.NewTenant(t, s.Store, name, tier, "act_1")}
 	var err error
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("apitest: tenant %s: %v", name, err)
-		}
+	tn.Container, err = s.Store.Containers.CreateContainer(context.Background(), platform.ContainerInput{ProjectID: tn.Project.ID,
+		Domain: name + ".example"})
+	if err != nil {
+		t.Fatalf("apitest: tenant %s: %v", name, err)
 	}
-	tn.Workspace, err = s.Store.Workspaces.CreateWorkspace(ctx, name, tier)
-	must(err)
-	tn.Password = "password-" + name
-	tn.User, err = s.Store.Users.CreateUser(ctx, name+"@example.com", "User "+name, tn.Password, tn.Workspace.ID, platform.RoleAdmin)
-	must(err)
-	tn.Project, err = s.Store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: tn.Workspace.ID, Name: "Project " + name,
-		Currency: "BRL", Timezone: "America/Sao_Paulo"})
-	must(err)
-	tn.Alpha, err = s.Store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindAlpha,
-		Name: "Alpha " + name, SourceID: "act_1"})
-	must(err)
-	tn.Custom, err = s.Store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: tn.Project.ID, Kind: platform.KindCustom,
-		Name: "Checkout " + name})
-	must(err)
-	tn.Container, err = s.Store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: tn.Project.ID, Domain: name + ".example"})
-	must(err)
 	return tn
 }
 
 // Key makes an API key of workspaceID with scopes and returns its token.
 func (s *Server) Key(t testing.TB, workspaceID string, scopes ...string) string {
 	t.Helper()
-	k, err := s.Store.Keys.CreateAPIKey(context.Background(), workspaceID, "apitest", scopes, nil)
-	if err != nil {
-		t.Fatalf("apitest: key: %v", err)
-	}
-	return k.Token
+	return fixture.Key(t, s.Store, workspaceID, nil, scopes...)
 }
 
-// Drain moves the event and fact outboxes into ClickHouse, as the workers of `mtk serve` do.
+// Drain moves the event and fact outboxes into ClickHouse, as the workers of `mtk serve` do, and
+// waits until the server has heard the data versions they moved.
 func (s *Server) Drain(t testing.TB) {
 	t.Helper()
-	if err := s.system.Drain(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	fixture.Drain(t, s.system)
 }
