@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"mtk/client"
+	"mtk/internal/loadgen"
+)
+
+// benchFlags is what `mtk bench` was asked.
+type benchFlags struct {
+	url, key, queriesDir, cache, compare string
+	bodies                               listFlag
+	concurrency                          []int
+	duration, warmup                     time.Duration
+	asJSON                               bool
+}
+
+// listFlag is a flag given any number of times.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// runBench benchmarks query bodies against a server (loadgen): it sends each body once, so that a
+// refused key or body stops it before any load, then runs each cell and prints its figures.
+func runBench(ctx context.Context, args []string, out io.Writer) error {
+	f, err := parseBenchFlags(args)
+	if err != nil {
+		return err
+	}
+	queries, err := readQueries(f.bodies, f.queriesDir)
+	if err != nil {
+		return err
+	}
+	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+		Proxy: http.ProxyFromEnvironment, MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: 90 * time.Second}}
+	c := client.New(f.url, client.WithAPIKey(f.key), client.WithMaxRetries(0), client.WithHTTPClient(hc),
+		client.WithUserAgent("mtk-bench/"+client.Version))
+	if err := preflight(ctx, c, f.url, queries); err != nil {
+		return err
+	}
+	var progress func(loadgen.Progress)
+	report := loadgen.Report{URL: f.url}
+	for _, cache := range cacheSettings(f.cache) {
+		for _, n := range f.concurrency {
+			name := fmt.Sprintf("concurrency %d, cache %s", n, cache)
+			if isTerminal(os.Stderr) {
+				progress = progressLine(os.Stderr, name)
+			}
+			t := &loadgen.Target{Client: c, Queries: queries, NoCache: cache == "off"}
+			r := loadgen.Closed(ctx, t, n, loadgen.Options{Warmup: f.warmup, Duration: f.duration, Progress: progress})
+			if progress != nil {
+				fmt.Fprint(os.Stderr, "\r\033[K")
+			}
+			report.Cells = append(report.Cells, loadgen.NewCell(loadgen.ModeConcurrency, float64(n), cache, queries, r))
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	return printBench(out, f, report)
+}
+
+func parseBenchFlags(args []string) (benchFlags, error) {
+	var f benchFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.StringVar(&f.url, "url", "http://127.0.0.1:8080", "the server's base URL")
+	fs.StringVar(&f.key, "key", "", "API key with data:read (default $MTK_API_KEY)")
+	fs.Var(&f.bodies, "body", "a file holding a query body (POST /v3/query); repeatable")
+	fs.StringVar(&f.queriesDir, "queries", "", "a directory whose *.json files are query bodies")
+	concurrency := fs.String("concurrency", "1", "closed loop: callers sending their next query when the last is answered, one cell per value (1,8,32)")
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "counted time of each cell")
+	fs.DurationVar(&f.warmup, "warmup", 2*time.Second, "time sent first in each cell and not counted")
+	fs.StringVar(&f.cache, "cache", "on", "on, off (every query sent with Cache-Control: no-cache) or both (each cell twice)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the figures as JSON (for --compare)")
+	fs.StringVar(&f.compare, "compare", "", "an earlier --json output: print each figure's ratio to it")
+	positional, err := parseFlags(fs, args)
+	if err != nil {
+		return f, err
+	}
+	if len(positional) > 0 {
+		return f, usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+	}
+	if f.key == "" {
+		f.key = os.Getenv("MTK_API_KEY")
+	}
+	switch {
+	case f.key == "":
+		return f, usageError{"--key or MTK_API_KEY is required"}
+	case len(f.bodies) == 0 && f.queriesDir == "":
+		return f, usageError{"--body FILE or --queries DIR is required"}
+	case f.cache != "on" && f.cache != "off" && f.cache != "both":
+		return f, usageError{"--cache is on, off or both"}
+	case f.duration <= 0 || f.warmup < 0:
+		return f, usageError{"--duration must be positive and --warmup not negative"}
+	}
+	for _, v := range strings.Split(*concurrency, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return f, usageError{fmt.Sprintf("--concurrency: %q is not a positive whole number", v)}
+		}
+		f.concurrency = append(f.concurrency, n)
+	}
+	return f, nil
+}
+
+// readQueries reads the bodies of files and of dir's *.json files, in that order, each named
+// for its file.
+func readQueries(files []string, dir string) ([]loadgen.Query, error) {
+	if dir != "" {
+		found, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("--queries %s: no *.json file there", dir)
+		}
+		files = append(files, found...)
+	}
+	var queries []loadgen.Query
+	for _, name := range files {
+		body, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		queries = append(queries, loadgen.Query{Name: filepath.Base(name), Body: body})
+	}
+	return queries, nil
+}
+
+// preflight sends each query once: an unreachable server, a refused key or a refused body is
+// said before any load, with the server's details.
+func preflight(ctx context.Context, c *client.Client, url string, queries []loadgen.Query) error {
+	for _, q := range queries {
+		_, err := c.RawRequest(ctx, http.MethodPost, "/v3/query", q.Body)
+		e, isAPI := client.AsError(err)
+		switch {
+		case err == nil:
+		case !isAPI:
+			return fmt.Errorf("cannot reach the server at %s: %w", url, errors.Unwrap(err))
+		case e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden && e.Code == client.CodeInsufficientScope:
+			return fmt.Errorf("the server refused the key (%d %s): %s", e.StatusCode, e.Code, e.Message)
+		default:
+			msg := fmt.Sprintf("%s: the server refused the query (%d %s): %s", q.Name, e.StatusCode, e.Code, e.Message)
+			for _, d := range e.Details {
+				msg += "\n  " + d
+			}
+			return errors.New(msg)
+		}
+	}
+	return nil
+}
+
+// cacheSettings lists the cache settings of --cache, "off" first.
+func cacheSettings(cache string) []string {
+	if cache == "both" {
+		return []string{"off", "on"}
+	}
+	return []string{cache}
+}
+
+// progressLine rewrites one line of w with a cell's progress.
+func progressLine(w io.Writer, cell string) func(loadgen.Progress) {
+	return func(p loadgen.Progress) {
+		fmt.Fprintf(w, "\r\033[K%s: %s of %s, %d requests, %d errors", cell, p.Elapsed.Round(time.Second), p.Total, p.Requests, p.Errors)
+	}
+}

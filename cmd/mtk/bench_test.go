@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mtk/internal/apitest"
+	"mtk/internal/auth"
+	"mtk/internal/loadgen"
+	"mtk/platform"
+)
+
+// benchWorld is a real server with a tenant, a data:read key and two query bodies in files.
+type benchWorld struct {
+	srv    *apitest.Server
+	key    string
+	bodies []string
+}
+
+func newBenchWorld(t *testing.T, opts apitest.Options) benchWorld {
+	t.Helper()
+	srv := apitest.Start(t, opts)
+	tn := srv.NewTenant(t, "bench", platform.TierDefault)
+	w := benchWorld{srv: srv, key: srv.Key(t, tn.Workspace.ID, auth.ScopeDataRead)}
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"totals.json":    `{"project_id":"` + tn.Project.ID + `","fields":["spend","clicks"],"time":{"start":"2026-03-01","end":"2026-03-07"}}`,
+		"campaigns.json": `{"project_id":"` + tn.Project.ID + `","fields":["spend"],"time":{"start":"2026-03-01","end":"2026-03-31","granularity":"day"},"metadata":{"level":"campaign"}}`,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w.bodies = append(w.bodies, path)
+	}
+	return w
+}
+
+// bench runs mtk bench against the world with its bodies and args.
+func (w benchWorld) bench(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	base := []string{"bench", "--url", w.srv.URL, "--key", w.key, "--warmup", "100ms", "--duration", "700ms"}
+	for _, b := range w.bodies {
+		base = append(base, "--body", b)
+	}
+	return cli(t, append(base, args...)...)
+}
+
+// benchJSON runs bench with --json and decodes its report.
+func (w benchWorld) benchJSON(t *testing.T, args ...string) (loadgen.Report, string) {
+	t.Helper()
+	out, errOut, code := w.bench(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("mtk bench %v: exit %d: %s", args, code, errOut)
+	}
+	var r loadgen.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("mtk bench printed %q: %v", out, err)
+	}
+	return r, out
+}
+
+// TestBenchCountsAddUp: against the default tier's rate limit, some requests are refused with
+// 429; in every figure requests are answers plus errors, and the mix is the sum of the queries.
+func TestBenchCountsAddUp(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{})
+	r, _ := w.benchJSON(t, "--concurrency", "1,4")
+	if len(r.Cells) != 2 || r.Cells[0].Key() != "concurrency 1, cache on" || r.Cells[1].Key() != "concurrency 4, cache on" {
+		t.Fatalf("cells %+v", r.Cells)
+	}
+	limited := 0
+	for _, c := range r.Cells {
+		sum := 0
+		for _, s := range append(c.Queries, c.Mix) {
+			errs := 0
+			for _, n := range s.Errors {
+				errs += n
+			}
+			if s.Requests != s.Answers+errs || s.Requests == 0 {
+				t.Errorf("%s %s: %d requests, %d answers, errors %v", c.Key(), s.Name, s.Requests, s.Answers, s.Errors)
+			}
+			if s.Name != "mix" {
+				sum += s.Requests
+			}
+		}
+		if sum != c.Mix.Requests || len(c.Queries) != 2 {
+			t.Errorf("%s: the queries' requests add up to %d, the mix has %d", c.Key(), sum, c.Mix.Requests)
+		}
+		limited += c.Mix.Errors["429 rate_limit_exceeded"]
+	}
+	if limited == 0 {
+		t.Errorf("no request was refused by the rate limit of 120 a minute: %+v", r.Cells)
+	}
+}
+
+// TestBenchCache: with --cache both, the cell with the cache off misses every time (Server-Timing
+// says miss and db time is spent) and the cell with it on hits every time (the first send, before
+// the load, filled the cache).
+func TestBenchCache(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	r, _ := w.benchJSON(t, "--concurrency", "2", "--cache", "both")
+	if len(r.Cells) != 2 {
+		t.Fatalf("cells %+v", r.Cells)
+	}
+	off, on := r.Cells[0], r.Cells[1]
+	if off.Cache != "off" || on.Cache != "on" {
+		t.Fatalf("cells %s, %s; want cache off then on", off.Key(), on.Key())
+	}
+	for _, s := range append(off.Queries, off.Mix) {
+		if s.Answers == 0 || s.CacheHits != 0 || s.Errors != nil {
+			t.Errorf("cache off, %s: %+v; want answers, all misses", s.Name, s)
+		}
+	}
+	for _, s := range append(on.Queries, on.Mix) {
+		if s.Answers == 0 || s.CacheHits != 1 || s.DB != 0 || s.Errors != nil {
+			t.Errorf("cache on, %s: %+v; want answers, all hits without db time", s.Name, s)
+		}
+	}
+	if on.Mix.Requests <= off.Mix.Requests/2 {
+		t.Errorf("answers from the cache came slower than a half of the fresh ones: %d vs %d requests", on.Mix.Requests, off.Mix.Requests)
+	}
+	out, errOut, code := w.bench(t, "--cache", "off")
+	if code != 0 || !strings.Contains(out, "concurrency 1, cache off") || !strings.Contains(out, "totals.json") ||
+		!strings.Contains(out, "mix") || !strings.Contains(out, "p99 ms") || errOut != "" {
+		t.Errorf("table: exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
+
+// TestBenchRefusesBadInput: an unreachable server, a refused key and a refused body are each a
+// message on stderr and a non-zero exit, before any load.
+func TestBenchRefusesBadInput(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"project_id":"prj_x","fields":["nope"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unreachable", []string{"--url", "http://" + freeAddr(t)}, []string{"cannot reach the server at http://127.0.0.1:"}},
+		{"refused key", []string{"--key", "mtk_live_nope"}, []string{"the server refused the key (401 invalid_api_key)"}},
+		{"refused body", []string{"--body", bad}, []string{"bad.json: the server refused the query (400 ", "fields[0]: "}},
+		{"no body", []string{"--body", filepath.Join(t.TempDir(), "none.json")}, []string{"none.json"}},
+		{"bad cache", []string{"--cache", "maybe"}, []string{"--cache is on, off or both"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := w.bench(t, c.args...)
+			for _, want := range c.want {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr %q, want %q", errOut, want)
+				}
+			}
+			if code == 0 || out != "" {
+				t.Errorf("exit %d, stdout %q; want a non-zero exit and nothing printed", code, out)
+			}
+		})
+	}
+}
