@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -22,6 +23,8 @@ type benchFlags struct {
 	url, key, queriesDir, cache, compare string
 	bodies                               listFlag
 	concurrency                          []int
+	rates                                []float64
+	maxInflight                          int
 	duration, warmup                     time.Duration
 	asJSON                               bool
 }
@@ -50,26 +53,61 @@ func runBench(ctx context.Context, args []string, out io.Writer) error {
 	if err := preflight(ctx, c, f.url, queries); err != nil {
 		return err
 	}
-	var progress func(loadgen.Progress)
 	report := loadgen.Report{URL: f.url}
+	var short []string
 	for _, cache := range cacheSettings(f.cache) {
+		t := &loadgen.Target{Client: c, Queries: queries, NoCache: cache == "off"}
 		for _, n := range f.concurrency {
-			name := fmt.Sprintf("concurrency %d, cache %s", n, cache)
-			if isTerminal(os.Stderr) {
-				progress = progressLine(os.Stderr, name)
-			}
-			t := &loadgen.Target{Client: c, Queries: queries, NoCache: cache == "off"}
-			r := loadgen.Closed(ctx, t, n, loadgen.Options{Warmup: f.warmup, Duration: f.duration, Progress: progress})
-			if progress != nil {
-				fmt.Fprint(os.Stderr, "\r\033[K")
-			}
-			report.Cells = append(report.Cells, loadgen.NewCell(loadgen.ModeConcurrency, float64(n), cache, queries, r))
+			opt := f.options(fmt.Sprintf("concurrency %d, cache %s", n, cache))
+			report.Cells = append(report.Cells, loadgen.NewCell(loadgen.ModeConcurrency, float64(n), cache, queries, loadgen.Closed(ctx, t, n, opt)))
+			endProgress(opt)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 		}
+		for _, rate := range f.rates {
+			opt := f.options(fmt.Sprintf("rate %g, cache %s", rate, cache))
+			cell := loadgen.NewCell(loadgen.ModeRate, rate, cache, queries, loadgen.Open(ctx, t, rate, f.maxInflight, opt))
+			report.Cells = append(report.Cells, cell)
+			endProgress(opt)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if cell.Achieved < minShare*rate {
+				short = append(short, fmt.Sprintf("%s: could not send at %g req/s, sent at %.1f req/s; %d requests waited for one of the %d slots of --max-inflight, the longest %.0f ms past its start (latencies count from the scheduled starts)",
+					cell.Key(), rate, cell.Achieved, cell.Queued, f.maxInflight, cell.MaxLag))
+			}
+		}
 	}
-	return printBench(out, f, report)
+	if err := printBench(out, f, report); err != nil {
+		return err
+	}
+	if len(short) > 0 {
+		return errors.New(strings.Join(short, "\n"))
+	}
+	return nil
+}
+
+// minShare is the share of the asked rate that the open model must send at: below it, the
+// figures are not those of the rate asked.
+const minShare = 0.98
+
+// options are a cell's loadgen.Options, with a progress line on a terminal.
+func (f benchFlags) options(cell string) loadgen.Options {
+	opt := loadgen.Options{Warmup: f.warmup, Duration: f.duration}
+	if isTerminal(os.Stderr) {
+		opt.Progress = func(p loadgen.Progress) {
+			fmt.Fprintf(os.Stderr, "\r\033[K%s: %s of %s, %d requests, %d errors", cell, p.Elapsed.Round(time.Second), p.Total, p.Requests, p.Errors)
+		}
+	}
+	return opt
+}
+
+// endProgress clears the progress line of a cell.
+func endProgress(opt loadgen.Options) {
+	if opt.Progress != nil {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
 }
 
 func parseBenchFlags(args []string) (benchFlags, error) {
@@ -79,7 +117,9 @@ func parseBenchFlags(args []string) (benchFlags, error) {
 	fs.StringVar(&f.key, "key", "", "API key with data:read (default $MTK_API_KEY)")
 	fs.Var(&f.bodies, "body", "a file holding a query body (POST /v3/query); repeatable")
 	fs.StringVar(&f.queriesDir, "queries", "", "a directory whose *.json files are query bodies")
-	concurrency := fs.String("concurrency", "1", "closed loop: callers sending their next query when the last is answered, one cell per value (1,8,32)")
+	concurrency := fs.String("concurrency", "", "closed loop: callers sending their next query when the last is answered, one cell per value: 1,8,32 (default 1 without --rate)")
+	rates := fs.String("rate", "", "open model: requests started per second on schedule whatever the answers, one cell per value: 50,200")
+	fs.IntVar(&f.maxInflight, "max-inflight", 512, "open model: most requests in flight; one due when all are taken waits, and the rate falls short")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "counted time of each cell")
 	fs.DurationVar(&f.warmup, "warmup", 2*time.Second, "time sent first in each cell and not counted")
 	fs.StringVar(&f.cache, "cache", "on", "on, off (every query sent with Cache-Control: no-cache) or both (each cell twice)")
@@ -105,12 +145,25 @@ func parseBenchFlags(args []string) (benchFlags, error) {
 	case f.duration <= 0 || f.warmup < 0:
 		return f, usageError{"--duration must be positive and --warmup not negative"}
 	}
-	for _, v := range strings.Split(*concurrency, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
+	if *concurrency == "" && *rates == "" {
+		*concurrency = "1"
+	}
+	for _, v := range splitList(*concurrency) {
+		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return f, usageError{fmt.Sprintf("--concurrency: %q is not a positive whole number", v)}
 		}
 		f.concurrency = append(f.concurrency, n)
+	}
+	for _, v := range splitList(*rates) {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r <= 0 || math.IsInf(r, 0) {
+			return f, usageError{fmt.Sprintf("--rate: %q is not a positive number", v)}
+		}
+		f.rates = append(f.rates, r)
+	}
+	if f.maxInflight < 1 {
+		return f, usageError{"--max-inflight must be at least 1"}
 	}
 	return f, nil
 }
@@ -168,11 +221,4 @@ func cacheSettings(cache string) []string {
 		return []string{"off", "on"}
 	}
 	return []string{cache}
-}
-
-// progressLine rewrites one line of w with a cell's progress.
-func progressLine(w io.Writer, cell string) func(loadgen.Progress) {
-	return func(p loadgen.Progress) {
-		fmt.Fprintf(w, "\r\033[K%s: %s of %s, %d requests, %d errors", cell, p.Elapsed.Round(time.Second), p.Total, p.Requests, p.Errors)
-	}
 }

@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"mtk/internal/apitest"
 	"mtk/internal/auth"
@@ -13,9 +18,11 @@ import (
 	"mtk/platform"
 )
 
-// benchWorld is a real server with a tenant, a data:read key and two query bodies in files.
+// benchWorld is a real server with a tenant, a data:read key and two query bodies in files; url
+// is where bench sends them (the server's, or a proxy's in front of it).
 type benchWorld struct {
 	srv    *apitest.Server
+	url    string
 	key    string
 	bodies []string
 }
@@ -24,7 +31,7 @@ func newBenchWorld(t *testing.T, opts apitest.Options) benchWorld {
 	t.Helper()
 	srv := apitest.Start(t, opts)
 	tn := srv.NewTenant(t, "bench", platform.TierDefault)
-	w := benchWorld{srv: srv, key: srv.Key(t, tn.Workspace.ID, auth.ScopeDataRead)}
+	w := benchWorld{srv: srv, url: srv.URL, key: srv.Key(t, tn.Workspace.ID, auth.ScopeDataRead)}
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"totals.json":    `{"project_id":"` + tn.Project.ID + `","fields":["spend","clicks"],"time":{"start":"2026-03-01","end":"2026-03-07"}}`,
@@ -42,7 +49,7 @@ func newBenchWorld(t *testing.T, opts apitest.Options) benchWorld {
 // bench runs mtk bench against the world with its bodies and args.
 func (w benchWorld) bench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	base := []string{"bench", "--url", w.srv.URL, "--key", w.key, "--warmup", "100ms", "--duration", "700ms"}
+	base := []string{"bench", "--url", w.url, "--key", w.key, "--warmup", "100ms", "--duration", "700ms"}
 	for _, b := range w.bodies {
 		base = append(base, "--body", b)
 	}
@@ -159,5 +166,52 @@ func TestBenchRefusesBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q; want a non-zero exit and nothing printed", code, out)
 			}
 		})
+	}
+}
+
+// TestBenchOpenModelHoldsItsRate: at 50 requests a second against a server that answers in
+// time, the open model sends the scheduled number of requests, within 2 %, and exits 0.
+func TestBenchOpenModelHoldsItsRate(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	r, _ := w.benchJSON(t, "--rate", "50", "--duration", "1s")
+	if len(r.Cells) != 1 || r.Cells[0].Key() != "rate 50, cache on" {
+		t.Fatalf("cells %+v", r.Cells)
+	}
+	c := r.Cells[0]
+	if c.Mix.Requests < 49 || c.Mix.Requests > 51 || c.Achieved < 49 || c.Achieved > 51 || c.Mix.Answers != c.Mix.Requests {
+		t.Errorf("rate 50 for 1s: %d requests (%d answers), sent at %.1f/s; want 50 within 2 %%", c.Mix.Requests, c.Mix.Answers, c.Achieved)
+	}
+}
+
+// TestBenchOpenModelReportsQueueing: in front of a server slowed to 200 ms an answer, with two
+// requests in flight at most, 20 a second cannot be sent: the run says so with the rate it
+// achieved and exits non-zero, still printing its figures, whose latencies (counted from the
+// scheduled starts) hold the wait.
+func TestBenchOpenModelReportsQueueing(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	target, err := url.Parse(w.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	slow := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		time.Sleep(200 * time.Millisecond)
+		proxy.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(slow.Close)
+	w.url = slow.URL
+	out, errOut, code := w.bench(t, "--rate", "20", "--max-inflight", "2", "--duration", "1s", "--json")
+	if code == 0 || !strings.Contains(errOut, "rate 20, cache on: could not send at 20 req/s, sent at ") ||
+		!strings.Contains(errOut, "slots of --max-inflight") {
+		t.Fatalf("exit %d, stderr %q; want a non-zero exit that names the rate achieved", code, errOut)
+	}
+	var r loadgen.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Cells) != 1 {
+		t.Fatalf("stdout %q: %v", out, err)
+	}
+	c := r.Cells[0]
+	if c.Achieved >= 0.98*20 || c.Queued == 0 || c.Mix.P50 < 200 || c.Mix.Max < 300 {
+		t.Errorf("sent at %.1f/s, %d queued, p50 %.0f ms, max %.0f ms; want short of 20/s, queued requests, latencies above 200 ms that grow",
+			c.Achieved, c.Queued, c.Mix.P50, c.Mix.Max)
 	}
 }

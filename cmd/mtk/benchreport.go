@@ -37,7 +37,8 @@ const benchColumns = "query\trequests\treq/s\tp50 ms\tp90 ms\tp99 ms\tmax ms\tdb
 func printCell(out io.Writer, c loadgen.Cell) error {
 	fmt.Fprintf(out, "%s (%gs)\n", c.Key(), c.Window)
 	if c.Mode == loadgen.ModeRate {
-		fmt.Fprintf(out, "sent at %.1f req/s of %g asked; longest wait to be sent %.1f ms\n", c.Achieved, c.Level, c.MaxLag)
+		fmt.Fprintf(out, "sent at %.1f req/s of %g asked; %d waited for a free slot; longest wait to be sent %.1f ms\n",
+			c.Achieved, c.Level, c.Queued, c.MaxLag)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, benchColumns+"\t")

@@ -18,9 +18,10 @@ type Cell struct {
 	Window  float64   `json:"window_s"`
 	Queries []Summary `json:"queries"`
 	Mix     Summary   `json:"mix"`
-	// Open model only: the rate the requests were sent at, and the longest a request waited
-	// past its scheduled start to be sent.
+	// Open model only: the rate the requests were sent at, how many waited for a free slot
+	// (--max-inflight), and the longest a request waited past its scheduled start to be sent.
 	Achieved float64 `json:"achieved_rate,omitempty"`
+	Queued   int     `json:"queued,omitempty"`
 	MaxLag   float64 `json:"max_lag_ms,omitempty"`
 }
 
@@ -38,7 +39,7 @@ func NewCell(mode string, level float64, cache string, queries []Query, r Result
 		c.Queries = append(c.Queries, Summarize(q.Name, r.Samples, r.Window, func(s Sample) bool { return s.Query == i }))
 	}
 	if mode == ModeRate {
-		c.Achieved, c.MaxLag = r.Achieved(), ms(r.MaxLag)
+		c.Achieved, c.Queued, c.MaxLag = r.Achieved(), r.Queued, ms(r.MaxLag)
 	}
 	return c
 }

@@ -27,11 +27,12 @@ type Result struct {
 	// Window is the counted time.
 	Window time.Duration
 	// Open model only: Rate is the rate asked, Sent the requests started in the window (whose
-	// samples are all there), Scheduled those the schedule called for, and MaxLag the longest
-	// wait between a request's scheduled start and its sending.
-	Rate            float64
-	Sent, Scheduled int
-	MaxLag          time.Duration
+	// samples are all there), Scheduled those the schedule called for, Queued those that waited
+	// for a free slot, and MaxLag the longest wait between a request's scheduled start and its
+	// sending.
+	Rate                    float64
+	Sent, Scheduled, Queued int
+	MaxLag                  time.Duration
 }
 
 // Achieved is the rate at which the open model's requests were sent in the window.
