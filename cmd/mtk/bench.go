@@ -27,6 +27,7 @@ type benchFlags struct {
 	maxInflight                          int
 	duration, warmup                     time.Duration
 	asJSON                               bool
+	earlier                              *loadgen.Report // read from --compare
 }
 
 // listFlag is a flag given any number of times.
@@ -48,6 +49,7 @@ func runBench(ctx context.Context, args []string, out io.Writer) error {
 	}
 	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{
 		Proxy: http.ProxyFromEnvironment, MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: 90 * time.Second}}
+	defer hc.CloseIdleConnections() // a server shutting down waits for open connections
 	c := client.New(f.url, client.WithAPIKey(f.key), client.WithMaxRetries(0), client.WithHTTPClient(hc),
 		client.WithUserAgent("mtk-bench/"+client.Version))
 	if err := preflight(ctx, c, f.url, queries); err != nil {
@@ -124,7 +126,7 @@ func parseBenchFlags(args []string) (benchFlags, error) {
 	fs.DurationVar(&f.warmup, "warmup", 2*time.Second, "time sent first in each cell and not counted")
 	fs.StringVar(&f.cache, "cache", "on", "on, off (every query sent with Cache-Control: no-cache) or both (each cell twice)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the figures as JSON (for --compare)")
-	fs.StringVar(&f.compare, "compare", "", "an earlier --json output: print each figure's ratio to it")
+	fs.StringVar(&f.compare, "compare", "", "an earlier run's --json output: print each figure's ratio to it (not with --json)")
 	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return f, err
@@ -144,6 +146,13 @@ func parseBenchFlags(args []string) (benchFlags, error) {
 		return f, usageError{"--cache is on, off or both"}
 	case f.duration <= 0 || f.warmup < 0:
 		return f, usageError{"--duration must be positive and --warmup not negative"}
+	case f.compare != "" && f.asJSON:
+		return f, usageError{"--compare prints a table: not with --json"}
+	}
+	if f.compare != "" {
+		if f.earlier, err = readReport(f.compare); err != nil {
+			return f, err
+		}
 	}
 	if *concurrency == "" && *rates == "" {
 		*concurrency = "1"

@@ -194,6 +194,9 @@ func TestBenchOpenModelReportsQueueing(t *testing.T) {
 		t.Fatal(err)
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
+	tr := &http.Transport{}
+	proxy.Transport = tr
+	t.Cleanup(tr.CloseIdleConnections) // after slow closes, before the server shuts down
 	slow := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		time.Sleep(200 * time.Millisecond)
 		proxy.ServeHTTP(rw, r)
@@ -213,5 +216,52 @@ func TestBenchOpenModelReportsQueueing(t *testing.T) {
 	if c.Achieved >= 0.98*20 || c.Queued == 0 || c.Mix.P50 < 200 || c.Mix.Max < 300 {
 		t.Errorf("sent at %.1f/s, %d queued, p50 %.0f ms, max %.0f ms; want short of 20/s, queued requests, latencies above 200 ms that grow",
 			c.Achieved, c.Queued, c.Mix.P50, c.Mix.Max)
+	}
+}
+
+// TestBenchJSONIntoCompare: a --json run read back by --compare prints each figure's ratio to it
+// for the cells both have: all hits then and now is ×1.00 of cache hits; a file that is not such
+// an output is refused.
+func TestBenchJSONIntoCompare(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	_, out := w.benchJSON(t, "--concurrency", "1,2")
+	earlier := filepath.Join(t.TempDir(), "earlier.json")
+	if err := os.WriteFile(earlier, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := w.bench(t, "--concurrency", "2,3", "--compare", earlier)
+	_, comparison, ok := strings.Cut(out, "Compared with the earlier run")
+	if code != 0 || !ok {
+		t.Fatalf("exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+	if !strings.Contains(comparison, "concurrency 3, cache on: not in the earlier run") {
+		t.Errorf("the cell the earlier run lacks is not named:\n%s", comparison)
+	}
+	_, cell, _ := strings.Cut(comparison, "concurrency 2, cache on\n")
+	rows := 0
+	for _, line := range strings.Split(cell, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 10 || !strings.HasSuffix(fields[0], ".json") && fields[0] != "mix" {
+			continue
+		}
+		rows++
+		for _, f := range fields[1:6] {
+			if !strings.HasPrefix(f, "×") {
+				t.Errorf("%s: %q is not a ratio: %q", fields[0], f, line)
+			}
+		}
+		if fields[9] != "×1.00" {
+			t.Errorf("%s: cache hits %s, want ×1.00: %q", fields[0], fields[9], line)
+		}
+	}
+	if rows != 3 {
+		t.Errorf("%d rows compared, want two queries and the mix:\n%s", rows, comparison)
+	}
+	notJSON := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(notJSON, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := w.bench(t, "--compare", notJSON); code == 0 || !strings.Contains(errOut, "not the --json output of mtk bench") {
+		t.Errorf("--compare of another file: exit %d, stderr %q", code, errOut)
 	}
 }
