@@ -170,6 +170,9 @@ func (c *Client) attempt(ctx context.Context, r request, payload []byte, key str
 		return 0, err
 	}
 	h := req.Header
+	for name, values := range cs.header {
+		h[name] = values
+	}
 	h["Accept"] = []string{"application/json"}
 	h["User-Agent"] = []string{c.userAgent}
 	if payload != nil {

@@ -74,6 +74,19 @@ type CallOption func(*callSettings)
 type callSettings struct {
 	idempotencyKey string
 	response       *Response
+	header         http.Header
+}
+
+// WithHeader sends the header name: value with the call, e.g. Cache-Control: no-cache to make
+// a query read afresh instead of from the answer cache. It cannot replace the headers the client
+// sets itself (credential, content type, idempotency key).
+func WithHeader(name, value string) CallOption {
+	return func(s *callSettings) {
+		if s.header == nil {
+			s.header = http.Header{}
+		}
+		s.header.Add(name, value)
+	}
 }
 
 // WithIdempotencyKey sends key as the call's Idempotency-Key (1 to 255 printable ASCII

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,4 +193,31 @@ func TestFields(t *testing.T) {
 	wantAPIError(t, err, 400, client.ErrorTypeValidation, client.CodeInvalidSource)
 	_, err = client.New(w.srv.URL, client.WithAPIKey(w.trackKey)).Fields(ctx, "")
 	wantAPIError(t, err, 403, client.ErrorTypeAuthorization, client.CodeInsufficientScope)
+}
+
+// TestWithHeaderNoCache: a query sent twice is a hit the second time, unless it carries
+// Cache-Control: no-cache (WithHeader), which the server answers afresh each time.
+func TestWithHeaderNoCache(t *testing.T) {
+	w := newWorld(t, platform.TierDefault)
+	c, _ := w.client(w.readKey)
+	ctx := context.Background()
+	q := &client.QueryRequest{ProjectID: w.tn.Project.ID, Fields: []string{"spend"}, Start: "2026-03-01", End: "2026-03-07"}
+	cache := func(opts ...client.CallOption) string {
+		t.Helper()
+		var r client.Response
+		if _, err := c.Query(ctx, q, append(opts, client.WithResponse(&r))...); err != nil {
+			t.Fatal(err)
+		}
+		return r.Header.Get("Server-Timing")
+	}
+	for i, want := range []string{"cache;desc=miss", "cache;desc=hit"} {
+		if got := cache(); !strings.Contains(got, want) {
+			t.Errorf("query %d: Server-Timing %q, want %s", i+1, got, want)
+		}
+	}
+	for i := range 2 {
+		if got := cache(client.WithHeader("Cache-Control", "no-cache")); !strings.Contains(got, "cache;desc=miss") {
+			t.Errorf("no-cache query %d: Server-Timing %q, want a miss", i+1, got)
+		}
+	}
 }

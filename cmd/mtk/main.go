@@ -41,6 +41,9 @@ Usage:
   mtk outbox list [--status pending|sent|dead] [--limit N] [--json]
   mtk outbox retry <id>         make a dead or pending conversion due now
   mtk outbox stats [--json]     counts of the conversion and fact outboxes
+  mtk bench --body FILE | --queries DIR [--url U] [--key K] [--concurrency 1,8,32] [--rate 50,200]
+            [--max-inflight N] [--duration 10s] [--warmup 2s] [--cache on|off|both] [--json] [--compare FILE.json]
+                                benchmark query bodies against a server (see README.md)
 
 Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_CLICKHOUSE_CLUSTER,
 MTK_POSTGRES_URL, MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_METRICS, MTK_DATA); see README.md.
@@ -62,6 +65,7 @@ var commands = map[string]command{
 	"container":    runContainer,
 	"sync":         runSync,
 	"outbox":       runOutbox,
+	"bench":        runBench,
 }
 
 // usageError is a mistake in the command line: exit status 2.

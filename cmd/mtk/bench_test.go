@@ -1,0 +1,267 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mtk/internal/apitest"
+	"mtk/internal/auth"
+	"mtk/internal/loadgen"
+	"mtk/platform"
+)
+
+// benchWorld is a real server with a tenant, a data:read key and two query bodies in files; url
+// is where bench sends them (the server's, or a proxy's in front of it).
+type benchWorld struct {
+	srv    *apitest.Server
+	url    string
+	key    string
+	bodies []string
+}
+
+func newBenchWorld(t *testing.T, opts apitest.Options) benchWorld {
+	t.Helper()
+	srv := apitest.Start(t, opts)
+	tn := srv.NewTenant(t, "bench", platform.TierDefault)
+	w := benchWorld{srv: srv, url: srv.URL, key: srv.Key(t, tn.Workspace.ID, auth.ScopeDataRead)}
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"totals.json":    `{"project_id":"` + tn.Project.ID + `","fields":["spend","clicks"],"time":{"start":"2026-03-01","end":"2026-03-07"}}`,
+		"campaigns.json": `{"project_id":"` + tn.Project.ID + `","fields":["spend"],"time":{"start":"2026-03-01","end":"2026-03-31","granularity":"day"},"metadata":{"level":"campaign"}}`,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w.bodies = append(w.bodies, path)
+	}
+	return w
+}
+
+// bench runs mtk bench against the world with its bodies and args.
+func (w benchWorld) bench(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	base := []string{"bench", "--url", w.url, "--key", w.key, "--warmup", "100ms", "--duration", "700ms"}
+	for _, b := range w.bodies {
+		base = append(base, "--body", b)
+	}
+	return cli(t, append(base, args...)...)
+}
+
+// benchJSON runs bench with --json and decodes its report.
+func (w benchWorld) benchJSON(t *testing.T, args ...string) (loadgen.Report, string) {
+	t.Helper()
+	out, errOut, code := w.bench(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("mtk bench %v: exit %d: %s", args, code, errOut)
+	}
+	var r loadgen.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("mtk bench printed %q: %v", out, err)
+	}
+	return r, out
+}
+
+// TestBenchCountsAddUp: against the default tier's rate limit, some requests are refused with
+// 429; in every figure requests are answers plus errors, and the mix is the sum of the queries.
+func TestBenchCountsAddUp(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{})
+	r, _ := w.benchJSON(t, "--concurrency", "1,4")
+	if len(r.Cells) != 2 || r.Cells[0].Key() != "concurrency 1, cache on" || r.Cells[1].Key() != "concurrency 4, cache on" {
+		t.Fatalf("cells %+v", r.Cells)
+	}
+	limited := 0
+	for _, c := range r.Cells {
+		sum := 0
+		for _, s := range append(c.Queries, c.Mix) {
+			errs := 0
+			for _, n := range s.Errors {
+				errs += n
+			}
+			if s.Requests != s.Answers+errs || s.Requests == 0 {
+				t.Errorf("%s %s: %d requests, %d answers, errors %v", c.Key(), s.Name, s.Requests, s.Answers, s.Errors)
+			}
+			if s.Name != "mix" {
+				sum += s.Requests
+			}
+		}
+		if sum != c.Mix.Requests || len(c.Queries) != 2 {
+			t.Errorf("%s: the queries' requests add up to %d, the mix has %d", c.Key(), sum, c.Mix.Requests)
+		}
+		limited += c.Mix.Errors["429 rate_limit_exceeded"]
+	}
+	if limited == 0 {
+		t.Errorf("no request was refused by the rate limit of 120 a minute: %+v", r.Cells)
+	}
+}
+
+// TestBenchCache: with --cache both, the cell with the cache off misses every time (Server-Timing
+// says miss and db time is spent) and the cell with it on hits every time (the first send, before
+// the load, filled the cache).
+func TestBenchCache(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	r, _ := w.benchJSON(t, "--concurrency", "2", "--cache", "both")
+	if len(r.Cells) != 2 {
+		t.Fatalf("cells %+v", r.Cells)
+	}
+	off, on := r.Cells[0], r.Cells[1]
+	if off.Cache != "off" || on.Cache != "on" {
+		t.Fatalf("cells %s, %s; want cache off then on", off.Key(), on.Key())
+	}
+	for _, s := range append(off.Queries, off.Mix) {
+		if s.Answers == 0 || s.CacheHits != 0 || s.Errors != nil {
+			t.Errorf("cache off, %s: %+v; want answers, all misses", s.Name, s)
+		}
+	}
+	for _, s := range append(on.Queries, on.Mix) {
+		if s.Answers == 0 || s.CacheHits != 1 || s.DB != 0 || s.Errors != nil {
+			t.Errorf("cache on, %s: %+v; want answers, all hits without db time", s.Name, s)
+		}
+	}
+	if on.Mix.Requests <= off.Mix.Requests/2 {
+		t.Errorf("answers from the cache came slower than a half of the fresh ones: %d vs %d requests", on.Mix.Requests, off.Mix.Requests)
+	}
+	out, errOut, code := w.bench(t, "--cache", "off")
+	if code != 0 || !strings.Contains(out, "concurrency 1, cache off") || !strings.Contains(out, "totals.json") ||
+		!strings.Contains(out, "mix") || !strings.Contains(out, "p99 ms") || errOut != "" {
+		t.Errorf("table: exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
+
+// TestBenchRefusesBadInput: an unreachable server, a refused key and a refused body are each a
+// message on stderr and a non-zero exit, before any load.
+func TestBenchRefusesBadInput(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"project_id":"prj_x","fields":["nope"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unreachable", []string{"--url", "http://" + freeAddr(t)}, []string{"cannot reach the server at http://127.0.0.1:"}},
+		{"refused key", []string{"--key", "mtk_live_nope"}, []string{"the server refused the key (401 invalid_api_key)"}},
+		{"refused body", []string{"--body", bad}, []string{"bad.json: the server refused the query (400 ", "fields[0]: "}},
+		{"no body", []string{"--body", filepath.Join(t.TempDir(), "none.json")}, []string{"none.json"}},
+		{"bad cache", []string{"--cache", "maybe"}, []string{"--cache is on, off or both"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := w.bench(t, c.args...)
+			for _, want := range c.want {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr %q, want %q", errOut, want)
+				}
+			}
+			if code == 0 || out != "" {
+				t.Errorf("exit %d, stdout %q; want a non-zero exit and nothing printed", code, out)
+			}
+		})
+	}
+}
+
+// TestBenchOpenModelHoldsItsRate: at 50 requests a second against a server that answers in
+// time, the open model sends the scheduled number of requests, within 2 %, and exits 0.
+func TestBenchOpenModelHoldsItsRate(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	r, _ := w.benchJSON(t, "--rate", "50", "--duration", "1s")
+	if len(r.Cells) != 1 || r.Cells[0].Key() != "rate 50, cache on" {
+		t.Fatalf("cells %+v", r.Cells)
+	}
+	c := r.Cells[0]
+	if c.Mix.Requests < 49 || c.Mix.Requests > 51 || c.Achieved < 49 || c.Achieved > 51 || c.Mix.Answers != c.Mix.Requests {
+		t.Errorf("rate 50 for 1s: %d requests (%d answers), sent at %.1f/s; want 50 within 2 %%", c.Mix.Requests, c.Mix.Answers, c.Achieved)
+	}
+}
+
+// TestBenchOpenModelReportsQueueing: in front of a server slowed to 200 ms an answer, with two
+// requests in flight at most, 20 a second cannot be sent: the run says so with the rate it
+// achieved and exits non-zero, still printing its figures, whose latencies (counted from the
+// scheduled starts) hold the wait.
+func TestBenchOpenModelReportsQueueing(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	target, err := url.Parse(w.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	tr := &http.Transport{}
+	proxy.Transport = tr
+	t.Cleanup(tr.CloseIdleConnections) // after slow closes, before the server shuts down
+	slow := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		time.Sleep(200 * time.Millisecond)
+		proxy.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(slow.Close)
+	w.url = slow.URL
+	out, errOut, code := w.bench(t, "--rate", "20", "--max-inflight", "2", "--duration", "1s", "--json")
+	if code == 0 || !strings.Contains(errOut, "rate 20, cache on: could not send at 20 req/s, sent at ") ||
+		!strings.Contains(errOut, "slots of --max-inflight") {
+		t.Fatalf("exit %d, stderr %q; want a non-zero exit that names the rate achieved", code, errOut)
+	}
+	var r loadgen.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Cells) != 1 {
+		t.Fatalf("stdout %q: %v", out, err)
+	}
+	c := r.Cells[0]
+	if c.Achieved >= 0.98*20 || c.Queued == 0 || c.Mix.P50 < 200 || c.Mix.Max < 300 {
+		t.Errorf("sent at %.1f/s, %d queued, p50 %.0f ms, max %.0f ms; want short of 20/s, queued requests, latencies above 200 ms that grow",
+			c.Achieved, c.Queued, c.Mix.P50, c.Mix.Max)
+	}
+}
+
+// TestBenchJSONIntoCompare: a --json run read back by --compare prints each figure's ratio to it
+// for the cells both have: all hits then and now is ×1.00 of cache hits; a file that is not such
+// an output is refused.
+func TestBenchJSONIntoCompare(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	_, out := w.benchJSON(t, "--concurrency", "1,2")
+	earlier := filepath.Join(t.TempDir(), "earlier.json")
+	if err := os.WriteFile(earlier, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := w.bench(t, "--concurrency", "2,3", "--compare", earlier)
+	_, comparison, ok := strings.Cut(out, "Compared with the earlier run")
+	if code != 0 || !ok {
+		t.Fatalf("exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+	if !strings.Contains(comparison, "concurrency 3, cache on: not in the earlier run") {
+		t.Errorf("the cell the earlier run lacks is not named:\n%s", comparison)
+	}
+	_, cell, _ := strings.Cut(comparison, "concurrency 2, cache on\n")
+	rows := 0
+	for _, line := range strings.Split(cell, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 10 || !strings.HasSuffix(fields[0], ".json") && fields[0] != "mix" {
+			continue
+		}
+		rows++
+		for _, f := range fields[1:6] {
+			if !strings.HasPrefix(f, "×") {
+				t.Errorf("%s: %q is not a ratio: %q", fields[0], f, line)
+			}
+		}
+		if fields[9] != "×1.00" {
+			t.Errorf("%s: cache hits %s, want ×1.00: %q", fields[0], fields[9], line)
+		}
+	}
+	if rows != 3 {
+		t.Errorf("%d rows compared, want two queries and the mix:\n%s", rows, comparison)
+	}
+	notJSON := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(notJSON, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := w.bench(t, "--compare", notJSON); code == 0 || !strings.Contains(errOut, "not the --json output of mtk bench") {
+		t.Errorf("--compare of another file: exit %d, stderr %q", code, errOut)
+	}
+}
