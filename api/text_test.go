@@ -81,6 +81,10 @@ func TestTextIsChecked(t *testing.T) {
 		{"Idempotency-Key", "POST", "/v3/tracking/events", event, []string{"Idempotency-Key", "k\xff"}, "Idempotency-Key: is not valid UTF-8"},
 		{"If-None-Match", "POST", "/v3/query", `{"project_id":"` + a.project.ID + `","fields":["spend"]}`, append(bearer(dataKey), "If-None-Match", "\"\xff\""),
 			"If-None-Match: is not valid UTF-8"},
+		{"query labelled a form (curl -d)", "POST", "/v3/query", `{"project_id":"\u0000","fields":["spend"]}`,
+			append(bearer(dataKey), "Content-Type", "application/x-www-form-urlencoded"), "project_id: contains a NUL character"},
+		{"event labelled a form", "POST", "/v3/tracking/events", ` {"domain":"acme.example","config":{"name":"\u0000"}}`,
+			[]string{"Content-Type", "application/x-www-form-urlencoded"}, "config.name: contains a NUL character"},
 		{"two problems", "POST", "/v3/tracking/events?x=%FF", `{"domain":"acme.example","config":{"name":"\u0000"}}`, nil,
 			"x: is not valid UTF-8\nconfig.name: contains a NUL character"},
 	} {
