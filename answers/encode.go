@@ -1,10 +1,8 @@
 package answers
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"mtk/engine"
+	"mtk/internal/jsonx"
 )
 
 // encodeResult is the answer of POST /v3/query: {success, data, currency, warnings, has_more,
@@ -24,7 +22,7 @@ func encodeResult(res *engine.Result) ([]byte, error) {
 			return nil, err
 		}
 	}
-	rest, err := encodeJSON(struct {
+	rest, err := jsonx.Marshal(struct {
 		Currency    string        `json:"currency"`
 		Warnings    []string      `json:"warnings"`
 		HasMore     bool          `json:"has_more"`
@@ -37,16 +35,4 @@ func encodeResult(res *engine.Result) ([]byte, error) {
 	}
 	b = append(b, "],"...)
 	return append(b, rest[1:]...), nil
-}
-
-// encodeJSON is encoding/json without HTML escaping (as the API writes every body), so that
-// messages keep their < and >.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"mtk/engine"
+	"mtk/internal/jsonx"
 )
 
 // TestQueryBodyIsWhatEncodingJSONWrites pins the hand-assembled answer to encoding/json's bytes,
@@ -27,7 +28,7 @@ func TestQueryBodyIsWhatEncodingJSONWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := encodeJSON(struct {
+	want, err := jsonx.Marshal(struct {
 		Success  bool         `json:"success"`
 		Data     []engine.Row `json:"data"`
 		Currency string       `json:"currency"`

@@ -9,6 +9,7 @@ import (
 
 	"mtk/engine"
 	"mtk/facts"
+	"mtk/internal/jsonx"
 )
 
 // Service answers prepared queries, from its Cache when it holds the answer at the data version
@@ -110,7 +111,7 @@ func (s *Service) Explain(ctx context.Context, scope engine.Scope, in engine.Que
 	default:
 		ex.Cache = "miss"
 	}
-	return encodeJSON(ex)
+	return jsonx.Marshal(ex)
 }
 
 // prepared is a query prepared for its project, at the data version of what it reads when that

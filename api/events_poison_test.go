@@ -18,6 +18,7 @@ import (
 	"mtk/ingest/events"
 	"mtk/ingest/leads"
 	"mtk/internal/apperr"
+	"mtk/internal/jsonx"
 	"mtk/platform"
 	"mtk/platform/utm"
 )
@@ -102,7 +103,7 @@ func TestPoisonedEventsAreSetApart(t *testing.T) {
 		if err != nil || claim.Outcome != idempotency.Started {
 			t.Fatalf("claim %+v: %v", claim, err)
 		}
-		return idempotency.NewReceipt(claim, "req_"+key, marshalJSON)
+		return idempotency.NewReceipt(claim, "req_"+key, jsonx.Marshal)
 	}
 	for i, name := range []string{"acme", "bolt", "cora"} {
 		tn := e.newTrackingTenant(name, fmt.Sprintf("act_%d", 111*(i+1)), name+".example")

@@ -12,6 +12,7 @@ import (
 	"mtk/api/idempotency"
 	"mtk/ingest/events"
 	"mtk/ingest/outbox"
+	"mtk/internal/jsonx"
 	"mtk/internal/testenv"
 	"mtk/platform"
 )
@@ -469,11 +470,11 @@ func TestEventAnswerCommitsWithItsBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.EventID = events.IdempotentEventID(req.Scope, req.Key)
-	first, err := e.events.Track(ctx, tgt, in, events.Meta{Receipt: idempotency.NewReceipt(claim, "req_first", marshalJSON)}, []byte(body))
+	first, err := e.events.Track(ctx, tgt, in, events.Meta{Receipt: idempotency.NewReceipt(claim, "req_first", jsonx.Marshal)}, []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := marshalJSON(first)
+	want, err := jsonx.Marshal(first)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"log/slog"
 	"slices"
 	"strings"
@@ -23,6 +21,7 @@ import (
 	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/jsonx"
 	"mtk/internal/wire"
 	"mtk/platform"
 )
@@ -81,7 +80,7 @@ func New(sys *wire.System) *fiber.App {
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          60 * time.Second,
 		IdleTimeout:           120 * time.Second,
-		JSONEncoder:           marshalJSON,
+		JSONEncoder:           jsonx.Marshal,
 		// Routing is exact: /METRICS or /metrics/ must not reach a route that a proxy blocks
 		// by its path.
 		StrictRouting: true,
@@ -128,15 +127,4 @@ func New(sys *wire.System) *fiber.App {
 	}
 	routes.learn(app)
 	return app
-}
-
-// marshalJSON is encoding/json without HTML escaping, so that messages keep their < and >.
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
