@@ -16,9 +16,6 @@ import (
 
 	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
-	"mtk/internal/clock"
-	"mtk/internal/config"
-	"mtk/platform"
 )
 
 // hitsDB is the -hits run's own database: a tenant and empty fact tables are all it needs, since
@@ -32,28 +29,13 @@ const hitsDB = "mtk_bench_query_hits"
 // getrusage) per hit and the hits per second: the handler's whole cost, the load generator's
 // being only the copy of a request.
 func runHits(ctx context.Context, f flags) error {
-	env := config.FromEnv()
-	pg, err := openPostgres(ctx, env.PostgresURL, f.dbName)
+	st, err := openBenchStores(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer pg.Close()
-	store := platform.New(pg, clock.Real{})
-	t, err := ensureTenant(ctx, store)
-	if err != nil {
-		return err
-	}
-	defer store.Keys.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
-	ch, chURL, err := openClickHouse(ctx, env.ClickHouseURL, f.dbName)
-	if err != nil {
-		return err
-	}
-	defer ch.Close()
-	pgURL, err := withDatabase(env.PostgresURL, f.dbName)
-	if err != nil {
-		return err
-	}
-	srv, err := startServer(pg, ch, chURL, pgURL, serverOptions{})
+	defer st.close()
+	t := st.t
+	srv, err := startServer(st.pg, st.ch, st.chURL, st.pgURL, serverOptions{})
 	if err != nil {
 		return err
 	}

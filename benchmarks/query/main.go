@@ -34,7 +34,6 @@ import (
 	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
 	"mtk/internal/clock"
-	"mtk/internal/config"
 	"mtk/internal/db"
 	"mtk/platform"
 )
@@ -63,42 +62,27 @@ func main() {
 // run sets up the databases, the data and the server, warms up, measures and reports.
 func run(ctx context.Context, f flags) error {
 	began := time.Now()
-	env := config.FromEnv()
-	pg, err := openPostgres(ctx, env.PostgresURL, f.dbName)
+	st, err := openBenchStores(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer pg.Close()
-	store := platform.New(pg, clock.Real{})
-	t, err := ensureTenant(ctx, store)
-	if err != nil {
-		return err
-	}
-	defer store.Keys.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
-	ch, chURL, err := openClickHouse(ctx, env.ClickHouseURL, f.dbName)
-	if err != nil {
-		return err
-	}
-	defer ch.Close()
+	defer st.close()
+	pg, ch, t := st.pg, st.ch, st.t
 	data, err := ensureData(ctx, ch, f.dbName, dataSpec{Seed: f.seed, Rows: f.rows, Days: f.days}, t, f.fresh)
 	if err != nil {
 		return err
 	}
 	// The server gets its own ClickHouse pool, as `mtk serve` has; the floor uses ch.
-	serverCH, err := db.OpenClickHouse(ctx, chURL)
+	serverCH, err := db.OpenClickHouse(ctx, st.chURL)
 	if err != nil {
 		return err
 	}
 	defer serverCH.Close()
-	pgURL, err := withDatabase(env.PostgresURL, f.dbName)
-	if err != nil {
-		return err
-	}
 	// The service as `mtk serve` makes it: its settings also go with the floor's statements.
 	svc := engine.New(serverCH, engine.Options{Clock: clock.Real{}}) // the direct paths' engine
 	// The cells measure the engine's path: the answer cache would answer every request after
 	// the first from memory (the dashboard run, -dashboard, measures it).
-	srv, err := startServer(pg, serverCH, chURL, pgURL, serverOptions{cache: "off"})
+	srv, err := startServer(pg, serverCH, st.chURL, st.pgURL, serverOptions{cache: "off"})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/internal/db"
+	"mtk/platform"
 	"mtk/schema"
 )
 
@@ -124,4 +127,45 @@ func dropPostgres(ctx context.Context, serverURL, name string) error {
 		return fmt.Errorf("drop postgres database %s: %w", name, err)
 	}
 	return nil
+}
+
+// benchStores are the run's own databases (pg and ch, with their URLs) and the bench tenant with
+// a key made for the run.
+type benchStores struct {
+	pg           *pgxpool.Pool
+	ch           driver.Conn
+	pgURL, chURL string
+	t            tenant
+	close        func() // revokes the run's key and closes both pools
+}
+
+// openBenchStores opens the bench databases of f on the servers of MTK_POSTGRES_URL and
+// MTK_CLICKHOUSE_URL and makes the tenant and the run's key.
+func openBenchStores(ctx context.Context, f flags) (*benchStores, error) {
+	env := config.FromEnv()
+	pgURL, err := withDatabase(env.PostgresURL, f.dbName)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := openPostgres(ctx, env.PostgresURL, f.dbName)
+	if err != nil {
+		return nil, err
+	}
+	store := platform.New(pg, clock.Real{})
+	t, err := ensureTenant(ctx, store)
+	if err != nil {
+		pg.Close()
+		return nil, err
+	}
+	ch, chURL, err := openClickHouse(ctx, env.ClickHouseURL, f.dbName)
+	if err != nil {
+		store.Keys.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
+		pg.Close()
+		return nil, err
+	}
+	return &benchStores{pg: pg, ch: ch, pgURL: pgURL, chURL: chURL, t: t, close: func() {
+		ch.Close()
+		store.Keys.RevokeAPIKey(context.WithoutCancel(ctx), t.key.ID) //nolint:errcheck // a leftover key of a bench database
+		pg.Close()
+	}}, nil
 }
