@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -121,6 +122,8 @@ func TestEventErrors(t *testing.T) {
 		{"negative value", map[string]any{"config": map[string]any{"name": "x"}, "value": -1}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
 		{"bad currency", map[string]any{"config": map[string]any{"name": "x"}, "currency": "reais"}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
 		{"bad sourceKey", map[string]any{"config": map[string]any{"name": "x", "alpha": map[string]any{"name": "Lead", "sourceKey": "tv"}}}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
+		{"long utm", map[string]any{"config": map[string]any{"name": "x"}, "utm": map[string]any{"utm_content": strings.Repeat("c", 501)}},
+			bearer(a.key), 400, "validation_error", "invalid_parameter"},
 		{"properties not an object", map[string]any{"config": map[string]any{"name": "x"}, "properties": []int{1}}, bearer(a.key), 400, "validation_error", "invalid_parameter"},
 		{"several wrong types", map[string]any{"config": map[string]any{"name": 5}, "value": "10", "cookies": map[string]any{"_fbp": 1}},
 			bearer(a.key), 400, "validation_error", "invalid_parameter"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -47,6 +48,20 @@ func TestOrderWebhookErrors(t *testing.T) {
 		"bad date":        func(o map[string]any) { o["created_at"] = "yesterday" },
 		"bad currency":    func(o map[string]any) { o["currency"] = "R$" },
 		"bad item":        func(o map[string]any) { o["items"] = []map[string]any{{"id": "x", "quantity": 0}} },
+		"long utm": func(o map[string]any) {
+			o["utm"] = map[string]any{"utm_source": strings.Repeat("s", 501)}
+		},
+		"long customer name": func(o map[string]any) { o["customer"] = map[string]any{"name": strings.Repeat("n", 256)} },
+		"long item name": func(o map[string]any) {
+			o["items"] = []map[string]any{{"id": "x", "name": strings.Repeat("n", 256), "quantity": 1}}
+		},
+		"long src": func(o map[string]any) { o["src"] = strings.Repeat("s", 256) },
+		"bad commission currency": func(o map[string]any) {
+			o["commission_currency"] = strings.Repeat("x", 1000)
+		},
+		"too many items": func(o map[string]any) {
+			o["items"] = slices.Repeat([]map[string]any{{"id": "x", "quantity": 1}}, 1001)
+		},
 	} {
 		o := order("o1", "approved", 100, t0)
 		mod(o)

@@ -18,7 +18,6 @@ import (
 const (
 	maxLinkName    = 255
 	maxLinkMessage = 1000
-	maxUTMValue    = 500
 	maxUserAgent   = 512
 	maxIP          = 64
 )
@@ -70,8 +69,8 @@ func (in LinkInput) normalize() (LinkInput, error) {
 		{"utm.utm_content", in.UTM.Content}, {"utm.utm_term", in.UTM.Term},
 	} {
 		switch {
-		case utf8.RuneCountInString(m.value) > maxUTMValue:
-			p.bad(m.member, "at most %d characters", maxUTMValue)
+		case utf8.RuneCountInString(m.value) > utm.MaxValue:
+			p.bad(m.member, "at most %d characters", utm.MaxValue)
 		case strings.ContainsRune(m.value, 0):
 			p.bad(m.member, "must not contain NUL characters")
 		}
@@ -147,8 +146,8 @@ func (s *Links) FollowLink(ctx context.Context, slug string, click Click) (strin
 		clickID = newClickID()
 		_, err = s.pool.Exec(ctx, `INSERT INTO link_clicks (id, link_id, utm_source, utm_medium, utm_campaign,
 			utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			clickID, linkID, storable(p.Source, maxUTMValue), storable(p.Medium, maxUTMValue), storable(p.Campaign, maxUTMValue),
-			storable(p.Content, maxUTMValue), storable(p.Term, maxUTMValue), storable(click.IP, maxIP),
+			clickID, linkID, storable(p.Source, utm.MaxValue), storable(p.Medium, utm.MaxValue), storable(p.Campaign, utm.MaxValue),
+			storable(p.Content, utm.MaxValue), storable(p.Term, utm.MaxValue), storable(click.IP, maxIP),
 			storable(click.UserAgent, maxUserAgent), s.clock.Now())
 		if violated(err) != "link_clicks_pkey" {
 			break

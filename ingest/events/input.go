@@ -134,6 +134,7 @@ func (in Input) normalize(now time.Time) (Input, error) {
 		bad = append(bad, "config.name: at most 100 characters")
 	}
 	bad = append(bad, checkLead(in.Lead)...)
+	bad = append(bad, in.UTM.Problems("utm")...)
 	if len(in.Cookies) > maxCookies {
 		bad = append(bad, fmt.Sprintf("cookies: at most %d", maxCookies))
 	}

@@ -60,7 +60,11 @@ const (
 	StatusChargeback = "chargeback"
 )
 
-const maxMoney = 1_000_000_000_000 // cents
+const (
+	maxMoney = 1_000_000_000_000 // cents
+	maxText  = 255               // characters of an identity, a product's id or name, src and sck
+	maxItems = 1000              // lines of one order
+)
 
 // order is a validated transaction.
 type order struct {
@@ -117,11 +121,28 @@ func validate(in Input, projectCurrency string) (order, error) {
 	o.currency = strings.ToUpper(strings.TrimSpace(o.Currency))
 	if o.currency == "" {
 		o.currency = projectCurrency
-	} else if len(o.currency) != 3 || strings.Trim(o.currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+	} else if !currencyCode(o.currency) {
 		bad = append(bad, fmt.Sprintf("transaction.currency: %q is not an ISO 4217 code", o.Currency))
+	}
+	bad = append(bad, o.UTM.Problems("transaction.utm")...)
+	for member, v := range map[string]string{"customer.email": o.Customer.Email, "customer.phone": o.Customer.Phone,
+		"customer.document": o.Customer.Document, "customer.name": o.Customer.Name, "src": o.Src, "sck": o.Sck} {
+		if utf8.RuneCountInString(v) > maxText {
+			bad = append(bad, fmt.Sprintf("transaction.%s: at most %d characters", member, maxText))
+		}
+	}
+	if c := strings.ToUpper(strings.TrimSpace(o.CommissionCurrency)); c != "" && !currencyCode(c) {
+		bad = append(bad, "transaction.commission_currency: not an ISO 4217 code such as BRL or USD")
+	}
+	if len(o.Items) > maxItems {
+		bad = append(bad, fmt.Sprintf("transaction.items: %d lines, at most %d", len(o.Items), maxItems))
+		o.Items = nil // one line says it; the lines are not examined
 	}
 	var costs int64
 	for i, it := range o.Items {
+		if utf8.RuneCountInString(it.ID) > maxText || utf8.RuneCountInString(it.Name) > maxText {
+			bad = append(bad, fmt.Sprintf("transaction.items[%d]: id and name at most %d characters", i, maxText))
+		}
 		if strings.TrimSpace(it.ID) == "" {
 			missing = append(missing, fmt.Sprintf("transaction.items[%d].id: required", i))
 		}
@@ -153,6 +174,11 @@ func validate(in Input, projectCurrency string) (order, error) {
 		return o, apperr.Missing("Invalid transaction.", missing...)
 	}
 	return o, nil
+}
+
+// currencyCode reports whether c (upper case) has the shape of an ISO 4217 code.
+func currencyCode(c string) bool {
+	return len(c) == 3 && strings.Trim(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }
 
 // parseTime reads the RFC 3339 date-time of member, a supported instant (facts.TimeOK), or says

@@ -1,6 +1,14 @@
 package utm
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxValue is the most characters a UTM parameter may hold: a campaign's name and id fit in a few
+// dozen, and a value stored with every event and order must not be a megabyte of someone's text.
+const MaxValue = 500
 
 // Params are the five UTM parameters, decoded and trimmed. They marshal to and from the JSON
 // members utm_source ... utm_term, the shape of an event body's `utm` member.
@@ -17,6 +25,18 @@ var names = [...]string{"utm_source", "utm_medium", "utm_campaign", "utm_content
 
 // IsZero reports whether no parameter has a value.
 func (p Params) IsZero() bool { return p == Params{} }
+
+// Problems names, under member (the body's UTM object, as "utm"), each parameter longer than
+// MaxValue.
+func (p Params) Problems(member string) []string {
+	var out []string
+	for _, name := range names {
+		if utf8.RuneCountInString(*p.field(name)) > MaxValue {
+			out = append(out, fmt.Sprintf("%s.%s: at most %d characters", member, name, MaxValue))
+		}
+	}
+	return out
+}
 
 // field returns the member for key (matched without case), or nil for any other key.
 func (p *Params) field(key string) *string {
