@@ -63,6 +63,48 @@ func missing(sys *wire.System) []string {
 // New builds the HTTP application over sys's services (wire.Build). It panics when one is
 // missing: a route without its service would answer 500 only when first called.
 func New(sys *wire.System) *fiber.App {
+	s, app, routes := newApp(sys)
+	d := sys
+	dashboard.Register(app)
+	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
+	app.Get("/docs", openapi.ServeDocs)
+
+	// One set of counters for every route, so that a client IP has one public limit whichever
+	// public routes it calls. Login counts per client IP whatever credential comes with it: it
+	// takes none, and a refused one would otherwise lift the limit (credentialRejected). It is
+	// mounted before the group, so that identify never runs for it.
+	limits := ratelimit.NewMemory()
+	public := ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	app.Post("/v3/auth/login", public, s.login)
+	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
+		Rejected: credentialRejected}))
+	v3.Post("/auth/logout", s.logout)
+	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
+	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
+	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)
+	s.objectRoutes(v3)
+	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
+	v3.Post("/query/explain", require(scopeDataRead, workspaceRequired), s.explain)
+	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
+	s.trackingRoutes(app, v3, public)
+	s.eventRoutes(app, v3, public)
+	app.Post("/v2/tracking/generic", public, s.orderWebhook)
+	s.oauthRoutes(app, v3, public)
+	routes.learn(app)
+	return app
+}
+
+// Worker builds the HTTP application of a worker (`mtk serve --role worker`): /healthz, /readyz
+// and /metrics only, for the orchestrator's checks and the scrapes; every other path is 404.
+func Worker(sys *wire.System) *fiber.App {
+	_, app, routes := newApp(sys)
+	routes.learn(app)
+	return app
+}
+
+// newApp is what every role's application shares: the server over sys, Fiber's settings, the
+// middleware, /healthz, /readyz and /metrics. It panics when sys lacks a service.
+func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
 	if m := missing(sys); len(m) > 0 {
 		panic("api: System lacks " + strings.Join(m, ", "))
 	}
@@ -97,34 +139,8 @@ func New(sys *wire.System) *fiber.App {
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)
-	dashboard.Register(app)
-	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
-	app.Get("/docs", openapi.ServeDocs)
-
-	// One set of counters for every route, so that a client IP has one public limit whichever
-	// public routes it calls. Login counts per client IP whatever credential comes with it: it
-	// takes none, and a refused one would otherwise lift the limit (credentialRejected). It is
-	// mounted before the group, so that identify never runs for it.
-	limits := ratelimit.NewMemory()
-	public := ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
-	app.Post("/v3/auth/login", public, s.login)
-	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
-		Rejected: credentialRejected}))
-	v3.Post("/auth/logout", s.logout)
-	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
-	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
-	v3.Get("/connections/:connection_id/sync", require(scopeDataRead, workspaceOptional), s.syncStatus)
-	s.objectRoutes(v3)
-	v3.Post("/query", require(scopeDataRead, workspaceRequired), s.query)
-	v3.Post("/query/explain", require(scopeDataRead, workspaceRequired), s.explain)
-	v3.Get("/fields", require(scopeDataRead, workspaceRequired), s.fields)
-	s.trackingRoutes(app, v3, public)
-	s.eventRoutes(app, v3, public)
-	app.Post("/v2/tracking/generic", public, s.orderWebhook)
-	s.oauthRoutes(app, v3, public)
 	if d.Metrics != nil && d.Config.MetricsListen() == "" {
 		app.Get("/metrics", adaptor.HTTPHandler(d.Metrics.Handler()))
 	}
-	routes.learn(app)
-	return app
+	return s, app, routes
 }

@@ -64,14 +64,14 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// serve runs `mtk serve` on a free port until the test ends and returns its base URL.
-func serve(t *testing.T) string {
+// serve runs `mtk serve` with args on a free port until the test ends and returns its base URL.
+func serve(t *testing.T, args ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	t.Setenv("MTK_LISTEN", addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve"}, io.Discard, io.Discard) }()
+	go func() { done <- run(ctx, append([]string{"serve"}, args...), io.Discard, io.Discard) }()
 	t.Cleanup(func() {
 		cancel()
 		select {

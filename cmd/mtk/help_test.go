@@ -19,7 +19,7 @@ func TestEveryCommandHelpPrintsItsFlags(t *testing.T) {
 		args  []string
 		flags []string
 	}{
-		{[]string{"serve"}, nil},
+		{[]string{"serve"}, []string{"role"}},
 		{[]string{"migrate"}, []string{"cluster"}},
 		{[]string{"seed", "demo"}, []string{"json", "env"}},
 		{[]string{"workspace", "create"}, []string{"name", "tier", "json"}},

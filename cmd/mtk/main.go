@@ -19,7 +19,8 @@ import (
 const usage = `mtk: ad metrics, tracking and platform API
 
 Usage:
-  mtk serve                     run the HTTP API and the sync scheduler (migrates first)
+  mtk serve [--role all|api|worker]   run the HTTP API and the background work (syncs, drains,
+                                jobs), or one of them (migrates first)
   mtk migrate [--cluster NAME]  apply PostgreSQL and ClickHouse migrations (ClickHouse ON CLUSTER NAME)
   mtk seed demo [--json]        create the demo workspace, project, connections, containers and keys
   mtk workspace create --name N [--tier default|growth|enterprise] [--json]

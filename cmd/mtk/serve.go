@@ -21,13 +21,26 @@ import (
 // shutdownGrace is how long in-flight requests get after SIGTERM/SIGINT.
 const shutdownGrace = 15 * time.Second
 
+// role is what one `mtk serve` process runs (--role): the public HTTP API, the background work
+// (the sync scheduler, the drainers, the conversion forwarder, the purges and the other jobs), or
+// both. Replicas of the API then scale apart from the workers.
+type role struct{ api, work bool }
+
+var roles = map[string]role{"all": {api: true, work: true}, "api": {api: true}, "worker": {work: true}}
+
 func runServe(ctx context.Context, args []string, out io.Writer) error {
-	rest, err := parseFlags(flag.NewFlagSet("serve", flag.ContinueOnError), args)
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	roleName := fs.String("role", "all", "what this process runs: all, api (the HTTP API only) or worker (the background work; serves /healthz, /readyz and /metrics only)")
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return usageError{"takes no arguments"}
+		return usageError{"takes no arguments but --role"}
+	}
+	r, ok := roles[*roleName]
+	if !ok {
+		return usageError{fmt.Sprintf("--role %q: want all, api or worker", *roleName)}
 	}
 	cfg, err := loadConfig()
 	if err != nil {
@@ -42,17 +55,18 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	clk := clock.Real{}
 	m := newMetrics(cfg, st, clk, logger)
 	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: logger, Metrics: m})
-	app := api.New(sys)
-	defer sys.Close() // after the HTTP server stopped: stores what is queued
-	wctx, stopWorkers := context.WithCancel(ctx)
-	workers := sys.StartWorkers(wctx)
-	defer func() { stopWorkers(); workers.Wait() }()
-	runner, err := jobs.New(ctx, logger, sys.Jobs())
-	if err != nil {
-		return err
+	app := api.Worker(sys)
+	if r.api {
+		app = api.New(sys)
 	}
-	runner.Start()
-	defer runner.Stop()
+	defer sys.Close() // after the HTTP server stopped: stores what is queued
+	if r.work {
+		stop, err := startWork(ctx, sys, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
@@ -63,7 +77,7 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer stopMetrics()
-	logger.Info("mtk serving", "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits,
+	logger.Info("mtk serving", "role", *roleName, "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits,
 		"metrics", cfg.Metrics, "clickhouse_cluster", cfg.ClickHouseCluster)
 	served := make(chan error, 1)
 	go func() { served <- app.Listener(ln) }()
@@ -77,6 +91,21 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// startWork starts the outbox workers and the scheduled jobs; stop ends them, letting a step in
+// progress finish.
+func startWork(ctx context.Context, sys *wire.System, logger *slog.Logger) (stop func(), err error) {
+	wctx, stopWorkers := context.WithCancel(ctx)
+	workers := sys.StartWorkers(wctx)
+	runner, err := jobs.New(ctx, logger, sys.Jobs())
+	if err != nil {
+		stopWorkers()
+		workers.Wait()
+		return nil, err
+	}
+	runner.Start()
+	return func() { runner.Stop(); stopWorkers(); workers.Wait() }, nil
 }
 
 func runMigrate(ctx context.Context, args []string, out io.Writer) error {

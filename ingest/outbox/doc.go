@@ -24,8 +24,9 @@
 // earlier attempt lists, so a ClickHouse outage of hours, with the same batch tried every
 // cycle, keeps one attempt per batch, not one per try. An attempt row per batch, rather than a
 // mark on every outbox row, keeps the drain's PostgreSQL writes independent of the batch's size.
-// One Drainer of a table runs at a time across processes (a PostgreSQL
-// advisory lock); the lookup relies on ClickHouse answering a read with what an acknowledged
+// One Drainer of a table, or of one partition of it (Drainer.Partitions: by project, so that a
+// project's rows keep their order), runs at a time across processes (PostgreSQL advisory
+// locks); the lookup relies on ClickHouse answering a read with what an acknowledged
 // insert wrote (one server, or sequential consistency on a cluster).
 //
 // # Conversions (conversion_outbox → the first network's conversions API)

@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -21,6 +22,12 @@ const DrainBatch = 20000
 // Drainer moves one outbox table's rows into ClickHouse exactly once (see the package comment):
 // NewDrainer the fact outbox into facts_raw, NewEventDrainer the event outbox into events.
 type Drainer struct {
+	// Partitions is how many partitions the outbox is drained in (MTK_DRAIN_PARTITIONS; 0 is 1):
+	// Drainers in several processes then drain different partitions at once. A Drainer of one
+	// partition excludes every other, but Drainers of different counts above 1 would drain a
+	// project at once: they must not run together.
+	Partitions int
+
 	pool  *pgxpool.Pool
 	ch    driver.Conn
 	clock clock.Clock
@@ -28,18 +35,19 @@ type Drainer struct {
 	table drainTable
 	// size is how many rows one batch takes: DrainBatch, smaller in tests.
 	size int
-	// crash, in tests, is called between the steps of a batch ("insert": before the ClickHouse
-	// insert, "mark": between it and settle); an error stops the batch there, as a crash would.
-	crash func(step string) error
+	// crash, in tests, is called with the batch's keys between its steps ("insert": before the
+	// ClickHouse insert, "mark": between it and settle); an error stops the batch there, as a
+	// crash would.
+	crash func(step string, keys []rowKey) error
 }
 
 // drainTable is what a Drainer needs of one outbox table.
 type drainTable struct {
 	name   string // the PostgreSQL table
 	target string // the ClickHouse table its rows go to (facts_raw or events)
-	lock   int64  // the advisory lock that lets one Drainer of the table run at a time
-	// load reads at most limit rows in id order.
-	load func(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error)
+	lock   int64  // the table's advisory lock (pglock.FactDrainer)
+	// load reads at most limit rows of the partition in id order.
+	load func(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error)
 }
 
 // drainRows is one batch of loaded rows.
@@ -65,13 +73,28 @@ func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.L
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Drainer{pool: pool, ch: ch, clock: clk, log: log, table: t, size: DrainBatch,
-		crash: func(string) error { return nil }}
+		crash: func(string, []rowKey) error { return nil }}
 }
 
-// RunOnce drains every pending row and returns how many it applied. It returns at once when
-// another Drainer of the same table holds the lock. Taking the lock and each batch are given
-// BatchTimeout.
+// RunOnce drains every pending row of every partition no other Drainer holds, one partition
+// after the other, and returns how many rows it applied. Taking a partition's lock and each batch
+// are given BatchTimeout; a partition that fails does not stop the others.
 func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
+	count := max(d.Partitions, 1)
+	total := 0
+	var errs []error
+	for i := 0; i < count && ctx.Err() == nil; i++ {
+		n, err := d.drain(ctx, partition{index: i, count: count})
+		total += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return total, errors.Join(errs...)
+}
+
+// drain applies the rows of one partition, batch after batch, unless another Drainer holds it.
+func (d *Drainer) drain(ctx context.Context, part partition) (int, error) {
 	lctx, cancel := context.WithTimeout(ctx, BatchTimeout)
 	defer cancel()
 	conn, err := d.pool.Acquire(lctx)
@@ -79,15 +102,14 @@ func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer conn.Release()
-	var got bool
-	if err := conn.QueryRow(lctx, "SELECT pg_try_advisory_lock($1)", d.table.lock).Scan(&got); err != nil || !got {
+	if got, err := part.lock(lctx, conn, d.table.name, d.table.lock); err != nil || !got {
 		return 0, err
 	}
-	defer unlock(ctx, conn, d.table.lock)
+	defer part.release(ctx, conn, d.table.name, d.table.lock)
 	total := 0
 	for {
 		bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
-		n, err := d.batch(bctx, conn)
+		n, err := d.batch(bctx, conn, part)
 		cancel()
 		total += n
 		if err != nil || n < d.size {
@@ -96,25 +118,11 @@ func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
 	}
 }
 
-// unlock releases a session's advisory lock before its connection goes back to the pool; when
-// that fails it closes the connection, which releases the lock too, rather than leaving an idle
-// connection holding it.
-func unlock(ctx context.Context, conn *pgxpool.Conn, lock int64) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockTimeout)
-	defer cancel()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", lock); err != nil {
-		conn.Conn().Close(ctx) //nolint:errcheck // closing is what is left to do
-	}
-}
-
-// unlockTimeout bounds releasing an advisory lock.
-const unlockTimeout = 5 * time.Second
-
-// batch applies the oldest rows, at most d.size: it commits an attempt listing them (see
+// batch applies the partition's oldest rows, at most d.size: it commits an attempt listing them (see
 // the package comment), inserts those ClickHouse does not hold yet, then deletes the rows with
 // their attempt in one transaction.
-func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
-	rows, err := d.table.load(ctx, conn, d.size)
+func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition) (int, error) {
+	rows, err := d.table.load(ctx, conn, d.size, part)
 	if err != nil {
 		return 0, fmt.Errorf("outbox: load %s: %w", d.table.name, err)
 	}
@@ -150,13 +158,13 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := d.crash("insert"); err != nil {
+	if err := d.crash("insert", keys); err != nil {
 		return 0, err
 	}
 	if err := rows.insert(ctx, d.ch, present); err != nil {
 		return 0, err
 	}
-	if err := d.crash("mark"); err != nil {
+	if err := d.crash("mark", keys); err != nil {
 		return 0, err
 	}
 	changes, err := rows.changes()

@@ -29,9 +29,9 @@ type pendingEvent struct {
 
 type eventRows []pendingEvent
 
-func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error) {
+func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error) {
 	rows, err := conn.Query(ctx, `SELECT id, `+eventTextColumns+`, ts, received_at,
-		new_lead, value, body FROM event_outbox ORDER BY id LIMIT $1`, limit)
+		new_lead, value, body FROM event_outbox WHERE `+partitionWhere+` ORDER BY id LIMIT $1`, limit, part.count, part.index)
 	if err != nil {
 		return nil, err
 	}

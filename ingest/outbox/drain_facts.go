@@ -31,9 +31,10 @@ type pendingFact struct {
 
 type factRows []pendingFact
 
-func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int) (drainRows, error) {
+func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error) {
 	rows, err := conn.Query(ctx, `SELECT id, timezone, project_id, ts, source, connection_id, account_id,
-		campaign_id, adset_id, ad_id, currency, `+facts.Columns(facts.Business, "")+` FROM fact_outbox ORDER BY id LIMIT $1`, limit)
+		campaign_id, adset_id, ad_id, currency, `+facts.Columns(facts.Business, "")+` FROM fact_outbox WHERE `+partitionWhere+` ORDER BY id LIMIT $1`,
+		limit, part.count, part.index)
 	if err != nil {
 		return nil, err
 	}

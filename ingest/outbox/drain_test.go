@@ -157,8 +157,8 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 var errKilled = errors.New("killed")
 
 // killAt is a Drainer crash hook that stops a run at step ("insert" or "mark"; "" never).
-func killAt(at string) func(string) error {
-	return func(step string) error {
+func killAt(at string) func(string, []rowKey) error {
+	return func(step string, _ []rowKey) error {
 		if step == at {
 			return errKilled
 		}

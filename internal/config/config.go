@@ -71,6 +71,10 @@ type Config struct {
 	// day) or "project" (a write moves all of its project's answers), for measuring what the
 	// finer grain buys.
 	QueryCacheGrain string
+	// DrainPartitions is how many partitions, by project, the event and fact outboxes are
+	// drained in (MTK_DRAIN_PARTITIONS, 1 to MaxDrainPartitions; 0 is 1), so that several
+	// workers drain at once (outbox.Drainer.Partitions).
+	DrainPartitions int
 	// StoreTimeout bounds every call a request makes to a store, from the request's start
 	// (MTK_STORE_TIMEOUT, a duration such as 5s or 1500ms; 0 means DefaultStoreTimeout): past
 	// it the request is answered 503 with Retry-After. It also bounds a query's ClickHouse
@@ -80,6 +84,10 @@ type Config struct {
 	// FromEnv could not parse is kept as -1, which Validate refuses.
 	written map[string]string
 }
+
+// MaxDrainPartitions bounds DrainPartitions: a partition's drain reads the outbox in id order
+// and skips the other partitions' rows, so more partitions read more.
+const MaxDrainPartitions = 64
 
 // DefaultStoreTimeout is StoreTimeout when MTK_STORE_TIMEOUT is unset.
 const DefaultStoreTimeout = 5 * time.Second
@@ -153,6 +161,7 @@ func FromEnv() Config {
 	c.EventOutboxMax = c.count("MTK_EVENT_OUTBOX_MAX", env("MTK_EVENT_OUTBOX_MAX", ""))
 	c.FactOutboxMax = c.count("MTK_FACT_OUTBOX_MAX", env("MTK_FACT_OUTBOX_MAX", ""))
 	c.QueryCacheMB = c.count("MTK_QUERY_CACHE_MB", env("MTK_QUERY_CACHE_MB", ""))
+	c.DrainPartitions = int(c.count("MTK_DRAIN_PARTITIONS", env("MTK_DRAIN_PARTITIONS", "")))
 	if raw := env("MTK_STORE_TIMEOUT", ""); raw != "" {
 		c.written["MTK_STORE_TIMEOUT"] = raw
 		d, err := time.ParseDuration(raw)
@@ -229,6 +238,10 @@ func (c Config) Validate() error {
 		if v < 0 {
 			problems = append(problems, fmt.Sprintf("%s %q: want a number of rows, 1 or more", name, c.shown(name, v)))
 		}
+	}
+	if c.DrainPartitions < 0 || c.DrainPartitions > MaxDrainPartitions {
+		problems = append(problems, fmt.Sprintf("MTK_DRAIN_PARTITIONS %q: want a number from 1 to %d",
+			c.shown("MTK_DRAIN_PARTITIONS", c.DrainPartitions), MaxDrainPartitions))
 	}
 	if c.QueryCache != "" && c.QueryCache != "on" && c.QueryCache != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE %q: want on or off", c.QueryCache))

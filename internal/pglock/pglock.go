@@ -4,6 +4,8 @@
 // ones except by a 64-bit hash collision.
 package pglock
 
+import "strconv"
+
 // The fixed locks.
 const (
 	// Migrations serializes concurrent migrators (schema).
@@ -11,7 +13,10 @@ const (
 	// TestTemplate serializes the building of the tests' template database across test
 	// processes (internal/testenv).
 	TestTemplate int64 = 7_346_002
-	// FactDrainer and EventDrainer let one drainer of each outbox run at a time (ingest/outbox).
+	// FactDrainer and EventDrainer let one drainer of each outbox run at a time (ingest/outbox):
+	// held exclusively by a drainer of the whole outbox, shared by the drainers of its
+	// partitions (each also holding its partition's DrainPartition lock), so that the two kinds
+	// never drain at once.
 	FactDrainer  int64 = 7_346_101
 	EventDrainer int64 = 7_346_102
 )
@@ -25,3 +30,9 @@ func Leads(project string) string { return "mtk.leads:" + project }
 
 // Sync is the name of a connection's sync lock, held by the session that syncs it (adsync).
 func Sync(connection string) string { return "sync:" + connection }
+
+// DrainPartition is the name of the lock held by the drainer of one partition (index, from 0)
+// of an outbox table split in count partitions (ingest/outbox).
+func DrainPartition(table string, count, index int) string {
+	return "drain:" + table + ":" + strconv.Itoa(count) + ":" + strconv.Itoa(index)
+}

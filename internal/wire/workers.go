@@ -12,8 +12,7 @@ import (
 // step in progress finishes first).
 func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 	clk, log, m := s.Clock, s.Log, s.Metrics
-	drainer := outbox.NewDrainer(s.Postgres, s.ClickHouse, clk, log)
-	events := outbox.NewEventDrainer(s.Postgres, s.ClickHouse, clk, log)
+	events, drainer := s.drainers()
 	deliverer := outbox.NewDeliverer(s.Postgres, s.Store.Connections, nil, clk, log)
 	drain := drainer.RunOnce
 	if m != nil {
@@ -35,11 +34,19 @@ func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 // Drain moves what waits in the event and fact outboxes into ClickHouse once, as the workers do
 // (the demo seed and the tests, which have no workers running).
 func (s *System) Drain(ctx context.Context) error {
-	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log),
-		outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)} {
+	events, facts := s.drainers()
+	for _, d := range []*outbox.Drainer{events, facts} {
 		if _, err := d.RunOnce(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// drainers are the event and the fact outboxes' Drainers, in the configured partitions.
+func (s *System) drainers() (events, facts *outbox.Drainer) {
+	events = outbox.NewEventDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	facts = outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	events.Partitions, facts.Partitions = s.Config.DrainPartitions, s.Config.DrainPartitions
+	return events, facts
 }
