@@ -16,7 +16,7 @@ test: services cluster browser
 	$(GO) vet ./...
 	MTK_CHDB_LIB=$$(scripts/chdb.sh) $(GO) test -count=1 -timeout 30m ./...
 
-## services: install (when missing) and start ClickHouse and PostgreSQL under .data/
+## services: install (when missing) and start ClickHouse, PostgreSQL and Redis under .data/
 services:
 	@scripts/services.sh start
 

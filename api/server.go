@@ -39,8 +39,10 @@ type server struct {
 	log      *slog.Logger
 	objects  *adsync.Objects
 	answers  *answers.Service
-	// passwords limits failed passwords per e-mail (checkPassword).
-	passwords ratelimit.Failures
+	// passwords limits failed passwords per e-mail (checkPassword); passwordsFailed, when set,
+	// counts the attempts let through because it failed.
+	passwords       ratelimit.Failures
+	passwordsFailed func()
 }
 
 // missing names what sys lacks (wire.Build makes it all; Metrics is optional).
@@ -73,11 +75,12 @@ func New(sys *wire.System) *fiber.App {
 	// public routes it calls. Login counts per client IP whatever credential comes with it: it
 	// takes none, and a refused one would otherwise lift the limit (credentialRejected). It is
 	// mounted before the group, so that identify never runs for it.
-	limits := ratelimit.NewMemory()
-	public := ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn()})
+	limits := limitsOf(s, d)
+	public := ratelimit.New(limits)
 	app.Post("/v3/auth/login", public, s.login)
-	v3 := app.Group("/v3", s.identify, ratelimit.New(ratelimit.Config{Limiter: limits, Clock: d.Clock, Enabled: d.Config.RateLimitsOn(),
-		Rejected: credentialRejected}))
+	withRejected := limits
+	withRejected.Rejected = credentialRejected
+	v3 := app.Group("/v3", s.identify, ratelimit.New(withRejected))
 	v3.Post("/auth/logout", s.logout)
 	v3.Get("/projects", legacyErrors, require(scopeDataRead, workspaceOptional), s.listProjects)
 	v3.Get("/projects/:project_id/connections", legacyErrors, require(scopeDataRead, workspaceOptional), s.listConnections)
@@ -112,7 +115,6 @@ func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
 	s := &server{
 		cfg: d.Config, platform: d.Store, answers: d.Queries, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
 		objects: d.Objects, clock: d.Clock, log: d.Log,
-		passwords: newPasswordLimit(),
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",

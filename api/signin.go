@@ -8,6 +8,7 @@ import (
 
 	"mtk/api/ratelimit"
 	"mtk/internal/apperr"
+	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -21,9 +22,20 @@ const (
 	passwordKeys     = 100_000
 )
 
-// newPasswordLimit is the per-e-mail limit of one server.
-func newPasswordLimit() ratelimit.Failures {
-	return ratelimit.NewMemoryFailures(passwordFailures, passwordWindow, passwordKeys)
+// limitsOf sets s.passwords, the per-e-mail limit, and returns the request limits' configuration:
+// both on sys.Limits' Redis when it is set (shared by every replica), else in-process.
+func limitsOf(s *server, sys *wire.System) ratelimit.Config {
+	cfg := ratelimit.Config{Limiter: ratelimit.NewMemory(), Clock: sys.Clock, Enabled: sys.Config.RateLimitsOn(), Log: sys.Log}
+	s.passwords = ratelimit.NewMemoryFailures(passwordFailures, passwordWindow, passwordKeys)
+	if sys.Limits != nil {
+		cfg.Limiter = sys.Limits
+		s.passwords = sys.Limits.Failures(passwordFailures, passwordWindow)
+	}
+	if m := sys.Metrics; m != nil {
+		cfg.Failed = func() { m.RateLimitFailed("requests") }
+		s.passwordsFailed = func() { m.RateLimitFailed("passwords") }
+	}
+	return cfg
 }
 
 // checkPassword is platform.Login behind the per-e-mail limit, for every way of signing in with a
@@ -38,6 +50,9 @@ func (s *server) checkPassword(c *fiber.Ctx, email, password string) (platform.U
 	switch {
 	case err != nil: // fail open, as the request limits do: a limiter outage must not stop sign-ins
 		s.log.Error("password limit: limiter failed; attempt let through", "err", err.Error(), "request_id", requestID(c))
+		if s.passwordsFailed != nil {
+			s.passwordsFailed()
+		}
 	case !d.Allowed:
 		wait := ratelimit.RetryAfter(d.RetryAt, now)
 		return platform.User{}, "", apperr.Throttled(fmt.Sprintf(

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs (only when missing) and starts, or stops, the local ClickHouse and PostgreSQL that mtk
-# uses in development, tests and CI. Data lives under .data/ in the repository; ports are not the
+# Installs (only when missing) and starts, or stops, the local ClickHouse, PostgreSQL and Redis
+# that mtk uses in development, tests and CI. Data lives under .data/ in the repository; ports are not the
 # defaults so that a system-wide server does not collide.
 #
 #   scripts/services.sh start   # idempotent: safe while they run
@@ -8,7 +8,8 @@
 #   scripts/services.sh status
 #   scripts/services.sh chromium   # installs Debian's chromium when missing (the dashboard's browser test)
 #
-# Environment: MTK_CH_PORT (19000), MTK_CH_HTTP_PORT (18123), MTK_PG_PORT (15432), MTK_DATA (.data).
+# Environment: MTK_CH_PORT (19000), MTK_CH_HTTP_PORT (18123), MTK_PG_PORT (15432),
+# MTK_REDIS_PORT (16379), MTK_DATA (.data).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +19,7 @@ data=${MTK_DATA:-$root/.data}
 ch_port=${MTK_CH_PORT:-19000}
 ch_http_port=${MTK_CH_HTTP_PORT:-18123}
 pg_port=${MTK_PG_PORT:-15432}
+redis_port=${MTK_REDIS_PORT:-16379}
 pg_version=15
 pg_bin=/usr/lib/postgresql/$pg_version/bin
 
@@ -50,6 +52,7 @@ install_missing() {
 	local want=()
 	command -v clickhouse-server >/dev/null 2>&1 || want+=(clickhouse-server clickhouse-client)
 	[ -x "$pg_bin/postgres" ] || want+=(postgresql-$pg_version postgresql-client-$pg_version)
+	command -v redis-server >/dev/null 2>&1 || want+=(redis-server)
 	command -v runuser >/dev/null 2>&1 || want+=(util-linux)
 	if [ ${#want[@]} -gt 0 ]; then
 		apt_install "${want[@]}"
@@ -167,16 +170,49 @@ pg_stop() {
 	fi
 }
 
+# --- Redis --------------------------------------------------------------------------------------
+
+# redis_start runs redis-server with flags only (no config file): the rate-limit counters it
+# holds live a minute or a quarter of an hour, so it keeps no snapshot and no append-only file.
+redis_start() {
+	if port_open "$redis_port"; then
+		log "redis already listening on $redis_port"
+		return 0
+	fi
+	local dir=$data/redis
+	mkdir -p "$dir"
+	log "starting redis on $redis_port, data in $dir"
+	redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$dir" --daemonize yes \
+		--pidfile "$dir/server.pid" --logfile "$dir/server.log" --save '' --appendonly no >/dev/null
+	wait_port "$redis_port" redis
+}
+
+redis_stop() {
+	local pidfile=$data/redis/server.pid
+	if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+		log "stopping redis"
+		kill "$(cat "$pidfile")"
+		local i
+		for i in $(seq 1 100); do
+			kill -0 "$(cat "$pidfile")" 2>/dev/null || break
+			sleep 0.2
+		done
+	fi
+	rm -f "$pidfile"
+}
+
 case ${1:-start} in
 start)
 	install_missing
 	ch_start
 	pg_start
-	log "ready: clickhouse://127.0.0.1:$ch_port  postgres://postgres@127.0.0.1:$pg_port/mtk"
+	redis_start
+	log "ready: clickhouse://127.0.0.1:$ch_port  postgres://postgres@127.0.0.1:$pg_port/mtk  redis://127.0.0.1:$redis_port"
 	;;
 stop)
 	ch_stop
 	pg_stop
+	redis_stop
 	;;
 chromium)
 	[ -x /usr/bin/chromium ] || apt_install chromium
@@ -184,6 +220,7 @@ chromium)
 status)
 	port_open "$ch_port" && log "clickhouse up on $ch_port" || log "clickhouse down"
 	port_open "$pg_port" && log "postgresql up on $pg_port" || log "postgresql down"
+	port_open "$redis_port" && log "redis up on $redis_port" || log "redis down"
 	;;
 *)
 	echo "usage: $0 start|stop|status|chromium" >&2

@@ -3,8 +3,8 @@
 //
 // Windows are fixed and aligned to the minute: every window starts at a Unix minute (now
 // truncated to 60 s) and X-RateLimit-Reset is the Unix time of the next minute. Aligned windows
-// need no per-key start time, so a shared store (Redis: INCR plus EXPIREAT) can implement Limiter
-// with the same answers as the in-process Memory.
+// need no per-key start time, so a shared store (Redis: INCR of a counter named for the window)
+// implements Limiter with the same answers as the in-process Memory.
 //
 // A request counts against its principal's auth.Principal.CounterKey (the API key, the user in a
 // workspace for a JWT) at the workspace tier's limit. A request without a principal (a public

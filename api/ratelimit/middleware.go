@@ -34,6 +34,11 @@ type Config struct {
 	// against the caller's IP but is never refused here, so that the client learns its key is
 	// dead (401) instead of waiting out a window (credentials are judged before limits).
 	Rejected func(*fiber.Ctx) bool
+	// Log hears that the Limiter failed; nil means slog's default logger.
+	Log *slog.Logger
+	// Failed, when set, is called for each request let through because the Limiter failed (a
+	// metric).
+	Failed func()
 }
 
 // New returns the rate-limit middleware. It sets the X-RateLimit headers before calling the next
@@ -49,13 +54,19 @@ func New(cfg Config) fiber.Handler {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
 	return func(c *fiber.Ctx) error {
 		key, limit := counter(c)
 		now := cfg.Clock.Now()
 		d, err := cfg.Limiter.Take(c.UserContext(), key, limit, now)
 		if err != nil {
-			slog.Error("rate limit: limiter failed; request let through", "err", err,
+			cfg.Log.Error("rate limit: limiter failed; request let through", "err", err.Error(),
 				"request_id", c.GetRespHeader(fiber.HeaderXRequestID))
+			if cfg.Failed != nil {
+				cfg.Failed()
+			}
 			return c.Next()
 		}
 		c.Set(HeaderLimit, strconv.Itoa(d.Limit))

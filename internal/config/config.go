@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"mtk/schema"
 )
 
@@ -45,6 +47,9 @@ type Config struct {
 	BaseURL string
 	// RateLimits is "on" or "off" (MTK_RATE_LIMITS).
 	RateLimits string
+	// RedisURL is a redis:// URL (MTK_REDIS_URL) of the Redis that keeps the rate limits shared
+	// by every replica; empty keeps them in-process.
+	RedisURL string
 	// DataDir holds local state such as the development JWT secret (MTK_DATA).
 	DataDir string
 	// AdsimURL is where the ad network simulator serves, for `mtk seed demo` (MTK_ADSIM_URL).
@@ -148,6 +153,7 @@ func FromEnv() Config {
 		JWTSecret:         os.Getenv("MTK_JWT_SECRET"),
 		BaseURL:           os.Getenv("MTK_BASE_URL"),
 		RateLimits:        strings.ToLower(env("MTK_RATE_LIMITS", "on")),
+		RedisURL:          env("MTK_REDIS_URL", ""),
 		DataDir:           env("MTK_DATA", DefaultDataDir),
 		AdsimURL:          strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
 		Metrics:           env("MTK_METRICS", "on"),
@@ -259,6 +265,11 @@ func (c Config) Validate() error {
 	}
 	if c.RateLimits != "on" && c.RateLimits != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))
+	}
+	if c.RedisURL != "" {
+		if _, err := redis.ParseURL(c.RedisURL); err != nil {
+			problems = append(problems, fmt.Sprintf("MTK_REDIS_URL %q: %v", c.RedisURL, err))
+		}
 	}
 	if c.MetricsListen() != "" {
 		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {

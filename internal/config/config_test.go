@@ -146,3 +146,18 @@ func TestClickHouseCluster(t *testing.T) {
 		t.Fatalf("bad cluster name: %v", err)
 	}
 }
+
+// MTK_REDIS_URL is optional; when set it must be a URL the Redis client accepts.
+func TestRedisURL(t *testing.T) {
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	t.Setenv("MTK_REDIS_URL", "redis://127.0.0.1:16379/0")
+	if c := FromEnv(); c.RedisURL != "redis://127.0.0.1:16379/0" || c.Validate() != nil {
+		t.Fatalf("%q: %v", c.RedisURL, c.Validate())
+	}
+	for _, bad := range []string{"http://127.0.0.1:16379", "redis://127.0.0.1:16379/db"} {
+		t.Setenv("MTK_REDIS_URL", bad)
+		if err := FromEnv().Validate(); err == nil || !strings.Contains(err.Error(), "MTK_REDIS_URL") {
+			t.Fatalf("%q: %v", bad, err)
+		}
+	}
+}

@@ -35,6 +35,8 @@ type Metrics struct {
 	events eventMetrics
 	outbox outboxMetrics
 	sync   syncMetrics
+
+	limiter *prometheus.CounterVec
 }
 
 // New returns the metrics with every family registered, plus the Go runtime's and the
@@ -49,6 +51,7 @@ func New(clk clock.Clock, log *slog.Logger) *Metrics {
 	m.events = newEventMetrics(m.reg)
 	m.outbox = newOutboxMetrics(m.reg)
 	m.sync = newSyncMetrics(m.reg)
+	m.limiter = newLimiterMetrics(m.reg)
 	return m
 }
 

@@ -2,7 +2,7 @@
 // and dropped when the test ends. The servers are the real ones that `make services` starts (or
 // those MTK_POSTGRES_URL and MTK_CLICKHOUSE_URL name). A server that does not answer fails the
 // test: it never skips. ClickHouseCluster does the same on the two-shard test cluster that
-// scripts/cluster.sh starts.
+// scripts/cluster.sh starts. NewRedis gives a test its own key prefix on the Redis server.
 package testenv
 
 import (

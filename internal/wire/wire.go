@@ -6,16 +6,19 @@
 package wire
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 
 	"mtk/adsync"
 	"mtk/adsync/networks"
 	"mtk/answers"
+	"mtk/api/ratelimit"
 	"mtk/engine"
 	"mtk/facts"
 	"mtk/ingest/attribution"
@@ -41,6 +44,8 @@ type Options struct {
 	Batch batcher.Config
 	// Bounds override the outboxes' bounds of the configuration (MTK_*_OUTBOX_MAX) when set.
 	Bounds outbox.Bounds
+	// RedisPrefix starts every key written to MTK_REDIS_URL's server; empty means "mtk:".
+	RedisPrefix string
 }
 
 // System is every long-lived object of one mtk server, built once.
@@ -67,6 +72,11 @@ type System struct {
 	Answers  *answers.Cache
 	// Queries answers metrics queries over Engine, Versions and Answers.
 	Queries *answers.Service
+	// Limits keeps the rate limits on MTK_REDIS_URL's server, shared by every replica; nil when
+	// it is unset, and the limits are in-process.
+	Limits *ratelimit.Redis
+
+	redis *redis.Client // closed by Close
 
 	stop context.CancelFunc // ends what Build started
 }
@@ -121,6 +131,15 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 		}
 	}
 	s.Queries = answers.New(s.Engine, s.Versions, s.Answers)
+	if cfg.RedisURL != "" {
+		ro, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			panic("wire: MTK_REDIS_URL: " + err.Error()) // config.Validate refuses it
+		}
+		prefix := cmp.Or(opts.RedisPrefix, "mtk:")
+		s.redis = redis.NewClient(ro)
+		s.Limits = ratelimit.NewRedis(s.redis, prefix)
+	}
 	return s
 }
 
@@ -136,4 +155,7 @@ func NewSyncer(p *platform.Services, ch driver.Conn, clk clock.Clock) *adsync.Sy
 func (s *System) Close() {
 	s.stop()
 	s.Events.Close()
+	if s.redis != nil {
+		s.redis.Close()
+	}
 }
