@@ -157,4 +157,40 @@ func TestRevocationsReachEveryReplica(t *testing.T) {
 		}
 		eventually(t, "a new connection", func() bool { ids := scope().ConnectionIDs; return len(ids) == 1 && ids[0] == con.ID })
 	})
+	t.Run("listener reconnects", func(t *testing.T) {
+		listener := func() (pid int32) {
+			err := replica.Pool().QueryRow(ctx, `SELECT coalesce(max(pid), 0) FROM pg_stat_activity
+				WHERE datname = current_database() AND query = $1`, "LISTEN "+revocationsChannel).Scan(&pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+		old := listener()
+		if old == 0 {
+			t.Fatal("no connection listens")
+		}
+		if _, err := replica.Pool().Exec(ctx, "SELECT pg_terminate_backend($1)", old); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for pid := listener(); pid == 0 || pid == old; pid = listener() {
+			if time.Now().After(deadline) {
+				t.Fatal("not listening again 10 s after the connection was cut")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		k, err := other.Keys.CreateAPIKey(ctx, p.WorkspaceID, "after", []string{auth.ScopeDataRead}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		verify := func() string { _, err := replica.Keys.VerifyAPIKey(ctx, k.Token); return code(err) }
+		if c := verify(); c != "" {
+			t.Fatalf("a new key: %s", c)
+		}
+		if _, err := other.Keys.RevokeAPIKey(ctx, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "a key revoked after reconnecting", func() bool { return verify() == apperr.CodeInvalidAPIKey })
+	})
 }
