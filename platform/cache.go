@@ -9,9 +9,10 @@ import (
 // KeyCacheTTL is how long the services trust what they read of PostgreSQL for the hot read paths
 // without reading it again: a verified API key (a busy tracking snippet sends thousands of
 // events a second), a login token's standing (logged out, or older than a password change) and a
-// project's query scope (a dashboard sends many queries). A change made by another process (the
-// CLI, another replica) shows within it; one made through the same Services, at once. A key's
-// expiry is checked on every call.
+// project's query scope (a dashboard sends many queries). A change made through the same Services
+// shows at once; one made by another process (the CLI, another replica, SQL by hand) as soon as
+// its announcement is heard (Services.Listen), and within the TTL whatever happens to the
+// listener. A key's expiry is checked on every call.
 const KeyCacheTTL = 2 * time.Second
 
 // cacheMax bounds each cache; when full, it starts over.
@@ -22,3 +23,6 @@ type cachedKey struct {
 	principal auth.Principal
 	expires   *time.Time
 }
+
+// expired reports whether the key has expired at now.
+func (k cachedKey) expired(now time.Time) bool { return k.expires != nil && !now.Before(*k.expires) }

@@ -139,7 +139,7 @@ func (s *Keys) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 }
 
 // forgetKeys drops revoked keys from this server's verification cache, so that revoking takes
-// effect here at once (and on other servers within KeyCacheTTL).
+// effect here at once (and on other servers when they hear of it: Services.Listen).
 func (s *Keys) forgetKeys(ids ...string) {
 	s.verified.Forget(func(_ string, k cachedKey) bool { return slices.Contains(ids, k.principal.KeyID) })
 }
@@ -155,42 +155,45 @@ func (s *Keys) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal,
 	if !auth.LooksLikeAPIKey(token) {
 		return nil, invalid
 	}
-	hash := auth.HashAPIKey(token)
-	cacheKey := string(hash)
 	now := s.clock.Now()
-	if k, ok := s.verified.Get(cacheKey, now); ok {
-		if k.expires != nil && !now.Before(*k.expires) {
-			return nil, apperr.Unauthenticated(apperr.CodeExpiredAPIKey, "This API key has expired.")
+	hash := auth.HashAPIKey(token)
+	k, err := s.verified.Load(string(hash), now, func() (cachedKey, error) {
+		var (
+			k        = cachedKey{principal: auth.Principal{Kind: auth.KindAPIKey}}
+			p        = &k.principal
+			revoked  *time.Time
+			lastUsed *time.Time
+		)
+		err := s.pool.QueryRow(ctx, `SELECT k.id, k.workspace_id, w.tier, k.scopes, k.expires_at, k.revoked_at, k.last_used_at
+			FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, hash).
+			Scan(&p.KeyID, &p.WorkspaceID, &p.Tier, &p.Scopes, &k.expires, &revoked, &lastUsed)
+		if isNoRows(err) {
+			return k, invalid
 		}
-		p := k.principal
-		return &p, nil
-	}
-	var (
-		p        = &auth.Principal{Kind: auth.KindAPIKey}
-		expires  *time.Time
-		revoked  *time.Time
-		lastUsed *time.Time
-	)
-	err := s.pool.QueryRow(ctx, `SELECT k.id, k.workspace_id, w.tier, k.scopes, k.expires_at, k.revoked_at, k.last_used_at
-		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, hash).
-		Scan(&p.KeyID, &p.WorkspaceID, &p.Tier, &p.Scopes, &expires, &revoked, &lastUsed)
-	if isNoRows(err) {
-		return nil, invalid
-	}
+		if err != nil {
+			return k, err
+		}
+		if revoked != nil {
+			return k, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "This API key has been revoked.")
+		}
+		if k.expired(now) {
+			return k, expiredKey()
+		}
+		if lastUsed == nil || now.Sub(*lastUsed) >= lastUsedResolution {
+			_, err = s.pool.Exec(ctx, "UPDATE api_keys SET last_used_at = $2 WHERE id = $1", p.KeyID, now)
+		}
+		return k, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if revoked != nil {
-		return nil, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "This API key has been revoked.")
+	if k.expired(now) { // expired since it was cached
+		return nil, expiredKey()
 	}
-	if expires != nil && !now.Before(*expires) {
-		return nil, apperr.Unauthenticated(apperr.CodeExpiredAPIKey, "This API key has expired.")
-	}
-	if lastUsed == nil || now.Sub(*lastUsed) >= lastUsedResolution {
-		if _, err := s.pool.Exec(ctx, "UPDATE api_keys SET last_used_at = $2 WHERE id = $1", p.KeyID, now); err != nil {
-			return nil, err
-		}
-	}
-	s.verified.Put(cacheKey, cachedKey{principal: *p, expires: expires}, now)
-	return p, nil
+	p := k.principal
+	return &p, nil
+}
+
+func expiredKey() error {
+	return apperr.Unauthenticated(apperr.CodeExpiredAPIKey, "This API key has expired.")
 }

@@ -105,18 +105,10 @@ type ProjectScope struct {
 // its connections' ids. A scope read less than KeyCacheTTL ago is not read again; a connection
 // created through the same Services shows at once.
 func (s *Projects) ProjectScope(ctx context.Context, id string) (ProjectScope, error) {
-	now := s.clock.Now()
-	if p, ok := s.scopes.Get(id, now); ok {
-		return p, nil
-	}
-	p, err := s.readProjectScope(ctx, id)
-	if err == nil {
-		s.scopes.Put(id, p, now)
-	}
-	return p, err
+	return s.scopes.Load(id, s.clock.Now(), func() (ProjectScope, error) { return s.readProjectScope(ctx, id) })
 }
 
-// forgetScope drops a project's scope from the cache, after a change to its connections.
+// forgetScope drops a project's scope from the cache, after a change to it or its connections.
 func (s *Projects) forgetScope(id string) {
 	s.scopes.Forget(func(_ string, sc ProjectScope) bool { return sc.ID == id })
 }

@@ -1,7 +1,8 @@
 // Package ttlcache is mtk's one in-memory cache: each value is trusted for a fixed time after it
 // was stored, at most Max values are kept (a full cache starts over, which is cheaper than
 // tracking use and good enough for caches that hold what is hot anyway), and Load fetches a
-// missing value once however many callers ask for it at the same time.
+// missing value once however many callers ask for it at the same time. A value that Load read
+// while Forget or Clear ran is returned but not kept: the read may predate what made it forgotten.
 package ttlcache
 
 import (
@@ -16,6 +17,9 @@ type Cache[K comparable, V any] struct {
 
 	mu      sync.Mutex
 	entries map[K]*entry[V]
+	// forgets counts the calls of Forget and Clear: a Load that saw it move does not store its
+	// value.
+	forgets uint64
 }
 
 type entry[V any] struct {
@@ -69,7 +73,8 @@ func (c *Cache[K, V]) Put(key K, v V, now time.Time) {
 }
 
 // Load returns key's value if it is fresh at now, else the value of load, stored at now unless
-// load fails. Concurrent Loads of one key call load once: the others wait and take its value.
+// load fails or Forget or Clear ran meanwhile. Concurrent Loads of one key call load once: the
+// others wait and take its value.
 func (c *Cache[K, V]) Load(key K, now time.Time, load func() (V, error)) (V, error) {
 	c.mu.Lock()
 	e := c.entry(key)
@@ -87,13 +92,16 @@ func (c *Cache[K, V]) Load(key K, now time.Time, load func() (V, error)) (V, err
 		c.mu.Unlock()
 		return v, nil
 	}
+	forgets := c.forgets
 	c.mu.Unlock()
 	v, err := load()
 	if err != nil {
 		return v, err
 	}
 	c.mu.Lock()
-	e.value, e.at, e.set = v, now, true
+	if c.forgets == forgets {
+		e.value, e.at, e.set = v, now, true
+	}
 	c.mu.Unlock()
 	return v, nil
 }
@@ -102,9 +110,18 @@ func (c *Cache[K, V]) Load(key K, now time.Time, load func() (V, error)) (V, err
 func (c *Cache[K, V]) Forget(match func(K, V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.forgets++
 	for k, e := range c.entries {
 		if match(k, e.value) {
 			delete(c.entries, k)
 		}
 	}
+}
+
+// Clear drops every entry.
+func (c *Cache[K, V]) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgets++
+	clear(c.entries)
 }

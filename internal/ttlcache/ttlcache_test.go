@@ -31,6 +31,27 @@ func TestExpiryBoundAndForget(t *testing.T) {
 	if _, ok := c.Get("c", t0); ok {
 		t.Fatal("forgotten entry kept")
 	}
+	c.Put("d", 4, t0)
+	c.Clear()
+	if _, ok := c.Get("d", t0); ok {
+		t.Fatal("entry kept after Clear")
+	}
+}
+
+// A value read while Forget ran may predate what was forgotten (whatever entries Forget matched):
+// it is answered but not kept.
+func TestForgetDuringLoad(t *testing.T) {
+	c := New[string, int](time.Minute, 10)
+	got, err := c.Load("k", t0, func() (int, error) {
+		c.Forget(func(string, int) bool { return false })
+		return 1, nil
+	})
+	if err != nil || got != 1 {
+		t.Fatalf("%d %v", got, err)
+	}
+	if _, ok := c.Get("k", t0); ok {
+		t.Fatal("a value loaded across a Forget was kept")
+	}
 }
 
 func TestLoadOnceForConcurrentCallers(t *testing.T) {

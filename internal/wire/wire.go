@@ -122,6 +122,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
+	go s.Store.Listen(ctx, log)
 	if cfg.QueryCacheOn() {
 		s.Versions = facts.NewVersions(pg, cfg.QueryCacheByProject(), log)
 		s.Answers = answers.NewCache(cfg.QueryCacheBytes())
@@ -150,8 +151,8 @@ func NewSyncer(p *platform.Services, ch driver.Conn, clk clock.Clock) *adsync.Sy
 		Clock: clk, Projects: p.Projects, Connections: p.Connections}
 }
 
-// Close stores the events still queued and stops listening for data versions; call it after the
-// HTTP server has stopped.
+// Close stores the events still queued and stops listening for revocations and data versions;
+// call it after the HTTP server has stopped.
 func (s *System) Close() {
 	s.stop()
 	s.Events.Close()
