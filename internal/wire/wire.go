@@ -133,7 +133,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	}
 	s.Queries = answers.New(s.Engine, s.Versions, s.Answers)
 	if cfg.RedisURL != "" {
-		ro, err := redis.ParseURL(cfg.RedisURL)
+		ro, err := redisOptions(cfg.RedisURL)
 		if err != nil {
 			panic("wire: MTK_REDIS_URL: " + err.Error()) // config.Validate refuses it
 		}
