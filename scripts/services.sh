@@ -93,19 +93,22 @@ ch_start() {
 	wait_port "$ch_port" clickhouse
 }
 
-ch_stop() {
-	local pidfile=$data/clickhouse/server.pid
-	if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-		log "stopping clickhouse"
-		kill "$(cat "$pidfile")"
-		local i
+# stop_pidfile stops the process of pidfile ($2 names it) and waits up to 20 s for it to end.
+stop_pidfile() {
+	local pidfile=$1 name=$2 pid i
+	pid=$(cat "$pidfile" 2>/dev/null) || pid=
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		log "stopping $name"
+		kill "$pid"
 		for i in $(seq 1 100); do
-			kill -0 "$(cat "$pidfile")" 2>/dev/null || break
+			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.2
 		done
 	fi
 	rm -f "$pidfile"
 }
+
+ch_stop() { stop_pidfile "$data/clickhouse/server.pid" clickhouse; }
 
 # --- PostgreSQL ---------------------------------------------------------------------------------
 
@@ -187,19 +190,7 @@ redis_start() {
 	wait_port "$redis_port" redis
 }
 
-redis_stop() {
-	local pidfile=$data/redis/server.pid
-	if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-		log "stopping redis"
-		kill "$(cat "$pidfile")"
-		local i
-		for i in $(seq 1 100); do
-			kill -0 "$(cat "$pidfile")" 2>/dev/null || break
-			sleep 0.2
-		done
-	fi
-	rm -f "$pidfile"
-}
+redis_stop() { stop_pidfile "$data/redis/server.pid" redis; }
 
 case ${1:-start} in
 start)

@@ -107,7 +107,13 @@ func TestFailuresBounded(t *testing.T) {
 
 // TestFailuresConcurrentAttempts: concurrent guesses for one key reserve exactly the limit.
 func TestFailuresConcurrentAttempts(t *testing.T) {
-	m := NewMemoryFailures(10, 15*time.Minute, 1000)
+	concurrentAttemptsAllowExactly(t, NewMemoryFailures(10, 15*time.Minute, 1000), 10)
+}
+
+// concurrentAttemptsAllowExactly has 16 goroutines make 20 attempts each for one key of f and
+// fails the test unless exactly want were allowed.
+func concurrentAttemptsAllowExactly(t *testing.T, f Failures, want int64) {
+	t.Helper()
 	var allowed atomic.Int64
 	var wg sync.WaitGroup
 	for range 16 {
@@ -115,14 +121,14 @@ func TestFailuresConcurrentAttempts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				if d, _ := m.Attempt(context.Background(), "shared", t0); d.Allowed {
+				if d, _ := f.Attempt(context.Background(), "shared", t0); d.Allowed {
 					allowed.Add(1)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if allowed.Load() != 10 {
-		t.Fatalf("%d attempts allowed, want exactly 10", allowed.Load())
+	if allowed.Load() != want {
+		t.Fatalf("%d concurrent attempts allowed, want exactly %d", allowed.Load(), want)
 	}
 }

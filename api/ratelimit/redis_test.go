@@ -88,22 +88,5 @@ func TestRedisFailures(t *testing.T) {
 		t.Fatal("Clear did not free the key")
 	}
 
-	shared := NewRedis(rd.Client, rd.Prefix).Failures(10, 15*time.Minute)
-	var allowed atomic.Int64
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 20 {
-				if d, _ := shared.Attempt(context.Background(), "shared", t0); d.Allowed {
-					allowed.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if allowed.Load() != 10 {
-		t.Fatalf("%d concurrent attempts allowed, want exactly 10", allowed.Load())
-	}
+	concurrentAttemptsAllowExactly(t, NewRedis(rd.Client, rd.Prefix).Failures(10, 15*time.Minute), 10)
 }
