@@ -11,7 +11,8 @@ run: services build
 
 ## replicas: like run, scaled out: three `serve --role api` replicas (18081-18083) and two
 ## `--role worker`s (18091-18092) sharing rate limits through Redis, behind HAProxy on
-## http://127.0.0.1:8080 (installed when missing); config, logs and pids in .data/replicas/
+## http://127.0.0.1:8080 (installed by services when missing); config, logs and pids in
+## .data/replicas/
 replicas: services build
 	@scripts/replicas.sh start
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # make replicas: mtk scaled out on one machine, over the stores of `make run`: three `--role api`
-# replicas, two `--role worker`s sharing the outboxes' partitions, and HAProxy in front of the api
-# replicas on the address `make run` serves. Installs Debian's haproxy when missing. The HAProxy
-# configuration, the logs and the pids live under .data/replicas/.
+# replicas, two `--role worker`s sharing the outboxes' partitions, and HAProxy (Debian's, which
+# make services installs) in front of the api replicas on the address `make run` serves. The
+# HAProxy configuration, the logs and the pids live under .data/replicas/.
 #
-#   scripts/replicas.sh start   # the stores must run (make services); builds nothing: make build
+#   scripts/replicas.sh start   # the stores must run (make services); builds nothing (make build)
 #   scripts/replicas.sh stop
 #   scripts/replicas.sh status
+#   scripts/replicas.sh haproxy-config PORT API_PORT...   # prints HAProxy's configuration
 #
 # Environment: MTK_LB_PORT (8080), MTK_REDIS_PORT (16379), MTK_DATA (.data).
 set -euo pipefail
@@ -34,22 +35,14 @@ wait_port() {
 	return 1
 }
 
-install_haproxy() {
-	command -v haproxy >/dev/null 2>&1 && return 0
-	if [ "$(id -u)" != 0 ]; then
-		log "haproxy is missing: run as root, or install it with apt-get"
-		exit 1
-	fi
-	log "apt-get install haproxy"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy >/dev/null
-}
-
-# haproxy_config writes the load balancer's configuration: round robin over the api replicas, a
-# replica taken out while its /readyz is not 200 (its stores unreachable) and put back once it is.
+# haproxy_config prints the load balancer's configuration for listening on port $1 of 127.0.0.1:
+# round robin over the api replicas on the ports that follow, a replica taken out while its
+# /readyz is not 200 (its stores unreachable) and put back once it is. cmd/mtk's
+# TestReplicasBehindHAProxy runs HAProxy with it.
 haproxy_config() {
-	local i
-	cat >"$dir/haproxy.cfg" <<CFG
+	local port=$1 i=0 api
+	shift
+	cat <<CFG
 global
     log stdout format raw local0
     maxconn 4096
@@ -64,7 +57,7 @@ defaults
     timeout server 60s
 
 frontend mtk
-    bind 127.0.0.1:$lb_port
+    bind 127.0.0.1:$port
     default_backend api
 
 backend api
@@ -73,8 +66,9 @@ backend api
     http-check expect status 200
     default-server inter 1s fall 2 rise 2
 CFG
-	for i in "${!api_ports[@]}"; do
-		printf '    server api%d 127.0.0.1:%d check\n' $((i + 1)) "${api_ports[$i]}" >>"$dir/haproxy.cfg"
+	for api in "$@"; do
+		i=$((i + 1))
+		printf '    server api%d 127.0.0.1:%d check\n' "$i" "$api"
 	done
 }
 
@@ -99,7 +93,7 @@ start() {
 		log "port $lb_port is taken (make run, or replicas already started?)"
 		exit 1
 	fi
-	install_haproxy
+	command -v haproxy >/dev/null 2>&1 || { log "haproxy is missing: make services installs it"; exit 1; }
 	mkdir -p "$dir"
 	# The simulator and the demo as make run has them, migrated and seeded once here rather than
 	# by five processes at once.
@@ -117,7 +111,7 @@ start() {
 	for i in "${!worker_ports[@]}"; do
 		wait_port "${worker_ports[$i]}" "worker$((i + 1))"
 	done
-	haproxy_config
+	haproxy_config "$lb_port" "${api_ports[@]}" >"$dir/haproxy.cfg"
 	haproxy -c -q -f "$dir/haproxy.cfg"
 	nohup haproxy -f "$dir/haproxy.cfg" >"$dir/haproxy.log" 2>&1 </dev/null &
 	echo $! >"$dir/haproxy.pid"
@@ -163,8 +157,12 @@ case ${1:-start} in
 start) start ;;
 stop) stop ;;
 status) status ;;
+haproxy-config)
+	shift
+	haproxy_config "$@"
+	;;
 *)
-	echo "usage: $0 start|stop|status" >&2
+	echo "usage: $0 start|stop|status|haproxy-config PORT API_PORT..." >&2
 	exit 2
 	;;
 esac
