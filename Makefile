@@ -3,11 +3,22 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test services cluster services-stop browser build vet fmt-check bench clean
+.PHONY: run replicas replicas-stop test services cluster services-stop browser build vet fmt-check bench clean
 
 ## run: start the local stores, migrate, seed the demo and serve on http://127.0.0.1:8080
 run: services build
 	@scripts/run.sh
+
+## replicas: like run, scaled out: three `serve --role api` replicas (18081-18083) and two
+## `--role worker`s (18091-18092) sharing rate limits through Redis, behind HAProxy on
+## http://127.0.0.1:8080 (installed by services when missing); config, logs and pids in
+## .data/replicas/
+replicas: services build
+	@scripts/replicas.sh start
+
+## replicas-stop: stop them (the stores stay up)
+replicas-stop:
+	@scripts/replicas.sh stop
 
 ## test: start the local stores and the two-shard test cluster (and install chromium for the
 ## dashboard's browser test and chDB for the conformance test with current ClickHouse), then go

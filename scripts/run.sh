@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make run: start the ad network simulator in the background, migrate, seed the demo (which
 # backfills 90 days from the simulator), print how to call it, then serve in the foreground
-# (the server also runs the sync scheduler).
+# (the server also runs the sync scheduler). With --prepare it stops before serving (make replicas
+# serves itself).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .data
@@ -20,5 +21,6 @@ if ! adsim_up; then
 fi
 bin/mtk migrate
 bin/mtk seed demo
+[ "${1:-}" = --prepare ] && exit 0
 echo
 exec bin/mtk serve

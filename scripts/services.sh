@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs (only when missing) and starts, or stops, the local ClickHouse, PostgreSQL and Redis
-# that mtk uses in development, tests and CI. Data lives under .data/ in the repository; ports are not the
+# that mtk uses in development, tests and CI (and installs HAProxy, which make replicas runs). Data lives under .data/ in the repository; ports are not the
 # defaults so that a system-wide server does not collide.
 #
 #   scripts/services.sh start   # idempotent: safe while they run
@@ -54,6 +54,8 @@ install_missing() {
 	[ -x "$pg_bin/postgres" ] || want+=(postgresql-$pg_version postgresql-client-$pg_version)
 	command -v redis-server >/dev/null 2>&1 || want+=(redis-server)
 	command -v runuser >/dev/null 2>&1 || want+=(util-linux)
+	# Not a store: the load balancer of make replicas and of cmd/mtk's TestReplicasBehindHAProxy.
+	command -v haproxy >/dev/null 2>&1 || want+=(haproxy)
 	if [ ${#want[@]} -gt 0 ]; then
 		apt_install "${want[@]}"
 	fi

@@ -28,13 +28,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveProcess starts `mtk serve` as a process of its own on a free port, with the test's
-// environment, and returns it with its base URL once it answers.
-func serveProcess(t *testing.T) (*exec.Cmd, string) {
+// serveProcess starts `mtk serve` with args as a process of its own on a free port, with the
+// test's environment, and returns it with its base URL once it answers.
+func serveProcess(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), asMTK+"=1", "MTK_TEST_ARGS=serve", "MTK_LISTEN="+addr, "MTK_METRICS=off")
+	cmd.Env = append(os.Environ(), asMTK+"=1", "MTK_TEST_ARGS="+strings.Join(append([]string{"serve"}, args...), " "),
+		"MTK_LISTEN="+addr, "MTK_METRICS=off")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
