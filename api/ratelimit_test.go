@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,5 +101,41 @@ func TestRateLimitsOff(t *testing.T) {
 		if r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "" {
 			t.Fatalf("call %d with limits off: %d %v", i, r.Status, r.Header)
 		}
+	}
+}
+
+// X-Forwarded-For names the client only when the request comes from a trusted balancer
+// (MTK_TRUSTED_PROXIES): behind one, each client has its own public limit; from anyone else the
+// header is ignored, so that a client cannot pick a fresh limit for each call.
+func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
+	e := newEnv(t)
+	e.clock.Set(time.Date(2026, 3, 10, 15, 0, 20, 0, time.UTC))
+	anonymous := func(client string) int {
+		return e.do("GET", "/v3/projects", nil, "X-Forwarded-For", client).Status
+	}
+
+	e.cfg.TrustedProxies = []string{"0.0.0.0/0", "::/0"}
+	e.rebuild()
+	for i := range 120 {
+		if s := anonymous("198.51.100.1"); s != 401 {
+			t.Fatalf("trusted, call %d: %d, want 401", i+1, s)
+		}
+	}
+	if s := anonymous("198.51.100.1"); s != 429 {
+		t.Fatalf("trusted, call 121 of one client: %d, want 429", s)
+	}
+	if s := anonymous("198.51.100.2"); s != 401 {
+		t.Fatalf("trusted, another client: %d, want 401 (its own limit)", s)
+	}
+
+	e.cfg.TrustedProxies = []string{"192.0.2.1"} // not where the requests come from
+	e.rebuild()
+	for i := range 120 {
+		if s := anonymous(fmt.Sprintf("203.0.113.%d", i)); s != 401 {
+			t.Fatalf("untrusted, call %d: %d, want 401", i+1, s)
+		}
+	}
+	if s := anonymous("203.0.113.200"); s != 429 {
+		t.Fatalf("untrusted, a 121st call naming another client: %d, want 429 (the header is ignored)", s)
 	}
 }

@@ -105,6 +105,14 @@ func Worker(sys *wire.System) *fiber.App {
 	return app
 }
 
+// proxyHeader is the header that names the client: X-Forwarded-For when balancers are trusted.
+func proxyHeader(trusted []string) string {
+	if len(trusted) == 0 {
+		return ""
+	}
+	return fiber.HeaderXForwardedFor
+}
+
 // newApp is what every role's application shares: the server over sys, Fiber's settings, the
 // middleware, /healthz, /readyz and /metrics. It panics when sys lacks a service.
 func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
@@ -129,6 +137,11 @@ func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
 		// by its path.
 		StrictRouting: true,
 		CaseSensitive: true,
+		// Behind trusted balancers the client is the one X-Forwarded-For names (config.TrustedProxies).
+		ProxyHeader:             proxyHeader(d.Config.TrustedProxies),
+		EnableTrustedProxyCheck: len(d.Config.TrustedProxies) > 0,
+		TrustedProxies:          d.Config.TrustedProxies,
+		EnableIPValidation:      true,
 	})
 	app.Server().ErrorHandler = refuseUnreadable(app)
 	app.Server().SecureErrorLogMessage = true // fasthttp's error texts never quote the request

@@ -51,13 +51,15 @@ defaults
     mode http
     log global
     option httplog
-    option forwardfor
     timeout connect 5s
     timeout client 60s
     timeout server 60s
 
 frontend mtk
     bind 127.0.0.1:$port
+    # The client is the peer HAProxy sees: a client-sent X-Forwarded-For is replaced, never
+    # appended to, because mtk trusts the header from the balancer (MTK_TRUSTED_PROXIES).
+    http-request set-header X-Forwarded-For %[src]
     default_backend api
 
 backend api
@@ -82,6 +84,7 @@ start_mtk() {
 	fi
 	MTK_LISTEN=127.0.0.1:$port MTK_BASE_URL=http://127.0.0.1:$lb_port \
 		MTK_REDIS_URL=redis://127.0.0.1:${MTK_REDIS_PORT:-16379} MTK_DRAIN_PARTITIONS=$partitions \
+		MTK_TRUSTED_PROXIES=127.0.0.1 \
 		nohup bin/mtk serve --role "$role" >"$dir/$name.log" 2>&1 </dev/null &
 	echo $! >"$dir/$name.pid"
 	log "$name: mtk serve --role $role on 127.0.0.1:$port (pid $!)"

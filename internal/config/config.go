@@ -50,6 +50,11 @@ type Config struct {
 	// RedisURL is a redis:// URL (MTK_REDIS_URL) of the Redis that keeps the rate limits shared
 	// by every replica; empty keeps them in-process.
 	RedisURL string
+	// TrustedProxies are the addresses or CIDR ranges of the load balancers in front of mtk
+	// (MTK_TRUSTED_PROXIES, comma-separated). A request from one of them is counted against the
+	// client address in its X-Forwarded-For, which the balancer must set (not append to); from
+	// anyone else the header is ignored, so that a client cannot choose its own limit.
+	TrustedProxies []string
 	// DataDir holds local state such as the development JWT secret (MTK_DATA).
 	DataDir string
 	// AdsimURL is where the ad network simulator serves, for `mtk seed demo` (MTK_ADSIM_URL).
@@ -168,6 +173,11 @@ func FromEnv() Config {
 	c.FactOutboxMax = c.count("MTK_FACT_OUTBOX_MAX", env("MTK_FACT_OUTBOX_MAX", ""))
 	c.QueryCacheMB = c.count("MTK_QUERY_CACHE_MB", env("MTK_QUERY_CACHE_MB", ""))
 	c.DrainPartitions = int(c.count("MTK_DRAIN_PARTITIONS", env("MTK_DRAIN_PARTITIONS", "")))
+	for _, p := range strings.Split(env("MTK_TRUSTED_PROXIES", ""), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.TrustedProxies = append(c.TrustedProxies, p)
+		}
+	}
 	if raw := env("MTK_STORE_TIMEOUT", ""); raw != "" {
 		c.written["MTK_STORE_TIMEOUT"] = raw
 		d, err := time.ParseDuration(raw)
@@ -248,6 +258,11 @@ func (c Config) Validate() error {
 	if c.DrainPartitions < 0 || c.DrainPartitions > MaxDrainPartitions {
 		problems = append(problems, fmt.Sprintf("MTK_DRAIN_PARTITIONS %q: want a number from 1 to %d",
 			c.shown("MTK_DRAIN_PARTITIONS", c.DrainPartitions), MaxDrainPartitions))
+	}
+	for _, p := range c.TrustedProxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			problems = append(problems, fmt.Sprintf("MTK_TRUSTED_PROXIES %q: want IP addresses or CIDR ranges, comma-separated", p))
+		}
 	}
 	if c.QueryCache != "" && c.QueryCache != "on" && c.QueryCache != "off" {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE %q: want on or off", c.QueryCache))

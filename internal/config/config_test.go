@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,5 +160,17 @@ func TestRedisURL(t *testing.T) {
 		if err := FromEnv().Validate(); err == nil || !strings.Contains(err.Error(), "MTK_REDIS_URL") {
 			t.Fatalf("%q: %v", bad, err)
 		}
+	}
+}
+
+func TestTrustedProxies(t *testing.T) {
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	t.Setenv("MTK_TRUSTED_PROXIES", " 127.0.0.1, 10.0.0.0/8,::1 ,")
+	if c := FromEnv(); !slices.Equal(c.TrustedProxies, []string{"127.0.0.1", "10.0.0.0/8", "::1"}) || c.Validate() != nil {
+		t.Fatalf("%q, validate %v", c.TrustedProxies, c.Validate())
+	}
+	t.Setenv("MTK_TRUSTED_PROXIES", "127.0.0.1,lb.internal")
+	if err := FromEnv().Validate(); err == nil || !strings.Contains(err.Error(), `MTK_TRUSTED_PROXIES "lb.internal"`) {
+		t.Fatalf("a host name accepted: %v", err)
 	}
 }
