@@ -16,23 +16,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/clickhouse-xml.sh
 . "$root/scripts/clickhouse-xml.sh"
 data=${MTK_DATA:-$root/.data}/cluster
+logs=$data
+# shellcheck source=scripts/processes.sh
+. "$root/scripts/processes.sh"
 cluster=mtk_test
 zk_port=12181
 shards=(1 2)
 
 log() { printf 'cluster: %s\n' "$*" >&2; }
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-wait_port() {
-	local port=$1 name=$2 i
-	for i in $(seq 1 150); do
-		port_open "$port" && return 0
-		sleep 0.1
-	done
-	log "$name did not open port $port; see its log under $data"
-	return 1
-}
 
 install_missing() {
 	local want=()
@@ -147,20 +138,6 @@ ch_start() {
 	echo $! >"$dir/server.pid"
 }
 
-# stop_pid stops the process whose id a pid file holds, when it runs.
-stop_pid() {
-	local pidfile=$1 name=$2 i
-	if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-		log "stopping $name"
-		kill "$(cat "$pidfile")"
-		for i in $(seq 1 100); do
-			kill -0 "$(cat "$pidfile")" 2>/dev/null || break
-			sleep 0.2
-		done
-	fi
-	rm -f "$pidfile"
-}
-
 case ${1:-start} in
 start)
 	install_missing
@@ -170,8 +147,8 @@ start)
 	log "ready: cluster $cluster, shards clickhouse://127.0.0.1:19101 and clickhouse://127.0.0.1:19102"
 	;;
 stop)
-	for s in "${shards[@]}"; do stop_pid "$data/shard$s/server.pid" "shard $s"; done
-	stop_pid "$data/zookeeper/server.pid" zookeeper
+	for s in "${shards[@]}"; do stop_pidfile "$data/shard$s/server.pid" "shard $s"; done
+	stop_pidfile "$data/zookeeper/server.pid" zookeeper
 	;;
 status)
 	port_open "$zk_port" && log "zookeeper up on $zk_port" || log "zookeeper down"

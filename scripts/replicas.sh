@@ -16,24 +16,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 data=${MTK_DATA:-$root/.data}
 dir=$data/replicas
+logs=$dir
+# shellcheck source=scripts/processes.sh
+. "$root/scripts/processes.sh"
 lb_port=${MTK_LB_PORT:-8080}
 api_ports=(18081 18082 18083)
 worker_ports=(18091 18092)
 partitions=4
 
 log() { printf 'replicas: %s\n' "$*" >&2; }
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-wait_port() {
-	local port=$1 name=$2 i
-	for i in $(seq 1 150); do
-		port_open "$port" && return 0
-		sleep 0.2
-	done
-	log "$name did not open port $port; see $dir/$name.log"
-	return 1
-}
 
 # haproxy_config prints the load balancer's configuration for listening on port $1 of 127.0.0.1:
 # round robin over the api replicas on the ports that follow, a replica taken out while its
@@ -120,21 +111,6 @@ start() {
 	echo $! >"$dir/haproxy.pid"
 	wait_port "$lb_port" haproxy
 	log "ready: http://127.0.0.1:$lb_port (haproxy over api ${api_ports[*]}; workers ${worker_ports[*]}); logs in $dir"
-}
-
-# stop_pidfile stops the process of pidfile ($2 names it) and waits up to 20 s for it to end.
-stop_pidfile() {
-	local pidfile=$1 name=$2 pid i
-	pid=$(cat "$pidfile" 2>/dev/null) || pid=
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		log "stopping $name"
-		kill "$pid"
-		for i in $(seq 1 100); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.2
-		done
-	fi
-	rm -f "$pidfile"
 }
 
 stop() {

@@ -16,6 +16,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/clickhouse-xml.sh
 . "$root/scripts/clickhouse-xml.sh"
 data=${MTK_DATA:-$root/.data}
+logs=$data
+# shellcheck source=scripts/processes.sh
+. "$root/scripts/processes.sh"
 ch_port=${MTK_CH_PORT:-19000}
 ch_http_port=${MTK_CH_HTTP_PORT:-18123}
 pg_port=${MTK_PG_PORT:-15432}
@@ -61,18 +64,6 @@ install_missing() {
 	fi
 }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-wait_port() {
-	local port=$1 name=$2 i
-	for i in $(seq 1 150); do
-		port_open "$port" && return 0
-		sleep 0.2
-	done
-	log "$name did not open port $port; see its log under $data"
-	return 1
-}
-
 # --- ClickHouse ---------------------------------------------------------------------------------
 
 ch_config() {
@@ -93,21 +84,6 @@ ch_start() {
 	nohup clickhouse-server --config-file="$dir/config.xml" >"$dir/log/stdout.log" 2>&1 </dev/null &
 	echo $! >"$dir/server.pid"
 	wait_port "$ch_port" clickhouse
-}
-
-# stop_pidfile stops the process of pidfile ($2 names it) and waits up to 20 s for it to end.
-stop_pidfile() {
-	local pidfile=$1 name=$2 pid i
-	pid=$(cat "$pidfile" 2>/dev/null) || pid=
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		log "stopping $name"
-		kill "$pid"
-		for i in $(seq 1 100); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.2
-		done
-	fi
-	rm -f "$pidfile"
 }
 
 ch_stop() { stop_pidfile "$data/clickhouse/server.pid" clickhouse; }
