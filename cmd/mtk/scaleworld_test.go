@@ -142,3 +142,75 @@ func (w salesWorld) query(t *testing.T, base, body, etag string) (status int, ta
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header.Get("ETag"), strings.Contains(resp.Header.Get("Server-Timing"), "cache;desc=hit"), string(b)
 }
+
+// shop adds a project of the world's workspace with a container on domain, and returns its id:
+// events naming the domain go to it.
+func (w salesWorld) shop(t *testing.T, domain string) string {
+	t.Helper()
+	var ws string
+	if err := w.st.pg.QueryRow(context.Background(), "SELECT workspace_id FROM projects WHERE id = $1", w.project).Scan(&ws); err != nil {
+		t.Fatal(err)
+	}
+	id := cliJSON(t, "project", "create", "--workspace", ws, "--name", domain, "--currency", "USD", "--timezone", "UTC")["id"].(string)
+	cliJSON(t, "container", "create", "--project", id, "--domain", domain)
+	return id
+}
+
+// event is an event (a Lead with the world's UTM) for the container of domain, with its
+// Idempotency-Key and event_id both id, as an SDK sends it and resends it.
+func (w salesWorld) event(domain, id string) string {
+	b, _ := json.Marshal(map[string]any{"event_id": id, "domain": domain, "config": map[string]any{"name": "Lead"},
+		"lead": map[string]any{"email": id + "@visitor.example"}, "utm": w.utm})
+	return string(b)
+}
+
+// exactlyOnce checks that the projects hold each of the events and orders once: in PostgreSQL
+// (event ids, orders) and, drained, in ClickHouse (events; the orders' facts, one tx_count each).
+func (w salesWorld) exactlyOnce(t *testing.T, projects []string, events, orders map[string]bool) {
+	t.Helper()
+	w.drained(t)
+	ctx := context.Background()
+	var pgEvents, pgOrders int64
+	for _, p := range projects {
+		pgEvents += w.count(t, "SELECT count(*) FROM event_ids WHERE project_id = $1", p)
+		pgOrders += w.count(t, "SELECT count(*) FROM orders WHERE project_id = $1", p)
+	}
+	if pgEvents != int64(len(events)) || pgOrders != int64(len(orders)) {
+		t.Errorf("PostgreSQL holds %d events and %d orders, want the %d and %d acknowledged", pgEvents, pgOrders, len(events), len(orders))
+	}
+	stored := map[string]int{}
+	var facts, factIDs, txCount int64
+	for _, p := range projects {
+		rows, err := w.st.ch.Query(ctx, "SELECT event_id, toInt64(count()) FROM events WHERE project_id = ? GROUP BY event_id", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id string
+			var n int64
+			if err := rows.Scan(&id, &n); err != nil {
+				t.Fatal(err)
+			}
+			stored[id] += int(n)
+		}
+		rows.Close()
+		var n, ids, tx int64
+		if err := w.st.ch.QueryRow(ctx, `SELECT toInt64(count()), toInt64(uniqExact(outbox_id)), toInt64(sum(tx_count))
+			FROM facts_raw WHERE project_id = ? AND outbox_id > 0`, p).Scan(&n, &ids, &tx); err != nil {
+			t.Fatal(err)
+		}
+		facts, factIDs, txCount = facts+n, factIDs+ids, txCount+tx
+	}
+	for id := range events {
+		if stored[id] != 1 {
+			t.Errorf("acknowledged event %s is in ClickHouse %d times, want once", id, stored[id])
+		}
+	}
+	if len(stored) != len(events) {
+		t.Errorf("ClickHouse holds %d events, %d acknowledged", len(stored), len(events))
+	}
+	if facts != factIDs || txCount != int64(len(orders)) {
+		t.Errorf("ClickHouse holds %d fact rows of %d outbox rows, tx_count %d; want each outbox row once and %d orders",
+			facts, factIDs, txCount, len(orders))
+	}
+}
