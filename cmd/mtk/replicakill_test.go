@@ -24,7 +24,7 @@ func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
 	useTestStores(t)
 	t.Setenv("MTK_RATE_LIMITS", "off")
 	// The killed replica's backends notice within 100 ms, even waiting for a lock, and roll back.
-	t.Setenv("MTK_POSTGRES_URL", os.Getenv("MTK_POSTGRES_URL")+"&client_connection_check_interval=100")
+	withPGSetting(t, "client_connection_check_interval", "100")
 	w := newSalesWorld(t)
 	var bases []string
 	var victim interface{ Kill() error }

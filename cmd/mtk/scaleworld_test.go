@@ -84,6 +84,20 @@ func newSalesWorld(t *testing.T) salesWorld {
 			"utm_medium": set.Name + "|" + set.ID, "utm_content": ad.Name + "|" + ad.ID}}
 }
 
+// withPGSetting sets a PostgreSQL setting for every session the test's mtk opens, in
+// MTK_POSTGRES_URL (a runtime parameter of the connection).
+func withPGSetting(t *testing.T, name, value string) {
+	t.Helper()
+	u, err := url.Parse(os.Getenv("MTK_POSTGRES_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set(name, value)
+	u.RawQuery = q.Encode()
+	t.Setenv("MTK_POSTGRES_URL", u.String())
+}
+
 // postOrder sends an approved order of value cents with the world's UTM to base's webhook, as a
 // checkout does (no Idempotency-Key: a resend is an upsert of the same transaction), and returns
 // the answer's status; err when no answer came.

@@ -14,13 +14,14 @@ import (
 // A worker killed (SIGKILL) in the middle of a drain loses and doubles nothing: a backlog of
 // events (over projects in several of the 4 partitions) and orders waits in the outboxes; a first
 // worker drains it into ClickHouse but is killed before its batches are settled in PostgreSQL (a
-// table lock holds them back); a second worker then drains every partition, the dead one's
-// included, and what the dead one inserted is found in ClickHouse, not inserted again.
+// table lock holds them back), while a second worker waits to settle a batch of another
+// partition; the second then drains every partition, the dead one's included, and what the dead
+// one inserted is found in ClickHouse, not inserted again.
 func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 	useTestStores(t)
 	// A backend whose client is gone notices within 100 ms, even while it waits for a lock, and
 	// rolls back, as it would on the client's next read.
-	t.Setenv("MTK_POSTGRES_URL", os.Getenv("MTK_POSTGRES_URL")+"&client_connection_check_interval=100")
+	withPGSetting(t, "client_connection_check_interval", "100")
 	t.Setenv("MTK_DRAIN_PARTITIONS", "4")
 	t.Setenv("MTK_RATE_LIMITS", "off")
 	w := newSalesWorld(t)
@@ -74,8 +75,8 @@ func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 	}
 	queued := w.count(t, "SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM fact_outbox)")
 
-	// Settling a batch deletes its outbox rows: the lock lets the first worker load, record its
-	// attempt and insert into ClickHouse, and stops it there.
+	// Settling a batch deletes its outbox rows: the lock lets a worker load, record its attempt
+	// and insert into ClickHouse, and stops it there.
 	locker, err := pgx.Connect(ctx, os.Getenv("MTK_POSTGRES_URL"))
 	if err != nil {
 		t.Fatal(err)
@@ -92,35 +93,38 @@ func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 		return w.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
 			AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM %_outbox%'`)
 	}
-	first, _ := serveProcess(t, "--role", "worker")
-	for i := 0; settling() < 2 || w.count(t, "SELECT count(DISTINCT outbox) FROM outbox_attempts") < 2; i++ {
-		if i == 300 {
-			t.Fatalf("the first worker never settled a batch of each outbox (%d settling)", settling())
+	// waitSettling waits until n batches wait to be settled.
+	waitSettling := func(n int64, what string) {
+		t.Helper()
+		for i := 0; settling() != n; i++ {
+			if i == 200 {
+				t.Fatalf("%d batches wait to be settled, want %d: %s", settling(), n, what)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
+	// The first worker takes a partition of each outbox (the facts are all in one); the second
+	// then takes another partition of events, and waits too.
+	first, _ := serveProcess(t, "--role", "worker")
+	waitSettling(2, "the first worker's batches of each outbox")
+	serveProcess(t, "--role", "worker")
+	waitSettling(3, "and the second worker's batch of events")
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	first.Wait() //nolint:errcheck // killed
-	for i := 0; settling() > 0; i++ {
-		if i == 100 {
-			t.Fatal("the killed worker's settles still wait 5 s after the kill")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitSettling(1, "the killed worker's backends roll back")
 	var inserted uint64
 	if err := w.st.ch.QueryRow(ctx, "SELECT count() FROM events WHERE event_id LIKE 'ev-%'").Scan(&inserted); err != nil {
 		t.Fatal(err)
 	}
 	if inserted == 0 || w.count(t, "SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM fact_outbox)") != queued {
-		t.Fatalf("the killed worker left %d events in ClickHouse and its rows in PostgreSQL changed: not killed mid-drain", inserted)
+		t.Fatalf("%d events in ClickHouse, and the outboxes changed: not killed mid-drain", inserted)
 	}
 	if err := lock.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
 
-	serveProcess(t, "--role", "worker")
 	w.exactlyOnce(t, projects, events, orders)
 	if n := w.count(t, "SELECT count(*) FROM outbox_attempts"); n != 0 {
 		t.Errorf("%d attempts left after the drain", n)
