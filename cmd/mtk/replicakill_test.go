@@ -18,8 +18,9 @@ import (
 // HAProxy to three replicas, retrying whatever was not answered 200 (no answer, a 5xx, 409 for a
 // key the dead replica held) as real clients do. A third of the way through, a table lock holds
 // every replica's batch of events between its keys' claim and its commit, and one replica is
-// killed there: its clients get no answer, and its keys are free once their lease ends. Every acknowledged event and order is then held once, in PostgreSQL and, drained by a
-// worker, in ClickHouse.
+// killed there: its clients get no answer, and its keys are free once their lease ends. Every
+// acknowledged event and order is then held once, in PostgreSQL and, drained by a worker, in
+// ClickHouse.
 func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
 	useTestStores(t)
 	t.Setenv("MTK_RATE_LIMITS", "off")
@@ -27,7 +28,7 @@ func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
 	withPGSetting(t, "client_connection_check_interval", "100")
 	w := newSalesWorld(t)
 	var bases []string
-	var victim interface{ Kill() error }
+	var victim *os.Process
 	for i := range 3 {
 		proc, base := serveProcess(t, "--role", "api")
 		bases = append(bases, base)
