@@ -199,7 +199,7 @@ func call(t *testing.T, base, token string, statuses chan<- int, resets chan<- s
 }
 
 // A write through one replica moves the answers every replica keeps: three api replicas behind
-// HAProxy and a worker; today's orders, asked of each replica twice (the second answer from its
+// HAProxy and a worker; a day's orders, asked of each replica twice (the second answer from its
 // cache, and 304 for its ETag), move once an order posted to one replica is drained: each
 // replica then answers the old ETag with 200, a new ETag and the new body, and keeps that.
 func TestReplicasMoveCachedAnswers(t *testing.T) {
@@ -212,7 +212,10 @@ func TestReplicasMoveCachedAnswers(t *testing.T) {
 	}
 	serveProcess(t, "--role", "worker")
 	lb, _ := haproxy(t, bases)
-	body := `{"project_id":"` + w.project + `","fields":["tx_count","tx_revenue"],"time":{"range":"today"}}`
+	// The order's day, an hour ago, fixed: the answers are of the same day whenever they are asked.
+	ordered := time.Now().Add(-time.Hour)
+	day := ordered.In(w.zone).Format(time.DateOnly)
+	body := `{"project_id":"` + w.project + `","fields":["tx_count","tx_revenue"],"time":{"start":"` + day + `","end":"` + day + `"}}`
 	var etag, before string
 	for i, base := range append(bases, lb) {
 		status, tag, hit, out := w.query(t, base, body, "")
@@ -233,10 +236,10 @@ func TestReplicasMoveCachedAnswers(t *testing.T) {
 		}
 	}
 	if !strings.Contains(before, `"tx_count":0`) {
-		t.Fatalf("today before the order: %s", before)
+		t.Fatalf("%s before the order: %s", day, before)
 	}
 
-	if status, err := w.postOrder(bases[1], "order-1", 12345, time.Now()); err != nil || status != 200 {
+	if status, err := w.postOrder(bases[1], "order-1", 12345, ordered); err != nil || status != 200 {
 		t.Fatalf("order through replica 1: %d %v", status, err)
 	}
 	w.drained(t)

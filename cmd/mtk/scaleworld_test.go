@@ -26,6 +26,7 @@ import (
 type salesWorld struct {
 	st      stores
 	project string
+	zone    *time.Location // the project's
 	token   string
 	webhook string // the orders' path and query, without the server
 	utm     map[string]string
@@ -79,7 +80,11 @@ func newSalesWorld(t *testing.T) salesWorld {
 	slices.Sort(ads)
 	ad := objs[ads[0]]
 	set, camp := objs[ad.ParentID], objs[ad.CampaignID]
-	return salesWorld{st: st, project: prjID, token: token, webhook: hook.RequestURI(),
+	zone, err := time.LoadLocation(acct.TimeZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return salesWorld{st: st, project: prjID, zone: zone, token: token, webhook: hook.RequestURI(),
 		utm: map[string]string{"utm_source": platform.KindAlpha, "utm_campaign": camp.Name + "|" + camp.ID,
 			"utm_medium": set.Name + "|" + set.ID, "utm_content": ad.Name + "|" + ad.ID}}
 }
