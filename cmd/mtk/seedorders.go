@@ -131,20 +131,34 @@ func randomBasket(r *rand.Rand) basket {
 	return b
 }
 
-// paymentMethods are how the shop's customers pay, with their shares in percent.
-var paymentMethods = []struct {
-	method string
-	weight int
-}{{"credit_card", 48}, {"pix", 30}, {"boleto", 12}, {"debit_card", 5}, {"paypal", 5}}
+// paymentMethod is a way the shop's customers pay: its share of orders and of those the share
+// never paid (a card declined, a pix or boleto left to expire), in percent.
+type paymentMethod struct {
+	name           string
+	weight, unpaid int
+}
 
-func paymentMethod(r *rand.Rand) string {
+var paymentMethods = []paymentMethod{
+	{"credit_card", 48, 8}, {"pix", 30, 20}, {"boleto", 12, 40}, {"debit_card", 5, 8}, {"paypal", 5, 5},
+}
+
+func drawPayment(r *rand.Rand) paymentMethod {
 	n := r.Intn(100)
 	for _, m := range paymentMethods {
 		if n -= m.weight; n < 0 {
-			return m.method
+			return m
 		}
 	}
-	return paymentMethods[0].method
+	return paymentMethods[0]
+}
+
+// paidShare is the share of orders that get paid.
+func paidShare() float64 {
+	paid := 0
+	for _, m := range paymentMethods {
+		paid += m.weight * (100 - m.unpaid)
+	}
+	return float64(paid) / 10_000
 }
 
 // step is one status an order reaches, after its creation.
@@ -153,28 +167,29 @@ type step struct {
 	after  time.Duration
 }
 
-// lifecycle draws the statuses of an order paid by method, as checkouts report them: a card or
+// lifecycle draws the statuses of an order paid by m, as checkouts report them: a card or
 // PayPal payment is approved (or declined) at once; a pix or boleto waits pending until it is
 // paid, or expires (failed) when its QR code (30 minutes) or due date (4 days) passes. Some
 // approved orders are refunded days later, fewer charged back weeks later.
-func lifecycle(r *rand.Rand, method string) []step {
+func lifecycle(r *rand.Rand, m paymentMethod) []step {
 	minutes := func(lo, hi int) time.Duration { return time.Duration(lo+r.Intn(hi-lo+1)) * time.Minute }
+	unpaid := r.Intn(100) < m.unpaid
 	var steps []step
-	switch method {
+	switch m.name {
 	case "pix":
 		steps = []step{{orders.StatusPending, 0}, {orders.StatusApproved, minutes(2, 25)}}
-		if r.Intn(100) < 20 {
+		if unpaid {
 			steps[1] = step{orders.StatusFailed, 30 * time.Minute}
 		}
 	case "boleto":
 		steps = []step{{orders.StatusPending, 0}, {orders.StatusApproved, minutes(20*60, 4*24*60-60)}}
-		if r.Intn(100) < 40 {
+		if unpaid {
 			steps[1] = step{orders.StatusFailed, 4 * 24 * time.Hour}
 		}
 	default:
 		steps = []step{{orders.StatusApproved, minutes(1, 2)}}
-		if r.Intn(100) < 8 {
-			steps[0].status = orders.StatusFailed // declined
+		if unpaid {
+			steps[0].status = orders.StatusFailed
 		}
 	}
 	if last := steps[len(steps)-1]; last.status == orders.StatusApproved {
@@ -196,7 +211,7 @@ type demoOrder struct {
 	customer map[string]any
 	utm      map[string]string // nil: the checkout passes none
 	basket   basket
-	method   string
+	payment  paymentMethod
 }
 
 // webhooks are the bodies a checkout sends for o, oldest first, those due by now: each with the
@@ -212,14 +227,14 @@ func (o demoOrder) webhooks(r *rand.Rand, now time.Time) []map[string]any {
 		value += price * l.qty
 	}
 	var out []map[string]any
-	for i, st := range lifecycle(r, o.method) {
+	for i, st := range lifecycle(r, o.payment) {
 		updated := o.at.Add(st.after)
 		if updated.After(now) {
 			break
 		}
 		tx := map[string]any{"id": o.id, "status": st.status, "value": value, "currency": o.currency,
 			"created_at": o.at.Format(time.RFC3339), "updated_at": updated.Format(time.RFC3339),
-			"items": items, "payment_method": o.method}
+			"items": items, "payment_method": o.payment.name}
 		if i == 0 {
 			tx["customer"] = o.customer
 			if o.utm != nil {

@@ -183,8 +183,9 @@ func (s trafficSender) sendDay(day int, now time.Time) error {
 			if i%2 == 1 {
 				continue // a visitor who only looks
 			}
-			// Worth the ad's cost per order times its ROAS (in the ad account's currency, ±30 %).
-			target := max(int64(costPerOrder*ad.roas*(0.7+0.6*s.r.Float64())), 500)
+			// Worth the ad's cost per order times its ROAS over the share of orders paid (in the ad
+			// account's currency, ±30 %).
+			target := max(int64(costPerOrder*ad.roas/paidShare()*(0.7+0.6*s.r.Float64())), 500)
 			if err := s.buyer(visitor, v, ad.currency, basketNear(s.r, target, ad.currency), now); err != nil {
 				return err
 			}
@@ -276,7 +277,7 @@ func (s trafficSender) checkout(v visit, customer map[string]any, currency strin
 		return err
 	}
 	o := demoOrder{id: "demo-order-" + v.id, at: v.at.Add(8 * time.Minute), currency: currency, customer: customer,
-		utm: v.utm, basket: b, method: paymentMethod(s.r)}
+		utm: v.utm, basket: b, payment: drawPayment(s.r)}
 	for _, body := range o.webhooks(s.r, now) {
 		if err := s.post(s.webhook, body, "", checkoutAgent); err != nil {
 			return err
