@@ -295,7 +295,7 @@ func TestSeedDemoIsIdempotent(t *testing.T) {
 		}
 		spend, revenue, orders = spend+c["spend"].(float64), revenue+c["tx_revenue"].(float64), orders+c["tx_count"].(float64)
 	}
-	if roas, conv := revenue/spend, orders/total["clicks"].(float64); roas < 1.5 || roas > 4 || conv < 0.008 || conv > 0.024 {
+	if roas, conv := revenue/spend, orders/total["clicks"].(float64); roas < 1.5 || roas > 4 || conv < 0.007 || conv > 0.021 {
 		t.Fatalf("the ads' month: ROAS %.2f, orders per click %.4f", roas, conv)
 	}
 	assertDemoTraffic(t, project)
