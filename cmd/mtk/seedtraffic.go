@@ -29,7 +29,8 @@ const demoTrafficDays = 88
 
 // seedDemoTraffic sends the demo's business history through the real routes of an in-process
 // server: page views, leads and checkouts on the demo containers (public and API key calls), and
-// orders on the custom connection's webhook, most of them carrying the UTM of a demo ad. It runs
+// orders on the custom connection's webhook, most of them carrying the UTM of a demo ad, the
+// others from the shop's unpaid sources (sendDay). It runs
 // once: a project that has events is left alone. The fact outbox is drained at the end, so the
 // first query shows the numbers.
 func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo demoOutput, now time.Time) error {
@@ -67,7 +68,8 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 			defer wg.Done()
 			for day := range days {
 				s := trafficSender{app: app, domain: "demo-store.example", trackingKey: demo.Keys[1].Token,
-					webhook: "/v2/tracking/generic?k=" + webhookKey, ads: ads, currency: demo.Project.Currency, loc: loc, r: rand.New(rand.NewSource(int64(day)))}
+					webhook: "/v2/tracking/generic?k=" + webhookKey, ads: ads, currency: demo.Project.Currency, loc: loc,
+					r: rand.New(rand.NewSource(int64(day)))}
 				errs <- s.sendDay(day, now)
 			}
 		}()
@@ -129,7 +131,8 @@ const checkoutAgent = "DemoCheckout-Webhooks/1.0"
 // demoSenders is how many days are sent at once.
 const demoSenders = 16
 
-// visit is one browser session of the shop: who, when, with what browser, landing where from where.
+// visit is one browser session at the shop: when, with which browser, on which landing page, from
+// which referrer and link.
 type visit struct {
 	id       string // unique in the project: names its events
 	at       time.Time
