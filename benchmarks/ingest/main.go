@@ -35,8 +35,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/adsync"
 	"mtk/api"
+	"mtk/benchmarks/internal/benchenv"
 	"mtk/benchmarks/internal/httpload"
 	"mtk/benchmarks/internal/profile"
 	"mtk/client"
@@ -105,7 +105,6 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	if outage > 0 || pgFreeze > 0 {
 		tracker.Retry = &httpload.Retries{}
 	}
-	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
 
 	fmt.Printf("events: %d clients for %s\n", clients, duration)
 	stop, err := profile.Start(profilePath)
@@ -141,7 +140,7 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		}
 		ev := &client.Event{Config: client.EventConfig{Name: "Lead"}, EventID: fmt.Sprintf("b-%d-%d", worker, n),
 			Lead: &client.Lead{Email: fmt.Sprintf("p%d-%d@bench.example", worker, n%500), Phone: fmt.Sprintf("+55 11 9%04d-%04d", worker, n%500)},
-			Page: &client.Page{URL: "https://bench.example/p?" + utmQuery}, Cookies: map[string]string{"_fbp": "fb.1.1.1"}}
+			Page: &client.Page{URL: "https://bench.example/p?" + benchenv.UTMQuery}, Cookies: map[string]string{"_fbp": "fb.1.1.1"}}
 		call, err := tracker.Request("/v3/tracking/events", ev)
 		return func() error {
 			err := call()
@@ -286,7 +285,7 @@ func count(ctx context.Context, ch driver.Conn, q string, args ...any) (uint64, 
 // and a tracking key, and serves mtk on a loopback port.
 func start(ctx context.Context) (*setup, error) {
 	env := config.FromEnv()
-	pgURL, chURL, err := freshDatabases(ctx, env)
+	pgURL, chURL, err := benchenv.FreshDatabases(ctx, env, dbName)
 	if err != nil {
 		return nil, err
 	}
@@ -313,46 +312,17 @@ func start(ctx context.Context) (*setup, error) {
 		return nil, err
 	}
 	clk := clock.Real{}
-	store := platform.New(s.pg, clk)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "bench", platform.TierEnterprise)
+	t, err := benchenv.NewTenant(ctx, s.pg, clk, auth.ScopeTrackingWrite)
 	if err != nil {
 		return nil, err
 	}
-	if s.project, err = store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Bench",
-		Currency: "BRL", Timezone: "America/Sao_Paulo"}); err != nil {
-		return nil, err
-	}
-	alpha, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindAlpha,
-		Name: "Alpha", SourceID: "act_1"})
-	if err != nil {
-		return nil, err
-	}
-	custom, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindCustom, Name: "Checkout"})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: s.project.ID, Domain: "bench.example"}); err != nil {
-		return nil, err
-	}
-	key, err := store.Keys.CreateAPIKey(ctx, ws.ID, "bench", []string{auth.ScopeTrackingWrite}, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.key = key.Token
-	// The ad that events and orders are attributed to, as a sync stores it.
-	if err := adsync.NewStore(s.pg).SaveObjects(ctx, alpha.ID, []adsync.Object{
-		{Level: "campaign", ID: "900", Name: "Bench", ParentID: "act_1", CampaignID: "900"},
-		{Level: "adset", ID: "901", Name: "Set", ParentID: "900", CampaignID: "900"},
-		{Level: "ad", ID: "902", Name: "Ad", ParentID: "901", CampaignID: "900"},
-	}, clk.Now()); err != nil {
-		return nil, err
-	}
+	s.project, s.key = t.Project, t.Key
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	s.base = "http://" + ln.Addr().String()
-	s.webhook = custom.WebhookKey
+	s.webhook = t.Webhook
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
@@ -372,29 +342,4 @@ func start(ctx context.Context) (*setup, error) {
 		drainCH.Close()
 	}
 	return s, nil
-}
-
-// freshDatabases drops and creates the bench databases and returns their URLs.
-func freshDatabases(ctx context.Context, env config.Config) (string, string, error) {
-	admin, err := pgx.Connect(ctx, withDatabase(env.PostgresURL, "postgres"))
-	if err != nil {
-		return "", "", err
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
-		return "", "", err
-	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+dbName); err != nil {
-		return "", "", err
-	}
-	chURL := withDatabase(env.ClickHouseURL, dbName)
-	ch, err := db.OpenClickHouse(ctx, chURL)
-	if err != nil {
-		return "", "", err
-	}
-	if err := ch.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName); err != nil {
-		return "", "", err
-	}
-	ch.Close()
-	return withDatabase(env.PostgresURL, dbName), chURL, nil
 }
