@@ -79,3 +79,13 @@ func Load(clients int, duration time.Duration, next func(worker, i int) (func() 
 	res.ok, res.failed = ok.Load(), failed.Load()
 	return res
 }
+
+// Quantile is the q-quantile (0 to 1) of the answered calls' latencies.
+func (r Result) Quantile(q float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	s := slices.Clone(r.latencies)
+	slices.Sort(s)
+	return s[int(float64(len(s)-1)*q)]
+}
