@@ -89,3 +89,6 @@ func (r Result) Quantile(q float64) time.Duration {
 	slices.Sort(s)
 	return s[int(float64(len(s)-1)*q)]
 }
+
+// OK is the calls answered 2xx.
+func (r Result) OK() int64 { return r.ok }
