@@ -8,7 +8,7 @@
 // query benchmark's mix, through internal/loadgen, with the answer cache on and off) to one
 // replica directly, then through HAProxy to one and to three replicas. On a machine with few
 // cores the replicas share those cores: the rows show the cost of the extra hop and processes,
-// not a speed-up.
+// not a speed-up. The cells take turns for -rounds rounds, each keeping its best figures.
 //
 // The drain run queues -backlog events in the event outbox while no worker runs (an outage's
 // backlog), over 64 projects, then starts as many workers as partitions and times them until
@@ -17,8 +17,8 @@
 // With -capacity it measures instead what one event, one order and one dashboard query cost the
 // stores (see capacity.go) and prints the capacity model's table.
 //
-//	go run ./benchmarks/replicas [-mtk bin/mtk] [-duration 6s] [-clients 64] [-viewers 16] [-replicas 1,3] [-backlog 200000] [-partitions 1,2,4] [-rows 1000000]
-//	go run ./benchmarks/replicas -capacity [-duration 6s]
+//	go run ./benchmarks/replicas [-mtk bin/mtk] [-duration 4s] [-rounds 2] [-clients 64] [-viewers 16] [-replicas 1,3] [-backlog 200000] [-partitions 1,2,4] [-rows 1000000]
+//	go run ./benchmarks/replicas -capacity [-duration 4s]
 package main
 
 import (
@@ -41,6 +41,7 @@ type flags struct {
 	mtk                  string
 	duration             time.Duration
 	clients, viewers     int
+	rounds               int
 	replicas, partitions []int
 	backlog, rows        int
 	capacity, skipAPI    bool
@@ -53,9 +54,10 @@ func main() {
 	replicas := flag.String("replicas", "1,3", "API replicas behind HAProxy, one row each (1 also gets a row without HAProxy)")
 	partitions := flag.String("partitions", "1,2,4", "drain partitions, one row each, each with as many worker processes")
 	flag.StringVar(&f.mtk, "mtk", "bin/mtk", "the mtk binary the replicas and workers run (make build)")
-	flag.DurationVar(&f.duration, "duration", 6*time.Second, "how long each API cell sends (events; each dashboard cell half of it)")
+	flag.DurationVar(&f.duration, "duration", 4*time.Second, "how long each API cell sends (events; each dashboard cell half of it)")
 	flag.IntVar(&f.clients, "clients", 64, "concurrent event clients")
 	flag.IntVar(&f.viewers, "viewers", 16, "concurrent dashboard clients")
+	flag.IntVar(&f.rounds, "rounds", 2, "rounds of the API cells, taking turns; each cell keeps its best")
 	flag.IntVar(&f.backlog, "backlog", 200000, "events waiting in the outbox when the drain run's workers start")
 	flag.IntVar(&f.rows, "rows", 1000000, "generated ad-fact rows the dashboard queries read")
 	flag.BoolVar(&f.capacity, "capacity", false, "measure the stores' cost per event, order, dashboard query and request instead (the capacity model)")
@@ -67,8 +69,8 @@ func main() {
 	if f.replicas, err = positives(*replicas); err == nil {
 		f.partitions, err = positives(*partitions)
 	}
-	if err == nil && (f.clients < 1 || f.viewers < 1 || f.backlog < 1 || f.rows < 1000 || f.duration <= 0) {
-		err = errors.New("-clients, -viewers, -backlog and -duration must be positive, -rows at least 1000")
+	if err == nil && (f.clients < 1 || f.viewers < 1 || f.rounds < 1 || f.backlog < 1 || f.rows < 1000 || f.duration <= 0) {
+		err = errors.New("-clients, -viewers, -rounds, -backlog and -duration must be positive, -rows at least 1000")
 	}
 	if err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -12,7 +12,8 @@ import (
 func printTables(api []apiRow, drains []drainRow) {
 	if len(api) > 0 {
 		fmt.Printf("\nAPI tier on %d cores: the replicas, HAProxy, the stores and the load generator share them, so more\n", runtime.NumCPU())
-		fmt.Println("replicas add hops and processes here, not capacity; the ratios are to the first row, of this run.")
+		fmt.Println("replicas add hops and processes here, not capacity; the ratios are to the first row, of this run;")
+		fmt.Println("each cell is the best of its rounds.")
 		fmt.Println()
 		fmt.Println("| setup | events/s | events p50 / p99 | failed | dashboard req/s, cache off (p50) | dashboard req/s, cache on (p50) |")
 		fmt.Println("|---|---|---|---|---|---|")
