@@ -15,13 +15,13 @@ func printTables(api []apiRow, drains []drainRow) {
 		fmt.Println("replicas add hops and processes here, not capacity; the ratios are to the first row, of this run;")
 		fmt.Println("each cell is the best of its rounds.")
 		fmt.Println()
-		fmt.Println("| setup | events/s | events p50 / p99 | failed | dashboard req/s, cache off (p50) | dashboard req/s, cache on (p50) |")
-		fmt.Println("|---|---|---|---|---|---|")
+		fmt.Println("| setup | events/s | events p50 / p99 | failed | dashboard req/s, cache off (p50) | ClickHouse SELECTs per request, cache off | dashboard req/s, cache on (p50) |")
+		fmt.Println("|---|---|---|---|---|---|---|")
 		first := api[0]
 		for _, r := range api {
-			fmt.Printf("| %s | %.0f (%.2f×) | %s / %s | %d | %s | %s |\n", r.label(), r.events.Rate(), r.events.Rate()/first.events.Rate(),
+			fmt.Printf("| %s | %.0f (%.2f×) | %s / %s | %d | %s | %.2f | %s |\n", r.label(), r.events.Rate(), r.events.Rate()/first.events.Rate(),
 				ms(r.events.Quantile(0.5)), ms(r.events.Quantile(0.99)), r.events.Failed(),
-				dash(r.dashOff, first.dashOff), dash(r.dashOn, first.dashOn))
+				dash(r.dashOff, first.dashOff), r.selects, dash(r.dashOn, first.dashOn))
 		}
 	}
 	if len(drains) > 0 {
