@@ -22,6 +22,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -32,6 +33,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"mtk/internal/config"
 )
 
 const dbName = "mtk_bench_replicas"
@@ -63,7 +66,7 @@ func main() {
 	flag.BoolVar(&f.capacity, "capacity", false, "measure the stores' cost per event, order, dashboard query and request instead (the capacity model)")
 	flag.BoolVar(&f.skipAPI, "no-api", false, "skip the API run")
 	flag.BoolVar(&f.skipDrain, "no-drain", false, "skip the drain run")
-	flag.StringVar(&f.redisURL, "redis", envOr("MTK_REDIS_URL", "redis://127.0.0.1:16379"), "the Redis the replicas share")
+	flag.StringVar(&f.redisURL, "redis", cmp.Or(config.FromEnv().RedisURL, "redis://127.0.0.1:16379"), "the Redis the replicas share (default MTK_REDIS_URL, or scripts/services.sh's)")
 	flag.Parse()
 	var err error
 	if f.replicas, err = positives(*replicas); err == nil {
@@ -126,11 +129,4 @@ func positives(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
