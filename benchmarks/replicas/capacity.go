@@ -24,8 +24,11 @@ import (
 //     pg_stat_activity lists for it; the WAL writer and checkpointer, shared with every
 //     database, are left out);
 //   - ClickHouse: the statements sent (chCounter) and the CPU of the server process (found by its
-//     port; the whole server's, so anyone else's queries count too);
-//   - Redis: the commands (INFO commandstats) and CPU (INFO cpu) of the server, rate limits on.
+//     port; system.query_log is off on 18.16 and the engine's statements carry settings of their
+//     own, so it is the whole server's: what it spent for others in the seconds before and after
+//     the phase, at that rate, is subtracted, which leaves noise when others' load changes);
+//   - Redis: the commands (INFO commandstats) and CPU (INFO cpu) of the server, rate limits on
+//     (others' CPU subtracted the same way).
 // Events and orders are measured until the outboxes they fill are drained, so the drainers'
 // share is in their figures. Dashboard queries in flight together share one statement (single
 // flight), so ClickHouse's CPU is given per statement as well as per query.
@@ -220,6 +223,10 @@ func runCapacity(ctx context.Context, f flags) error {
 
 // measure runs work, which returns how many units it did, between two samples.
 func (p *probe) measure(ctx context.Context, what string, work func() (float64, error)) (cost, error) {
+	before, err := p.others(ctx)
+	if err != nil {
+		return cost{}, err
+	}
 	a, err := p.take(ctx)
 	if err != nil {
 		return cost{}, err
@@ -229,13 +236,47 @@ func (p *probe) measure(ctx context.Context, what string, work func() (float64, 
 	if err != nil {
 		return cost{}, fmt.Errorf("%s: %w", what, err)
 	}
+	if units == 0 {
+		return cost{}, fmt.Errorf("%s: none done", what)
+	}
 	b, err := p.take(ctx)
-	if err != nil || units == 0 {
-		return cost{}, fmt.Errorf("%s: %d done: %v", what, int(units), err)
+	if err != nil {
+		return cost{}, err
+	}
+	elapsed := time.Since(start)
+	after, err := p.others(ctx)
+	if err != nil {
+		return cost{}, err
 	}
 	c := since(a, b, units)
-	fmt.Printf("%s: %.0f in %s\n", what, units, time.Since(start).Round(10*time.Millisecond))
+	// What ClickHouse and Redis spent for others while nothing of this run was sent, at the mean
+	// rate of before and after the phase, is taken out of the phase's.
+	others := func(d1, d2 time.Duration) time.Duration {
+		return time.Duration(float64(d1+d2) / 2 / baselineWindow.Seconds() * elapsed.Seconds() / units)
+	}
+	c.chCPU = max(0, c.chCPU-others(before.chCPU, after.chCPU))
+	c.redisCPU = max(0, c.redisCPU-others(before.redisCPU, after.redisCPU))
+	fmt.Printf("%s: %.0f in %s; ClickHouse busy for others %.0f%% of a core before, %.0f%% after (subtracted)\n", what, units,
+		elapsed.Round(10*time.Millisecond), 100*before.chCPU.Seconds()/baselineWindow.Seconds(), 100*after.chCPU.Seconds()/baselineWindow.Seconds())
 	return c, nil
+}
+
+// baselineWindow is how long, before and after each phase, what ClickHouse and Redis spend for
+// anyone else is read.
+const baselineWindow = 2 * time.Second
+
+// spent is the CPU that ClickHouse and Redis spent in baselineWindow while this run sent nothing
+// (the drainers, idle, hardly count).
+type spent struct{ chCPU, redisCPU time.Duration }
+
+func (p *probe) others(ctx context.Context) (spent, error) {
+	a, err := p.take(ctx)
+	if err != nil {
+		return spent{}, err
+	}
+	time.Sleep(baselineWindow)
+	b, err := p.take(ctx)
+	return spent{chCPU: b.chCPU - a.chCPU, redisCPU: b.redisCPU - a.redisCPU}, err
 }
 
 // drained waits until the outboxes that events and orders fill are empty.

@@ -9,7 +9,7 @@ import (
 // printCapacity prints what one unit of each work costs the stores, then what one core of each
 // store carries of it and which store gives out first.
 func printCapacity(events, orders, dash, limited cost) {
-	fmt.Println("\nPer unit of work (CPU of the stores' processes; ClickHouse's and Redis's are the whole servers', shared with anyone else using them):")
+	fmt.Println("\nPer unit of work (CPU: PostgreSQL's backends of this run's database; ClickHouse's and Redis's whole servers less what they spent for others around the phase):")
 	fmt.Println()
 	fmt.Println("| work | PG round trips | PG statements | PG backend CPU | CH statements | CH CPU | Redis commands | Redis CPU |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
