@@ -129,12 +129,12 @@ func redisSpent(ctx context.Context, rdb *redis.Client) (int64, time.Duration, e
 
 // runCapacity measures events, orders, dashboard queries (cache off) and rate-limited requests,
 // then prints what each costs the stores and the capacity table.
-func runCapacity(ctx context.Context, f flags) error {
+func runCapacity(ctx context.Context, f flags) (err error) {
 	e, err := prepare(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer func() { e.close(err == nil) }()
 	chURL, err := url.Parse(e.chURL)
 	if err != nil {
 		return err

@@ -52,25 +52,25 @@ func prepare(ctx context.Context, f flags) (*env, error) {
 		return nil, err
 	}
 	if e.ch, err = db.OpenClickHouse(ctx, chURL); err != nil {
-		e.close()
+		e.close(false)
 		return nil, err
 	}
 	if err := e.migrate(ctx); err != nil {
-		e.close()
+		e.close(false)
 		return nil, err
 	}
 	if e.tenant, err = benchenv.NewTenant(ctx, e.pg, clock.Real{}, auth.ScopeTrackingWrite, auth.ScopeDataRead); err != nil {
-		e.close()
+		e.close(false)
 		return nil, err
 	}
 	if err := e.generate(ctx, f.rows); err != nil {
-		e.close()
+		e.close(false)
 		return nil, err
 	}
 	for _, q := range dashmix.Mix(e.tenant.Project.ID, dataStart.AddDate(0, 0, dataDays-1)) {
 		body, err := json.Marshal(q.Input)
 		if err != nil {
-			e.close()
+			e.close(false)
 			return nil, err
 		}
 		e.queries = append(e.queries, loadgen.Query{Name: q.Name, Body: body})
@@ -104,7 +104,11 @@ func (e *env) generate(ctx context.Context, rows int) error {
 	return ds.StreamAdFacts(ctx, e.ch, 1, rows)
 }
 
-func (e *env) close() {
+// close closes the stores' connections, and removes the processes' logs when the run went well.
+func (e *env) close(ok bool) {
+	if ok && e.logs != "" {
+		os.RemoveAll(e.logs)
+	}
 	if e.pg != nil {
 		e.pg.Close()
 	}

@@ -90,7 +90,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, f flags) error {
+func run(ctx context.Context, f flags) (err error) {
 	if _, err := os.Stat(f.mtk); err != nil {
 		return fmt.Errorf("%s: %w (make build)", f.mtk, err)
 	}
@@ -99,7 +99,7 @@ func run(ctx context.Context, f flags) error {
 	if err != nil {
 		return err
 	}
-	defer env.close()
+	defer func() { env.close(err == nil) }()
 	fmt.Printf("prepared in %s (fresh databases %s, %d ad-fact rows for the dashboard)\n", time.Since(start).Round(100*time.Millisecond), dbName, f.rows)
 	var apiRows []apiRow
 	if !f.skipAPI {
