@@ -1,0 +1,98 @@
+package orders
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+
+	"mtk/ingest/leads"
+	"mtk/ingest/traffic"
+)
+
+// Touch is where an order's lead came from, by its latest event at or before the order: the
+// referrer's host, the landing path and the device of that event; empty when there is none.
+type Touch struct {
+	ReferrerHost, LandingPath, Device string
+}
+
+// touchOf is the touch of a page, referrer and User-Agent, as events count them (ingest/traffic).
+func touchOf(pageURL, referrer, userAgent string) Touch {
+	return Touch{ReferrerHost: traffic.ReferrerHost(referrer), LandingPath: traffic.LandingPath(pageURL),
+		Device: traffic.Device(userAgent)}
+}
+
+// latestEvent is an event's instant, id and what its touch is made of.
+type latestEvent struct {
+	ts                       time.Time
+	eventID                  string
+	page, referrer, userAgent string
+}
+
+// after reports whether e is later than o (by time, then event id), the order both stores agree on.
+func (e latestEvent) after(o latestEvent) bool {
+	return e.ts.After(o.ts) || e.ts.Equal(o.ts) && e.eventID > o.eventID
+}
+
+// LeadTouch is the touch of a lead's latest event at or before before: its events, and those of
+// the leads merged into it, still in the event outbox or already in ClickHouse's events table.
+// An order without a lead has none.
+func LeadTouch(ctx context.Context, q leads.Querier, ch driver.Conn, project, leadID string, before time.Time) (Touch, error) {
+	if leadID == "" {
+		return Touch{}, nil
+	}
+	var ids []string
+	if err := q.QueryRow(ctx, "SELECT array_agg(id) FROM leads WHERE project_id = $1 AND (id = $2 OR merged_into = $2)",
+		project, leadID).Scan(&ids); err != nil {
+		return Touch{}, fmt.Errorf("orders: the lead's ids: %w", err)
+	}
+	if len(ids) == 0 {
+		return Touch{}, nil
+	}
+	var best latestEvent
+	var found bool
+	var e latestEvent
+	err := q.QueryRow(ctx, `SELECT ts, event_id, page_url, referrer, user_agent FROM event_outbox
+		WHERE project_id = $1 AND lead_id = ANY($2) AND ts <= $3 ORDER BY ts DESC, event_id DESC LIMIT 1`,
+		project, ids, before).Scan(&e.ts, &e.eventID, &e.page, &e.referrer, &e.userAgent)
+	switch {
+	case err == nil:
+		best, found = e, true
+	case err != pgx.ErrNoRows:
+		return Touch{}, fmt.Errorf("orders: the lead's latest queued event: %w", err)
+	}
+	rows, err := ch.Query(ctx, `SELECT ts, event_id, page_url, referrer, user_agent FROM events
+		WHERE project_id = ? AND lead_id IN ? AND ts <= ? ORDER BY ts DESC, event_id DESC LIMIT 1`,
+		project, clickhouse.GroupSet{Value: anys(ids)}, before.UTC())
+	if err != nil {
+		return Touch{}, fmt.Errorf("orders: the lead's latest event: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c latestEvent
+		if err := rows.Scan(&c.ts, &c.eventID, &c.page, &c.referrer, &c.userAgent); err != nil {
+			return Touch{}, err
+		}
+		if !found || c.after(best) {
+			best, found = c, true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Touch{}, fmt.Errorf("orders: the lead's latest event: %w", err)
+	}
+	if !found {
+		return Touch{}, nil
+	}
+	return touchOf(best.page, best.referrer, best.userAgent), nil
+}
+
+func anys(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
