@@ -27,8 +27,8 @@ func touchOf(pageURL, referrer, userAgent string) Touch {
 
 // latestEvent is an event's instant, id and what its touch is made of.
 type latestEvent struct {
-	ts                       time.Time
-	eventID                  string
+	ts                        time.Time
+	eventID                   string
 	page, referrer, userAgent string
 }
 
