@@ -62,8 +62,7 @@ const (
 	StatusChargeback = "chargeback"
 )
 
-// PaymentMethods are the values of transaction.payment_method (compared without case or
-// surrounding spaces); missing is "".
+// PaymentMethods are the values of transaction.payment_method, exactly; missing (or null) is "".
 var PaymentMethods = []string{"pix", "boleto", "credit_card", "debit_card", "paypal", "other"}
 
 const (
@@ -132,8 +131,7 @@ func validate(in Input, projectCurrency string) (order, error) {
 	} else if !currencyCode(o.currency) {
 		bad = append(bad, fmt.Sprintf("transaction.currency: %q is not an ISO 4217 code", o.Currency))
 	}
-	if o.PaymentMethod = strings.ToLower(strings.TrimSpace(o.PaymentMethod)); o.PaymentMethod != "" &&
-		!slices.Contains(PaymentMethods, o.PaymentMethod) {
+	if o.PaymentMethod != "" && !slices.Contains(PaymentMethods, o.PaymentMethod) {
 		bad = append(bad, fmt.Sprintf("transaction.payment_method: %q is not one of %s", truncate(t.PaymentMethod, 40),
 			strings.Join(PaymentMethods, ", ")))
 	}
