@@ -71,96 +71,7 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	e.seedEntities(a)
-	now := e.clock.Now() // 15:00 UTC; the orders are created at 12:00
-	evs := []browserEvent{
-		{id: "pv-1", name: "PageView", ua: 0, page: "https://acme.example/?utm_source=alpha&utm_campaign=Spring+Sale%7C900&utm_medium=Broad%7C901&utm_content=Video+1%7C902",
-			referrer: "https://l.facebook.com/", minutesAgo: 300, utmSource: "alpha", host: "l.facebook.com", landing: "/", pageViews: 1, attributedExpected: true},
-		{id: "pv-2", name: "PageView", ua: 2, page: "https://acme.example/produto/tenis?utm_source=email&utm_medium=newsletter",
-			referrer: "https://mail.google.com/mail/u/0/", minutesAgo: 290, utmSource: "email", host: "mail.google.com", landing: "/produto/tenis", pageViews: 1, sentTwice: true},
-		{id: "pv-3", name: "page_view", ua: 3, page: "https://acme.example/blog/post#x", referrer: "https://www.Google.com/",
-			minutesAgo: 280, host: "www.google.com", landing: "/blog/post", pageViews: 1},
-		{id: "pv-4", name: "PageView", ua: 5, page: "https://acme.example/", minutesAgo: 270, landing: "/", pageViews: 1},
-		{id: "pv-5", name: "PageView", ua: 6, page: "https://acme.example/health", minutesAgo: 260, landing: "/health", pageViews: 1},
-		{id: "ld-1", name: "Lead", email: "ana@x.com", ua: 2, page: "https://acme.example/cadastro?utm_source=whatsapp",
-			referrer: "https://wa.me/", minutesAgo: 250, utmSource: "whatsapp", host: "wa.me", landing: "/cadastro", leads: 1},
-		{id: "ld-2", name: "Lead", email: "bia@x.com", ua: 4, page: "https://acme.example/promo", minutesAgo: 240, landing: "/promo", leads: 1},
-		{id: "ic-1", name: "InitiateCheckout", email: "ana@x.com", ua: 3, page: "https://acme.example/checkout?step=1",
-			referrer: "https://acme.example/produto/tenis", minutesAgo: 200, host: "acme.example", landing: "/checkout", initiateCheckout: 1},
-		{id: "other-1", name: "scroll_depth", ua: 1, page: "https://acme.example/", minutesAgo: 190}, // counts nowhere
-	}
-	send := func(ev browserEvent) {
-		t.Helper()
-		body := map[string]any{"event_id": ev.id, "config": map[string]any{"name": ev.name}, "source": "website",
-			"timestamp": now.Unix() - ev.minutesAgo*60, "page": map[string]any{"url": ev.page, "referrer": ev.referrer}}
-		if ev.email != "" {
-			body["lead"] = map[string]any{"email": ev.email}
-		}
-		if r := e.event(body, append(bearer(a.key), "User-Agent", browserUAs[ev.ua].ua)...); r.Status != 200 {
-			t.Fatalf("event %s: %d %s", ev.id, r.Status, r.Body)
-		}
-	}
-	for _, ev := range evs[:5] {
-		send(ev)
-		if ev.sentTwice {
-			send(ev)
-		}
-	}
-	e.drain() // the orders' leads' events are read from ClickHouse and from the outbox alike
-	for _, ev := range evs[5:] {
-		send(ev)
-	}
-
-	// Orders, in the order a checkout sends their webhooks.
-	key := a.custom.WebhookKey
-	at := func(m int) time.Time { return now.Add(time.Duration(m) * time.Minute) }
-	items3 := []map[string]any{
-		{"id": "sku-1", "name": "Tênis", "quantity": 1, "unit_price": 1000, "cost": 300},
-		{"id": "sku-2", "name": "Meia", "quantity": 1, "unit_price": 1000, "cost": 100},
-		{"id": "sku-3", "name": "Boné", "quantity": 1, "unit_price": 1000},
-	}
-	type sent struct {
-		tx   map[string]any
-		at   time.Time
-		want int // expected status
-	}
-	o1 := map[string]any{"id": "o-1", "status": "approved", "value": 1000, "currency": "BRL", "payment_method": "pix",
-		"created_at": "2026-03-10T12:00:00Z", "customer": map[string]any{"email": "ana@x.com"}, "items": items3}
-	o2 := map[string]any{"id": "o-2", "status": "pending", "value": 5990, "currency": "BRL", "payment_method": "boleto",
-		"created_at": "2026-03-10T12:30:00Z", "customer": map[string]any{"email": "ana@x.com"}, "utm": attributedUTM,
-		"commission_value": 900, "commission_currency": "USD",
-		"items": []map[string]any{{"id": "sku-1", "name": "Tênis", "quantity": 2, "unit_price": 2000}, {"id": "sku-1", "quantity": 1, "unit_price": 1990}}}
-	o2paid := map[string]any{"id": "o-2", "status": "approved", "value": 5990, "currency": "BRL",
-		"created_at": "2026-03-10T12:30:00Z", "commission_value": 900, "commission_currency": "USD"} // no utm, customer, items
-	o3 := map[string]any{"id": "o-3", "status": "approved", "value": 2500, "currency": "BRL", "payment_method": "credit_card",
-		"created_at": "2026-03-10T12:10:00Z", "customer": map[string]any{"email": "bia@x.com"}, "commission_value": 2000}
-	o3refund := map[string]any{"id": "o-3", "status": "refunded", "value": 2500, "currency": "BRL",
-		"created_at": "2026-03-10T12:10:00Z", "commission_value": 2000}
-	o4 := map[string]any{"id": "o-4", "status": "failed", "value": 700, "currency": "BRL", "created_at": "2026-03-10T12:20:00Z"}
-	for _, s := range []sent{
-		{o1, at(1), 200}, {o2, at(2), 200}, {o3, at(3), 200}, {o4, at(4), 200},
-		{o2paid, at(5), 200}, {o3refund, at(6), 200},
-		{map[string]any{"id": "o-5", "status": "approved", "value": 1, "created_at": "2026-03-10T12:00:00Z", "payment_method": "cash"}, at(7), 400},
-	} {
-		s.tx["updated_at"] = s.at.Format(time.RFC3339)
-		r := e.webhook(key, s.tx)
-		if r.Status != s.want {
-			t.Fatalf("order %v: %d %s", s.tx["id"], r.Status, r.Body)
-		}
-		if s.want == 400 {
-			if body := wantError(t, r, 400, "validation_error", "invalid_parameter"); !strings.Contains(fmt.Sprint(body), "payment_method") {
-				t.Fatalf("the error does not name payment_method: %s", r.Body)
-			}
-		}
-	}
-	// A repeat of the paid webhook changes nothing.
-	if r := e.webhook(key, o2paid); r.Status != 200 {
-		t.Fatalf("repeat: %d %s", r.Status, r.Body)
-	}
-	e.drain()
-	if r := e.webhook(key, o2paid); r.Status != 200 { // and again after the drain
-		t.Fatalf("repeat: %d %s", r.Status, r.Body)
-	}
-	e.drain()
+	evs := e.productionTraffic(a)
 
 	// The independent computation, from the inputs above.
 	var wantEv facts.BizValues
@@ -278,4 +189,103 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 			t.Errorf("%s: %d, raw %d (%v)", rollup, rolled, raw, err)
 		}
 	}
+}
+
+// productionTraffic sends a's events from browsers and its orders' webhooks as a checkout does
+// (see TestBusinessFactsFromProductionTraffic), drains them, and returns the events.
+func (e *env) productionTraffic(a trackingTenant) []browserEvent {
+	t := e.t
+	t.Helper()
+	now := e.clock.Now() // 15:00 UTC; the orders are created at 12:00
+	evs := []browserEvent{
+		{id: "pv-1", name: "PageView", ua: 0, page: "https://acme.example/?utm_source=alpha&utm_campaign=Spring+Sale%7C900&utm_medium=Broad%7C901&utm_content=Video+1%7C902",
+			referrer: "https://l.facebook.com/", minutesAgo: 300, utmSource: "alpha", host: "l.facebook.com", landing: "/", pageViews: 1, attributedExpected: true},
+		{id: "pv-2", name: "PageView", ua: 2, page: "https://acme.example/produto/tenis?utm_source=email&utm_medium=newsletter",
+			referrer: "https://mail.google.com/mail/u/0/", minutesAgo: 290, utmSource: "email", host: "mail.google.com", landing: "/produto/tenis", pageViews: 1, sentTwice: true},
+		{id: "pv-3", name: "page_view", ua: 3, page: "https://acme.example/blog/post#x", referrer: "https://www.Google.com/",
+			minutesAgo: 280, host: "www.google.com", landing: "/blog/post", pageViews: 1},
+		{id: "pv-4", name: "PageView", ua: 5, page: "https://acme.example/", minutesAgo: 270, landing: "/", pageViews: 1},
+		{id: "pv-5", name: "PageView", ua: 6, page: "https://acme.example/health", minutesAgo: 260, landing: "/health", pageViews: 1},
+		{id: "ld-1", name: "Lead", email: "ana@x.com", ua: 2, page: "https://acme.example/cadastro?utm_source=whatsapp",
+			referrer: "https://wa.me/", minutesAgo: 250, utmSource: "whatsapp", host: "wa.me", landing: "/cadastro", leads: 1},
+		{id: "ld-2", name: "Lead", email: "bia@x.com", ua: 4, page: "https://acme.example/promo", minutesAgo: 240, landing: "/promo", leads: 1},
+		{id: "ic-1", name: "InitiateCheckout", email: "ana@x.com", ua: 3, page: "https://acme.example/checkout?step=1",
+			referrer: "https://acme.example/produto/tenis", minutesAgo: 200, host: "acme.example", landing: "/checkout", initiateCheckout: 1},
+		{id: "other-1", name: "scroll_depth", ua: 1, page: "https://acme.example/", minutesAgo: 190}, // counts nowhere
+	}
+	send := func(ev browserEvent) {
+		t.Helper()
+		body := map[string]any{"event_id": ev.id, "config": map[string]any{"name": ev.name}, "source": "website",
+			"timestamp": now.Unix() - ev.minutesAgo*60, "page": map[string]any{"url": ev.page, "referrer": ev.referrer}}
+		if ev.email != "" {
+			body["lead"] = map[string]any{"email": ev.email}
+		}
+		if r := e.event(body, append(bearer(a.key), "User-Agent", browserUAs[ev.ua].ua)...); r.Status != 200 {
+			t.Fatalf("event %s: %d %s", ev.id, r.Status, r.Body)
+		}
+	}
+	for _, ev := range evs[:5] {
+		send(ev)
+		if ev.sentTwice {
+			send(ev)
+		}
+	}
+	e.drain() // the orders' leads' events are read from ClickHouse and from the outbox alike
+	for _, ev := range evs[5:] {
+		send(ev)
+	}
+
+	// Orders, in the order a checkout sends their webhooks.
+	key := a.custom.WebhookKey
+	at := func(m int) time.Time { return now.Add(time.Duration(m) * time.Minute) }
+	items3 := []map[string]any{
+		{"id": "sku-1", "name": "Tênis", "quantity": 1, "unit_price": 1000, "cost": 300},
+		{"id": "sku-2", "name": "Meia", "quantity": 1, "unit_price": 1000, "cost": 100},
+		{"id": "sku-3", "name": "Boné", "quantity": 1, "unit_price": 1000},
+	}
+	type sent struct {
+		tx   map[string]any
+		at   time.Time
+		want int // expected status
+	}
+	o1 := map[string]any{"id": "o-1", "status": "approved", "value": 1000, "currency": "BRL", "payment_method": "pix",
+		"created_at": "2026-03-10T12:00:00Z", "customer": map[string]any{"email": "ana@x.com"}, "items": items3}
+	o2 := map[string]any{"id": "o-2", "status": "pending", "value": 5990, "currency": "BRL", "payment_method": "boleto",
+		"created_at": "2026-03-10T12:30:00Z", "customer": map[string]any{"email": "ana@x.com"}, "utm": attributedUTM,
+		"commission_value": 900, "commission_currency": "USD",
+		"items": []map[string]any{{"id": "sku-1", "name": "Tênis", "quantity": 2, "unit_price": 2000}, {"id": "sku-1", "quantity": 1, "unit_price": 1990}}}
+	o2paid := map[string]any{"id": "o-2", "status": "approved", "value": 5990, "currency": "BRL",
+		"created_at": "2026-03-10T12:30:00Z", "commission_value": 900, "commission_currency": "USD"} // no utm, customer, items
+	o3 := map[string]any{"id": "o-3", "status": "approved", "value": 2500, "currency": "BRL", "payment_method": "credit_card",
+		"created_at": "2026-03-10T12:10:00Z", "customer": map[string]any{"email": "bia@x.com"}, "commission_value": 2000}
+	o3refund := map[string]any{"id": "o-3", "status": "refunded", "value": 2500, "currency": "BRL",
+		"created_at": "2026-03-10T12:10:00Z", "commission_value": 2000}
+	o4 := map[string]any{"id": "o-4", "status": "failed", "value": 700, "currency": "BRL", "created_at": "2026-03-10T12:20:00Z"}
+	for _, s := range []sent{
+		{o1, at(1), 200}, {o2, at(2), 200}, {o3, at(3), 200}, {o4, at(4), 200},
+		{o2paid, at(5), 200}, {o3refund, at(6), 200},
+		{map[string]any{"id": "o-5", "status": "approved", "value": 1, "created_at": "2026-03-10T12:00:00Z", "payment_method": "cash"}, at(7), 400},
+	} {
+		s.tx["updated_at"] = s.at.Format(time.RFC3339)
+		r := e.webhook(key, s.tx)
+		if r.Status != s.want {
+			t.Fatalf("order %v: %d %s", s.tx["id"], r.Status, r.Body)
+		}
+		if s.want == 400 {
+			if body := wantError(t, r, 400, "validation_error", "invalid_parameter"); !strings.Contains(fmt.Sprint(body), "payment_method") {
+				t.Fatalf("the error does not name payment_method: %s", r.Body)
+			}
+		}
+	}
+	// A repeat of the paid webhook changes nothing.
+	if r := e.webhook(key, o2paid); r.Status != 200 {
+		t.Fatalf("repeat: %d %s", r.Status, r.Body)
+	}
+	e.drain()
+	if r := e.webhook(key, o2paid); r.Status != 200 { // and again after the drain
+		t.Fatalf("repeat: %d %s", r.Status, r.Body)
+	}
+	e.drain()
+
+	return evs
 }
