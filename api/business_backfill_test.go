@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mtk/facts"
 	"mtk/ingest/events"
@@ -98,5 +99,45 @@ func TestBusinessBackfill(t *testing.T) {
 	if err := e.ch.QueryRow(ctx, `SELECT (SELECT toInt64(sum(tx_revenue + tx_units + page_views + leads)) FROM business_raw),
 		(SELECT toInt64(sum(tx_revenue + tx_units + page_views + leads)) FROM business_daily)`).Scan(&raw, &daily); err != nil || raw != daily || raw == 0 {
 		t.Fatalf("raw %d, daily %d, %v", raw, daily, err)
+	}
+}
+
+// An order stored before the business facts and changed before the backfill reached it writes
+// only its new state's rows (nothing to negate), and the backfill then leaves it alone.
+func TestBusinessOldOrderChangedBeforeBackfill(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	key := a.custom.WebhookKey
+	t0 := e.clock.Now().Add(-time.Hour)
+	if r := e.webhook(key, order("tx-old", "approved", 1000, t0)); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	e.drain()
+	for _, table := range []string{"business_raw", "business_hourly", "business_daily"} {
+		if err := e.ch.Exec(ctx, "TRUNCATE TABLE "+table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.store.Pool().Exec(ctx, "UPDATE orders SET business = false"); err != nil {
+		t.Fatal(err)
+	}
+	refund := order("tx-old", "refunded", 1000, t0.Add(time.Minute))
+	delete(refund, "utm")
+	if r := e.webhook(key, refund); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	e.drain()
+	if orders, _, err := e.sys.BackfillBusiness(ctx, 10); err != nil || orders != 0 {
+		t.Fatalf("backfill: %d orders, %v", orders, err)
+	}
+	got := e.bizTotals(t, a.project.ID, "")
+	want := facts.BizValues{facts.BizTxCountTotal: 1, facts.BizTxCountRefunded: 1}
+	if got[facts.BizOrder] != want || got[facts.BizItem] != want {
+		t.Fatalf("business rows %v, want the refund's %v", got, want)
+	}
+	var negative uint64
+	if err := e.ch.QueryRow(ctx, "SELECT count() FROM business_raw WHERE tx_count_total < 0").Scan(&negative); err != nil || negative != 0 {
+		t.Fatalf("%d negated rows, %v", negative, err)
 	}
 }
