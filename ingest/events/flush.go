@@ -239,13 +239,16 @@ func rollBack(ctx context.Context, conn *pgxpool.Conn, refused error) error {
 }
 
 // fit is how many of evs's first events the outboxes have room for: an event row each, and in
-// the fact outbox at most a business row each and a fact for an attributed one.
+// the fact outbox a business row for one that may count (its name counts, or it may create a
+// lead) and a fact for an attributed one of those.
 func (s *Service) fit(sizes outbox.Sizes, evs []*event) int {
 	facts := 0
 	for i, ev := range evs {
-		facts++
-		if ev.attributed {
+		if !measuresOf(ev.in.Config, ev.in.Lead.Identified()).IsZero() {
 			facts++
+			if ev.attributed {
+				facts++
+			}
 		}
 		if !s.bounds.Fits(sizes, i+1, facts) {
 			return i
