@@ -120,12 +120,8 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 			return err
 		}
 	}
-	touch, err := LeadTouch(ctx, s.pool, s.ch, p.ID, lead.ID, o.created)
-	if err != nil {
-		return apperr.Unavailable("The order's traffic source could not be read; retry shortly.", fullRetryAfter).WithCause(err)
-	}
 	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID, explicitUTM: explicitUTM,
-		namesCustomer: leadRef != "" || o.Customer != (Customer{}), touch: touch, business: true}
+		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		return s.apply(ctx, tx, conn, p, st, pixels)
 	})
@@ -167,6 +163,12 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 				return nil // not newer than what is stored: nothing changes
 			}
 			st = st.keeping(prev)
+		}
+		// The touch is read once for the order's lead and time, and kept while they stay.
+		if found && prev.business && prev.leadID == st.leadID && prev.created.Equal(st.created) {
+			st.touch = prev.touch
+		} else if st.touch, err = LeadTouch(ctx, tx, s.ch, p.ID, st.leadID, st.created); err != nil {
+			return apperr.Unavailable("The order's traffic source could not be read; retry shortly.", fullRetryAfter).WithCause(err)
 		}
 		if st.customerType, err = customerType(ctx, tx, p.ID, conn.ID, st); err != nil {
 			return err

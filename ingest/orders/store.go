@@ -49,14 +49,14 @@ func lockOrder(ctx context.Context, tx pgx.Tx, connectionID, id string) (stored,
 // keeping is st, a webhook's state of a stored transaction (prev), with what the webhook does
 // not say taken from prev: checkouts send status updates without utm or customer. The
 // attribution (ad entity and UTM) changes only with explicit utm, or when prev had none and the
-// webhook's lead gives one; the lead, customer and touch only when the webhook names a customer;
-// the items and payment method only when it sends them.
+// webhook's lead gives one; the lead and customer only when the webhook names a customer; the
+// items and payment method only when it sends them.
 func (st stored) keeping(prev stored) stored {
 	if !st.explicitUTM && (prev.attributed || !st.attributed) {
 		st.attr, st.attributed, st.UTM = prev.attr, prev.attributed, prev.UTM
 	}
 	if !st.namesCustomer {
-		st.leadID, st.Customer, st.customerJSON, st.touch = prev.leadID, prev.Customer, prev.customerJSON, prev.touch
+		st.leadID, st.Customer, st.customerJSON = prev.leadID, prev.Customer, prev.customerJSON
 	}
 	if st.Items == nil {
 		st.Items, st.itemsJ = prev.Items, prev.itemsJ
