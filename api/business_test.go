@@ -72,6 +72,11 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	e.seedEntities(a)
 	evs := e.productionTraffic(a)
+	var touches string
+	if err := e.store.Pool().QueryRow(context.Background(), "SELECT string_agg(event_id, ',' ORDER BY event_id) FROM lead_touches").
+		Scan(&touches); err != nil || touches != "ic-1,pv-6" {
+		t.Fatalf("the leads' latest events: %q %v", touches, err)
+	}
 
 	// The independent computation, from the inputs above.
 	var wantEv facts.BizValues
@@ -196,6 +201,11 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 func (e *env) productionTraffic(a trackingTenant) []browserEvent {
 	t := e.t
 	t.Helper()
+	// The business facts' migration ran before this traffic (the test clock is in the past).
+	if _, err := e.store.Pool().Exec(context.Background(), "UPDATE business_backfill SET migrated_at = $1",
+		e.clock.Now().AddDate(0, 0, -1)); err != nil {
+		t.Fatal(err)
+	}
 	now := e.clock.Now() // 15:00 UTC; the orders are created at 12:00
 	evs := []browserEvent{
 		{id: "pv-1", name: "PageView", ua: 0, page: "https://acme.example/?utm_source=alpha&utm_campaign=Spring+Sale%7C900&utm_medium=Broad%7C901&utm_content=Video+1%7C902",
@@ -209,6 +219,8 @@ func (e *env) productionTraffic(a trackingTenant) []browserEvent {
 		{id: "ld-1", name: "Lead", email: "ana@x.com", ua: 2, page: "https://acme.example/cadastro?utm_source=whatsapp",
 			referrer: "https://wa.me/", minutesAgo: 250, utmSource: "whatsapp", host: "wa.me", landing: "/cadastro", leads: 1},
 		{id: "ld-2", name: "Lead", email: "bia@x.com", ua: 4, page: "https://acme.example/promo", minutesAgo: 240, landing: "/promo", leads: 1},
+		{id: "pv-6", name: "PageView", email: "bia@x.com", ua: 1, page: "https://acme.example/conta", minutesAgo: 150,
+			landing: "/conta", pageViews: 1}, // after bia's order: her order's touch is read from the events
 		{id: "ic-1", name: "InitiateCheckout", email: "ana@x.com", ua: 3, page: "https://acme.example/checkout?step=1",
 			referrer: "https://acme.example/produto/tenis", minutesAgo: 200, host: "acme.example", landing: "/checkout", initiateCheckout: 1},
 		{id: "other-1", name: "scroll_depth", ua: 1, page: "https://acme.example/", minutesAgo: 190}, // counts nowhere

@@ -7,6 +7,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/attribution"
+	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/ingest/traffic"
 )
@@ -56,6 +57,19 @@ func bizOf(evs []*event, rows []outbox.EventRow) []outbox.BizRow {
 	for i, ev := range evs {
 		if r, ok := BizRowOf(rows[i], ev.attr, ev.target.Project.Timezone); ok {
 			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// touchesOf are the touches of a batch's events of a lead (rows, as rowsOf gives them).
+func touchesOf(rows []outbox.EventRow) []leads.Touch {
+	var out []leads.Touch
+	for _, e := range rows {
+		if e.LeadID != "" {
+			out = append(out, leads.Touch{LeadID: e.LeadID, EventID: e.EventID, Time: e.Time,
+				ReferrerHost: traffic.ReferrerHost(e.Referrer), LandingPath: traffic.LandingPath(e.PageURL),
+				Device: traffic.Device(e.UserAgent)})
 		}
 	}
 	return out

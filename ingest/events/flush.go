@@ -201,6 +201,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	c.queueLeads(w, evs, stored, found)
 	rows := rowsOf(keep, kept)
 	outbox.QueueEvents(w, rows)
+	leads.QueueTouches(w, touchesOf(rows))
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
 	outbox.QueueBiz(w, bizOf(keep, rows), now)
 	for i, ev := range keep {

@@ -37,26 +37,39 @@ func (e latestEvent) after(o latestEvent) bool {
 	return e.ts.After(o.ts) || e.ts.Equal(o.ts) && e.eventID > o.eventID
 }
 
-// LeadTouch is the touch of a lead's latest event at or before before: its events, and those of
-// the leads merged into it, still in the event outbox or already in ClickHouse's events table.
-// An order without a lead has none.
+// LeadTouch is the touch of a lead's latest event at or before before, among its events and those
+// of the leads merged into it: from their stored touches (lead_touches, each lead's latest event
+// since the business facts), unless one of the leads is older than them or has an event after
+// before, when the events themselves are read (the event outbox, then ClickHouse's events). An
+// order without a lead has none.
 func LeadTouch(ctx context.Context, q leads.Querier, ch driver.Conn, project, leadID string, before time.Time) (Touch, error) {
 	if leadID == "" {
 		return Touch{}, nil
 	}
 	var ids []string
-	if err := q.QueryRow(ctx, "SELECT array_agg(id) FROM leads WHERE project_id = $1 AND (id = $2 OR merged_into = $2)",
-		project, leadID).Scan(&ids); err != nil {
-		return Touch{}, fmt.Errorf("orders: the lead's ids: %w", err)
+	var readEvents bool
+	var kept Touch
+	err := q.QueryRow(ctx, `WITH l AS (SELECT id, created_at FROM leads WHERE project_id = $1 AND (id = $2 OR merged_into = $2)),
+		t AS (SELECT t.* FROM lead_touches t JOIN l ON l.id = t.lead_id)
+		SELECT (SELECT array_agg(id) FROM l),
+			EXISTS (SELECT 1 FROM l, business_backfill b WHERE l.created_at < b.migrated_at) OR EXISTS (SELECT 1 FROM t WHERE t.ts > $3),
+			coalesce(b.referrer_host, ''), coalesce(b.landing_path, ''), coalesce(b.device, '')
+		FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM t ORDER BY ts DESC, event_id COLLATE "C" DESC LIMIT 1) b ON true`,
+		project, leadID, before).Scan(&ids, &readEvents, &kept.ReferrerHost, &kept.LandingPath, &kept.Device)
+	if err != nil {
+		return Touch{}, fmt.Errorf("orders: the lead's touch: %w", err)
 	}
-	if len(ids) == 0 {
+	switch {
+	case len(ids) == 0:
 		return Touch{}, nil
+	case !readEvents:
+		return kept, nil // zero when the leads have no event
 	}
 	var best latestEvent
 	var found bool
 	var e latestEvent
-	err := q.QueryRow(ctx, `SELECT ts, event_id, page_url, referrer, user_agent FROM event_outbox
-		WHERE project_id = $1 AND lead_id = ANY($2) AND ts <= $3 ORDER BY ts DESC, event_id DESC LIMIT 1`,
+	err = q.QueryRow(ctx, `SELECT ts, event_id, page_url, referrer, user_agent FROM event_outbox
+		WHERE project_id = $1 AND lead_id = ANY($2) AND ts <= $3 ORDER BY ts DESC, event_id COLLATE "C" DESC LIMIT 1`,
 		project, ids, before).Scan(&e.ts, &e.eventID, &e.page, &e.referrer, &e.userAgent)
 	switch {
 	case err == nil:

@@ -42,6 +42,7 @@ CREATE INDEX orders_business_pending ON orders (project_id) WHERE NOT business;
 -- cursor moves in the transaction that queues each chunk's rows, so a rerun resumes exactly.
 CREATE TABLE business_backfill (
     id            boolean PRIMARY KEY DEFAULT true CHECK (id),
+    migrated_at   timestamptz NOT NULL DEFAULT now(),
     events_before bigint NOT NULL,
     project_id    text NOT NULL DEFAULT '',
     ts            timestamptz,
@@ -51,3 +52,16 @@ CREATE TABLE business_backfill (
 );
 INSERT INTO business_backfill (events_before)
 SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('event_outbox', 'id')::regclass), 0);
+
+-- Each lead's latest event (by time, then event id) stored since this migration, written with the
+-- event: where an order's lead came from is read here, and from the events themselves (ClickHouse
+-- and the event outbox) only for leads older than business_backfill.migrated_at or whose latest
+-- event is after the order.
+CREATE TABLE lead_touches (
+    lead_id       text PRIMARY KEY REFERENCES leads (id) ON DELETE CASCADE,
+    ts            timestamptz NOT NULL,
+    event_id      text NOT NULL,
+    referrer_host text NOT NULL,
+    landing_path  text NOT NULL,
+    device        text NOT NULL
+);
