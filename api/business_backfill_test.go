@@ -88,6 +88,11 @@ func TestBusinessBackfill(t *testing.T) {
 	if err != nil || orders != 2 || evs != 7 { // 4 orders, 10 stored events (pv-2 once)
 		t.Fatalf("the rerun: %d orders, %d events, %v", orders, evs, err)
 	}
+	for _, progress := range []string{`"msg":"backfill business: orders","written":2,"left":0`, `"msg":"backfill business: events","read":10,"finished":true`} {
+		if !strings.Contains(e.logs.String(), progress) {
+			t.Errorf("no progress line %s in the log:\n%s", progress, e.logs)
+		}
+	}
 	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
 		t.Fatalf("backfilled:\n%s\nfilled after the change:\n%s", strings.Join(got, "\n"), strings.Join(filledAfter, "\n"))
 	}
