@@ -94,3 +94,45 @@ func TestDrainerBusinessRows(t *testing.T) {
 		t.Fatalf("left in PostgreSQL: %+v", left)
 	}
 }
+
+// Drained in partitions (by project) and killed after an insert, business and fact rows of
+// several projects land once each.
+func TestPartitionedDrainBusinessRows(t *testing.T) {
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
+	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
+		w := &pgx.Batch{}
+		for p := range 6 {
+			prj := "prj_p" + string(rune('a'+p))
+			biz := BizRow{TimeZone: "UTC", BizFact: facts.BizFact{ProjectID: prj, Time: clk.Now(),
+				BizKeys: facts.BizKeys{Kind: facts.BizEvent, Device: "mobile", Currency: "BRL"}, Values: facts.BizValues{facts.BizPageViews: 1}}}
+			QueueBiz(w, []BizRow{biz, biz}, clk.Now())
+			QueueFacts(w, []FactRow{{ProjectID: prj, TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", Currency: "BRL",
+				Values: facts.Values{facts.PageViews: 1}}}, clk.Now())
+		}
+		return tx.SendBatch(ctx, w).Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDrainer(pg.Pool, ch.Conn, clk, nil)
+	d.Partitions, d.size = 3, 2
+	d.crash = killAt("mark")
+	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
+		t.Fatalf("killed run: %v", err)
+	}
+	d.crash = killAt("")
+	if n, err := d.RunOnce(ctx); err != nil || n != 18 {
+		t.Fatalf("rerun: %d %v", n, err)
+	}
+	var views, projects, factViews uint64
+	if err := ch.Conn.QueryRow(ctx, "SELECT toUInt64(sum(page_views)), uniqExact(project_id) FROM business_raw").Scan(&views, &projects); err != nil ||
+		views != 12 || projects != 6 {
+		t.Fatalf("business_raw: %d page views over %d projects, %v", views, projects, err)
+	}
+	if err := ch.Conn.QueryRow(ctx, "SELECT toUInt64(sum(page_views)) FROM facts_raw").Scan(&factViews); err != nil || factViews != 6 {
+		t.Fatalf("facts_raw: %d page views, %v", factViews, err)
+	}
+}
