@@ -30,7 +30,7 @@ func foldName(s string) string {
 
 // BizRowOf is the business row (kind event) of an event as the events table keeps it, with the
 // ad entity attribution gave it (zero when none), for a project in zone; false when the event
-// counts nowhere. Ingestion and the backfill of stored events (ingest/backfill) both build it
+// counts nowhere. Ingestion and the backfill of stored events (Backfill) both build it
 // here, so that they write the same rows.
 func BizRowOf(e outbox.EventRow, attr attribution.Fact, zone string) (outbox.BizRow, bool) {
 	cfg := EventConfig{Name: e.Name}
@@ -41,14 +41,15 @@ func BizRowOf(e outbox.EventRow, attr attribution.Fact, zone string) (outbox.Biz
 	if m.IsZero() {
 		return outbox.BizRow{}, false
 	}
+	t := traffic.Of(e.PageURL, e.Referrer, e.UserAgent)
 	var v facts.BizValues
 	v[facts.BizPageViews], v[facts.BizLeads], v[facts.BizInitiateCheckout] = m[facts.PageViews], m[facts.Leads], m[facts.InitiateCheckout]
 	return outbox.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: v,
 		BizKeys: facts.BizKeys{Kind: facts.BizEvent, Source: attr.Source, ConnectionID: attr.ConnectionID,
 			AccountID: attr.AccountID, CampaignID: attr.CampaignID, AdsetID: attr.AdsetID, AdID: attr.AdID,
 			UTMSource: e.UTMSource, UTMMedium: e.UTMMedium, UTMCampaign: e.UTMCampaign, UTMContent: e.UTMContent,
-			UTMTerm: e.UTMTerm, ReferrerHost: traffic.ReferrerHost(e.Referrer), LandingPath: traffic.LandingPath(e.PageURL),
-			Device: traffic.Device(e.UserAgent), Currency: e.Currency}}}, true
+			UTMTerm: e.UTMTerm, ReferrerHost: t.ReferrerHost, LandingPath: t.LandingPath, Device: t.Device,
+			Currency: e.Currency}}}, true
 }
 
 // bizOf is the business rows of a batch's events (rows, as rowsOf gives them), in order.
@@ -68,8 +69,7 @@ func touchesOf(rows []outbox.EventRow) []leads.Touch {
 	for _, e := range rows {
 		if e.LeadID != "" {
 			out = append(out, leads.Touch{LeadID: e.LeadID, EventID: e.EventID, Time: e.Time,
-				ReferrerHost: traffic.ReferrerHost(e.Referrer), LandingPath: traffic.LandingPath(e.PageURL),
-				Device: traffic.Device(e.UserAgent)})
+				Touch: traffic.Of(e.PageURL, e.Referrer, e.UserAgent)})
 		}
 	}
 	return out

@@ -6,14 +6,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"mtk/ingest/traffic"
 )
 
-// Touch is a lead's event as an order's traffic source reads it (lead_touches): when, and its
-// referrer host, landing path and device (ingest/traffic).
+// Touch is a lead's event as an order's traffic source reads it (lead_touches): when, and where
+// it came from.
 type Touch struct {
-	LeadID, EventID                   string
-	Time                              time.Time
-	ReferrerHost, LandingPath, Device string
+	LeadID, EventID string
+	Time            time.Time
+	traffic.Touch
 }
 
 // later reports whether t comes after o, by time then event id (bytewise, as ClickHouse and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mtk/facts"
+	"mtk/ingest/traffic"
 	"mtk/platform"
 )
 
@@ -50,7 +51,7 @@ func TestBizRowsOfAnOrder(t *testing.T) {
 			{ID: "b", Quantity: 1, UnitPrice: price(100)},
 			{ID: "a", Name: "A2", Quantity: 1, UnitPrice: price(100)},
 		}}, value: 1000, productCost: 10, created: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), currency: "BRL"},
-		customerType: "new", touch: Touch{Device: "mobile"}}
+		customerType: "new", touch: traffic.Touch{Device: "mobile"}}
 	rows := st.bizRows(platform.Project{ID: "prj", Timezone: "UTC"})
 	sums := map[string]facts.BizValues{}
 	for _, r := range rows {

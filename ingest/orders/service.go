@@ -40,6 +40,7 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
+	"mtk/ingest/traffic"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/platform"
@@ -217,7 +218,7 @@ type stored struct {
 	explicitUTM, namesCustomer bool
 	// touch, customerType and business are the order's business keys and whether its business
 	// rows were written (see business.go).
-	touch        Touch
+	touch        traffic.Touch
 	customerType string
 	business     bool
 }

@@ -13,18 +13,6 @@ import (
 	"mtk/ingest/traffic"
 )
 
-// Touch is where an order's lead came from, by its latest event at or before the order: the
-// referrer's host, the landing path and the device of that event; empty when there is none.
-type Touch struct {
-	ReferrerHost, LandingPath, Device string
-}
-
-// touchOf is the touch of a page, referrer and User-Agent, as events count them (ingest/traffic).
-func touchOf(pageURL, referrer, userAgent string) Touch {
-	return Touch{ReferrerHost: traffic.ReferrerHost(referrer), LandingPath: traffic.LandingPath(pageURL),
-		Device: traffic.Device(userAgent)}
-}
-
 // latestEvent is an event's instant, id and what its touch is made of.
 type latestEvent struct {
 	ts                        time.Time
@@ -37,18 +25,18 @@ func (e latestEvent) after(o latestEvent) bool {
 	return e.ts.After(o.ts) || e.ts.Equal(o.ts) && e.eventID > o.eventID
 }
 
-// LeadTouch is the touch of a lead's latest event at or before before, among its events and those
-// of the leads merged into it: from their stored touches (lead_touches, each lead's latest event
-// since the business facts), unless one of the leads is older than them or has an event after
-// before, when the events themselves are read (the event outbox, then ClickHouse's events). An
-// order without a lead has none.
-func LeadTouch(ctx context.Context, q leads.Querier, ch driver.Conn, project, leadID string, before time.Time) (Touch, error) {
+// LeadTouch is where an order's lead came from: the touch (ingest/traffic) of the lead's latest
+// event at or before before, among its events and those of the leads merged into it. It reads
+// their stored touches (lead_touches: each lead's latest event since the business facts), unless
+// one of the leads is older than them or has an event after before, when it reads the events
+// themselves (the event outbox, then ClickHouse's events). An order without a lead has none.
+func LeadTouch(ctx context.Context, q leads.Querier, ch driver.Conn, project, leadID string, before time.Time) (traffic.Touch, error) {
 	if leadID == "" {
-		return Touch{}, nil
+		return traffic.Touch{}, nil
 	}
 	var ids []string
 	var readEvents bool
-	var kept Touch
+	var kept traffic.Touch
 	err := q.QueryRow(ctx, `WITH l AS (SELECT id, created_at FROM leads WHERE project_id = $1 AND (id = $2 OR merged_into = $2)),
 		t AS (SELECT t.* FROM lead_touches t JOIN l ON l.id = t.lead_id)
 		SELECT (SELECT array_agg(id) FROM l),
@@ -57,11 +45,11 @@ func LeadTouch(ctx context.Context, q leads.Querier, ch driver.Conn, project, le
 		FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM t ORDER BY ts DESC, event_id COLLATE "C" DESC LIMIT 1) b ON true`,
 		project, leadID, before).Scan(&ids, &readEvents, &kept.ReferrerHost, &kept.LandingPath, &kept.Device)
 	if err != nil {
-		return Touch{}, fmt.Errorf("orders: the lead's touch: %w", err)
+		return traffic.Touch{}, fmt.Errorf("orders: the lead's touch: %w", err)
 	}
 	switch {
 	case len(ids) == 0:
-		return Touch{}, nil
+		return traffic.Touch{}, nil
 	case !readEvents:
 		return kept, nil // zero when the leads have no event
 	}
@@ -75,31 +63,31 @@ func LeadTouch(ctx context.Context, q leads.Querier, ch driver.Conn, project, le
 	case err == nil:
 		best, found = e, true
 	case err != pgx.ErrNoRows:
-		return Touch{}, fmt.Errorf("orders: the lead's latest queued event: %w", err)
+		return traffic.Touch{}, fmt.Errorf("orders: the lead's latest queued event: %w", err)
 	}
 	rows, err := ch.Query(ctx, `SELECT ts, event_id, page_url, referrer, user_agent FROM events
 		WHERE project_id = ? AND lead_id IN ? AND ts <= ? ORDER BY ts DESC, event_id DESC LIMIT 1`,
 		project, clickhouse.GroupSet{Value: anys(ids)}, before.UTC())
 	if err != nil {
-		return Touch{}, fmt.Errorf("orders: the lead's latest event: %w", err)
+		return traffic.Touch{}, fmt.Errorf("orders: the lead's latest event: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var c latestEvent
 		if err := rows.Scan(&c.ts, &c.eventID, &c.page, &c.referrer, &c.userAgent); err != nil {
-			return Touch{}, err
+			return traffic.Touch{}, err
 		}
 		if !found || c.after(best) {
 			best, found = c, true
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return Touch{}, fmt.Errorf("orders: the lead's latest event: %w", err)
+		return traffic.Touch{}, fmt.Errorf("orders: the lead's latest event: %w", err)
 	}
 	if !found {
-		return Touch{}, nil
+		return traffic.Touch{}, nil
 	}
-	return touchOf(best.page, best.referrer, best.userAgent), nil
+	return traffic.Of(best.page, best.referrer, best.userAgent), nil
 }
 
 func anys(xs []string) []any {

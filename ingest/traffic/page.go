@@ -32,3 +32,13 @@ func LandingPath(pageURL string) string {
 	}
 	return ""
 }
+
+// Touch is where one visit came from, as the business facts key it.
+type Touch struct {
+	ReferrerHost, LandingPath, Device string
+}
+
+// Of is the touch of an event's page URL, referrer and User-Agent.
+func Of(pageURL, referrer, userAgent string) Touch {
+	return Touch{ReferrerHost: ReferrerHost(referrer), LandingPath: LandingPath(pageURL), Device: Device(userAgent)}
+}
