@@ -96,3 +96,21 @@ func TestBizRowsOfAnOrder(t *testing.T) {
 		t.Fatalf("pending without items: %+v", rows)
 	}
 }
+
+// A status update without items, payment method or product cost keeps the stored ones, so that
+// its business rows keep their products; one that sends them replaces them.
+func TestKeepingItemsAndPayment(t *testing.T) {
+	price := int64(100)
+	prev := stored{order: order{Transaction: Transaction{PaymentMethod: "boleto",
+		Items: []Item{{ID: "a", Quantity: 1, UnitPrice: &price}}}, productCost: 40, itemsJ: []byte(`[{"id":"a"}]`)}}
+	got := stored{order: order{Transaction: Transaction{Status: StatusApproved}, itemsJ: []byte("[]")}}.keeping(prev)
+	if got.PaymentMethod != "boleto" || len(got.Items) != 1 || got.productCost != 40 || string(got.itemsJ) != `[{"id":"a"}]` {
+		t.Fatalf("kept %+v", got)
+	}
+	cost := int64(7)
+	got = stored{order: order{Transaction: Transaction{PaymentMethod: "pix", Items: []Item{}, ProductCost: &cost},
+		productCost: 7}}.keeping(prev)
+	if got.PaymentMethod != "pix" || len(got.Items) != 0 || got.productCost != 7 {
+		t.Fatalf("replaced %+v", got)
+	}
+}

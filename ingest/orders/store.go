@@ -50,7 +50,7 @@ func lockOrder(ctx context.Context, tx pgx.Tx, connectionID, id string) (stored,
 // not say taken from prev: checkouts send status updates without utm or customer. The
 // attribution (ad entity and UTM) changes only with explicit utm, or when prev had none and the
 // webhook's lead gives one; the lead and customer only when the webhook names a customer; the
-// items and payment method only when it sends them.
+// items (and the product cost, unless sent) and payment method only when it sends them.
 func (st stored) keeping(prev stored) stored {
 	if !st.explicitUTM && (prev.attributed || !st.attributed) {
 		st.attr, st.attributed, st.UTM = prev.attr, prev.attributed, prev.UTM
@@ -60,6 +60,9 @@ func (st stored) keeping(prev stored) stored {
 	}
 	if st.Items == nil {
 		st.Items, st.itemsJ = prev.Items, prev.itemsJ
+		if st.ProductCost == nil {
+			st.productCost = prev.productCost // the kept items' costs, or the cost sent before
+		}
 	}
 	if st.PaymentMethod == "" {
 		st.PaymentMethod = prev.PaymentMethod
