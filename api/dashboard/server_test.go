@@ -102,8 +102,8 @@ func startServer(t *testing.T) *fixture {
 				"utm_medium": "Broad|" + alphaAccount + "_c0_s0", "utm_content": "Video|" + orderedAd},
 		}})
 	}
-	if n, err := outbox.NewDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil || n != 2 {
-		t.Fatalf("outbox drained %d rows (%v), want the 2 orders", n, err)
+	if n, err := outbox.NewDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil || n != 6 {
+		t.Fatalf("outbox drained %d rows (%v), want the 2 orders' fact, order and item rows", n, err)
 	}
 
 	var daily []facts.Fact

@@ -354,6 +354,15 @@ func TestBackgroundJobsRun(t *testing.T) {
 	if got, want := stats(), "conversions: 1 pending, 1 sent (kept 7 days), 1 dead (kept 30 days)"; got != want {
 		t.Fatalf("stats after the purge: %q, want %q", got, want)
 	}
+
+	// The business backfill finds nothing stored before the business facts, as a job and as a
+	// command (api's TestBusinessBackfill backfills real data).
+	if err := runner.RunNow("business-backfill"); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := cli(t, "backfill", "business"); code != 0 || !strings.HasSuffix(out, "business facts backfilled: 0 orders, 0 events\n") {
+		t.Fatalf("mtk backfill business: exit %d %s\n%s", code, errOut, out)
+	}
 }
 
 // mtk serve starts and takes events while ClickHouse is down: acknowledging needs PostgreSQL

@@ -42,6 +42,8 @@ Usage:
   mtk outbox list [--status pending|sent|dead] [--limit N] [--json]
   mtk outbox retry <id>         make a dead or pending conversion due now
   mtk outbox stats [--json]     counts of the conversion and fact outboxes
+  mtk backfill business [--batch N] [--json]   write the business facts of the orders and events
+                                stored before them (idempotent; the business-backfill job does it too)
   mtk bench --body FILE | --queries DIR [--url U] [--key K] [--concurrency 1,8,32] [--rate 50,200]
             [--max-inflight N] [--duration 10s] [--warmup 2s] [--cache on|off|both] [--json] [--compare FILE.json]
                                 benchmark query bodies against a server (see README.md)
@@ -67,6 +69,7 @@ var commands = map[string]command{
 	"sync":         runSync,
 	"outbox":       runOutbox,
 	"bench":        runBench,
+	"backfill":     runBackfill,
 }
 
 // usageError is a mistake in the command line: exit status 2.
