@@ -187,6 +187,7 @@ type scanner struct {
 	bucket    time.Time
 	source    string
 	id, name  string
+	dims      []string           // the values of plan.dims
 	money     []*decimal.Decimal // per members()[i] when it is money
 	fxNull    []uint8            // per members()[i] when it is money: 1 when a rate was missing
 	counts    []*int64           // per members()[i] otherwise
@@ -217,6 +218,11 @@ func (p *plan) scanner() *scanner {
 	if p.level != "" {
 		s.dests = append(s.dests, &s.source, &s.id, &s.name)
 		s.keys = append(s.keys, p.level+"_id", p.level+"_name", "source")
+	}
+	s.dims = make([]string, len(p.dims))
+	for i, d := range p.dims {
+		s.dests = append(s.dests, &s.dims[i])
+		s.keys = append(s.keys, d.Name)
 	}
 	for _, m := range p.fields {
 		s.keys = append(s.keys, m.Name)
@@ -265,6 +271,9 @@ func (p *plan) row(s *scanner) Row {
 	}
 	if p.level != "" {
 		r.Values = append(r.Values, s.boxed(s.id, true), s.boxed(s.name, true), s.boxed(s.source, false))
+	}
+	for _, v := range s.dims { // missing (stored as '') is null
+		r.Values = append(r.Values, s.boxed(v, true))
 	}
 	for i, m := range s.members {
 		if m.money {
