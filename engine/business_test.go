@@ -74,16 +74,19 @@ func TestBusinessDimensionsSumToTotals(t *testing.T) {
 	ds := seededBusiness(t, ch.Conn)
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
 	for _, p := range ds.Projects {
-		for _, rng := range bizRanges(p) {
+		for ri, rng := range bizRanges(p) {
 			total := query(t, svc, bizScope(p), bizBody(p, bizFields, rng, "", `"revenue":"gross"`))
 			want := sumRows(t, total, bizFields)
 			if ref := sumRows(t, refTotals(ds, p, rng, bizFields, false), bizFields); ref != want {
 				t.Fatalf("%s %s: total %s, the rows inserted hold %s", p.ID, rng, want, ref)
 			}
 			itemTotal := sumRows(t, total, bizItemFields)
-			for _, d := range engine.BusinessDimensions {
+			for di, d := range engine.BusinessDimensions {
 				product := d == "product_id" || d == "product_name"
-				for _, g := range append([]string{""}, engine.Granularities...) {
+				for gi, g := range append([]string{""}, engine.Granularities...) {
+					if (di+gi)%3 != ri { // each dimension and granularity over one of the ranges, in turn
+						continue
+					}
 					extra := ""
 					if g != "" {
 						extra = `,"granularity":"` + g + `"`
