@@ -19,11 +19,13 @@ import (
 )
 
 // bizProjects are the business tests' projects: Sao Paulo (BRL, with orders and commissions
-// in USD and EUR) and New York over its spring-forward (USD, with orders in BRL).
+// in USD and EUR) and New York over its spring-forward (USD, with orders in BRL), in 2025 so
+// that their exchange rates do not meet the differential dataset's (the conformance test loads
+// both).
 var bizProjects = []enginetest.BusinessProject{
-	{ID: "prj_biz_sp", TimeZone: "America/Sao_Paulo", Currency: "BRL", Start: day(2024, 3, 1), Days: 12,
+	{ID: "prj_biz_sp", TimeZone: "America/Sao_Paulo", Currency: "BRL", Start: day(2025, 3, 1), Days: 12,
 		Foreign: []string{"USD", "EUR"}, Events: 500, Orders: 160},
-	{ID: "prj_biz_ny", TimeZone: "America/New_York", Currency: "USD", Start: day(2024, 3, 5), Days: 10,
+	{ID: "prj_biz_ny", TimeZone: "America/New_York", Currency: "USD", Start: day(2025, 3, 4), Days: 10,
 		Foreign: []string{"BRL"}, Events: 500, Orders: 160},
 }
 

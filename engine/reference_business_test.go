@@ -119,7 +119,7 @@ func randomBizFilter(r *rand.Rand, ds enginetest.BusinessDataset) engine.Filter 
 	return f
 }
 
-// bizMatch is the filter's meaning over a stored value (” = missing), in Go.
+// bizMatch is the filter's meaning over a stored value (empty when missing), in Go.
 func bizMatch(f engine.Filter, v string) bool {
 	neg := strings.HasPrefix(f.Operator, "not")
 	op := f.Operator
