@@ -350,3 +350,38 @@ func refBound(s string, loc *time.Location, end bool) time.Time {
 	}
 	return t.UTC()
 }
+
+// A comparison pairs rows by their dimension values too: each row's compare is the previous
+// period's row of the same values, as that period queried alone answers it.
+func TestBusinessCompareByDimension(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	ds := seededBusiness(t, ch.Conn)
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	p := ds.Projects[0]
+	meta := `"dimensions":["utm_source","payment_method"],"level":"campaign"`
+	fields := []string{"tx_revenue", "tx_count"}
+	second, prev := `{"start":"2025-03-07","end":"2025-03-12"`, `{"start":"2025-03-01","end":"2025-03-06"`
+	got := query(t, svc, bizScope(p), bizBody(p, fields, second, `,"compare":"previous_period"`, meta))
+	alone := query(t, svc, bizScope(p), bizBody(p, fields, prev, "", meta))
+	byKey := map[string]engine.Row{}
+	key := func(r engine.Row) string {
+		return asJSON(r.Values[:len(r.Values)-len(fields)])
+	}
+	for _, r := range alone.Data {
+		byKey[key(r)] = r
+	}
+	matched := 0
+	for _, r := range got.Data {
+		want := []any{nil, nil}
+		if a, ok := byKey[key(r)]; ok {
+			want = a.Values[len(a.Values)-len(fields):]
+			matched++
+		}
+		if asJSON(r.Compare) != asJSON(want) {
+			t.Fatalf("row %s compares with %s, want %s", key(r), asJSON(r.Compare), asJSON(want))
+		}
+	}
+	if matched == 0 || got.CompareTime == nil {
+		t.Fatalf("no row found its comparison: %s", asJSON(got))
+	}
+}

@@ -182,7 +182,7 @@ func bizReference(ds enginetest.BusinessDataset, q bizQuery) map[string]*bizRefR
 			if level == "ad" {
 				v = r.AdID
 			}
-			keys[level+"_id"], keys[level+"_name"], keys["source"] = nilIfEmpty(v), nil, r.Source
+			keys[level+"_id"], keys[level+"_name"], keys["source"] = nilIfEmpty(v), nil, nilIfEmpty(r.Source)
 			id = append(id, v, r.Source)
 		}
 		for _, d := range q.in.Metadata.Dimensions {

@@ -270,10 +270,10 @@ func (p *plan) row(s *scanner) Row {
 		}
 	}
 	if p.level != "" {
-		r.Values = append(r.Values, s.boxed(s.id, true), s.boxed(s.name, true), s.boxed(s.source, false))
+		r.Values = append(r.Values, s.boxed(s.id), s.boxed(s.name), s.boxed(s.source))
 	}
 	for _, v := range s.dims { // missing (stored as '') is null
-		r.Values = append(r.Values, s.boxed(v, true))
+		r.Values = append(r.Values, s.boxed(v))
 	}
 	for i, m := range s.members {
 		if m.money {
@@ -309,10 +309,11 @@ func (s *scanner) values(n int) []any {
 	return s.slab[at : at : at+n]
 }
 
-// boxed is v as a row value (nil for "" when emptyIsNull), boxed once per answer: rows repeat
-// their entities' ids, names and sources, one row per time bucket.
-func (s *scanner) boxed(v string, emptyIsNull bool) any {
-	if v == "" && emptyIsNull {
+// boxed is v as a row value (nil for "": missing, such as the source of an event no ad entity
+// was linked to), boxed once per answer: rows repeat their entities' ids, names and sources, one
+// row per time bucket.
+func (s *scanner) boxed(v string) any {
+	if v == "" {
 		return nil
 	}
 	if b, ok := s.boxes[v]; ok {
