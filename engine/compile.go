@@ -331,7 +331,11 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 		group = append(group, "source", p.level+"_id")
 	}
 	for _, d := range p.dims {
-		sel = append(sel, d.column)
+		if c := p.dimColumn(d, t); c != d.column {
+			sel = append(sel, c+" AS "+d.column)
+		} else {
+			sel = append(sel, c)
+		}
 		group = append(group, d.column)
 	}
 	switch {
@@ -345,8 +349,8 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 	for _, m := range p.measures.members() {
 		sel = append(sel, "sum("+p.sumSource(m)+") AS s_"+m.name)
 	}
-	where := append([]fragment{expr("project_id = ?", p.projectID)}, p.kindFilter()...)
-	where = append(append(where, timeCond), p.scopeFilters()...)
+	where := append([]fragment{expr("project_id = ?", p.projectID)}, p.kindFilter(t)...)
+	where = append(append(where, timeCond), p.scopeFilters(t)...)
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.tableName(t) + " WHERE ?"
 	if len(group) > 0 {
 		sql += " GROUP BY " + strings.Join(group, ", ")
@@ -365,18 +369,26 @@ func (p *plan) sumSource(m measure) string {
 
 // kindFilter picks the business family's rows of one grain (schema 0008): its events and orders,
 // or its order lines for a product dimension, never both, so that nothing counts twice.
-func (p *plan) kindFilter() []fragment {
+// On a per-dimension rollup it also picks the rows of the plan's dimension.
+func (p *plan) kindFilter(t table) []fragment {
+	var out []fragment
 	switch {
-	case p.family != familyBusiness:
+	case p.family == familyAd:
 		return nil
 	case p.items:
-		return []fragment{expr("kind = 'item'")}
+		out = append(out, expr("kind = 'item'"))
+	default:
+		out = append(out, expr("kind IN ('event', 'order')"))
 	}
-	return []fragment{expr("kind IN ('event', 'order')")}
+	if p.onDimensionRollup(t) {
+		out = append(out, expr("dimension = ?", p.dimension.Name))
+	}
+	return out
 }
 
-// scopeFilters are the conditions of the query's source, connections and dimension filters.
-func (p *plan) scopeFilters() []fragment {
+// scopeFilters are the conditions of the query's source, connections and dimension filters on
+// table t.
+func (p *plan) scopeFilters(t table) []fragment {
 	var where []fragment
 	if p.source != "" {
 		where = append(where, expr("source = ?", p.source))
@@ -385,7 +397,9 @@ func (p *plan) scopeFilters() []fragment {
 		where = append(where, stringMatch("connection_id", "equals", p.connectionIDs))
 	}
 	for _, f := range p.dimFilters {
-		where = append(where, dimensionFilter(p.projectID, dimensionsByName[f.Member], f))
+		d := *dimensionsByName[f.Member]
+		d.column = p.dimColumn(&d, t)
+		where = append(where, dimensionFilter(p.projectID, &d, f))
 	}
 	return where
 }

@@ -97,6 +97,9 @@ var goldenCases = []struct {
 		"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-29T12:00:00-03:00","granularity":"week"},
 		"filters":[{"member":"product_name","operator":"contains","values":["tênis"]}],
 		"metadata":{"dimensions":["product_id","customer_type"],"revenue":"net"}}`, nil},
+	{"utm_source_day_dimension_rollup", testScope, `{"project_id":"prj_1","fields":["page_views","tx_revenue"],
+		"time":{"start":"2024-03-01","end":"2024-03-30","granularity":"day"},
+		"filters":[{"member":"utm_source","operator":"notEquals","values":["google"]}],"metadata":{"dimensions":["utm_source"]}}`, nil},
 }
 
 func TestCompileGolden(t *testing.T) {

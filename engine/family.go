@@ -5,20 +5,24 @@ import (
 	"strings"
 )
 
-// family is a set of fact tables with the same keys at the three resolutions: the ad facts
-// (facts_*: ad-network metrics and the events and orders attribution linked to an ad entity) or
-// the business facts (business_*: every event and order, keyed by traffic source, product,
-// payment and customer type; schema/clickhouse/0008_business_facts.sql).
+// family is a set of fact tables at the three resolutions: the ad facts (facts_*: ad-network
+// metrics and the events and orders attribution linked to an ad entity) or the business facts
+// (business_*: every event and order, keyed by traffic source, product, payment and customer
+// type; schema/clickhouse/0008_business_facts.sql), whose rollups come in two forms: keyed by
+// every dimension, or per dimension (business_dim_*, 0009), far smaller where UTM values are
+// many, for a query about one dimension (plan.dimension).
 type family int
 
 const (
 	familyAd family = iota
 	familyBusiness
+	familyBusinessDim
 )
 
 var familyTables = [...][3]string{
-	familyAd:       {"facts_raw", "facts_hourly", "facts_daily"},
-	familyBusiness: {"business_raw", "business_hourly", "business_daily"},
+	familyAd:          {"facts_raw", "facts_hourly", "facts_daily"},
+	familyBusiness:    {"business_raw", "business_hourly", "business_daily"},
+	familyBusinessDim: {"business_raw", "business_dim_hourly", "business_dim_daily"},
 }
 
 // tableName is the family's table at resolution t.
@@ -135,4 +139,46 @@ func (in QueryInput) validateMetadata(p *problems) {
 	if r := in.revenue(); r != "" && r != RevenueGross && r != RevenueNet {
 		p.add("metadata.revenue: unknown revenue basis %q; want %s or %s", r, RevenueGross, RevenueNet)
 	}
+}
+
+// totalsDimension is the dimension whose per-dimension rollup rows answer a business query
+// that names none: every fact lands once under each dimension, and this one has few values.
+const totalsDimension = "customer_type"
+
+// oneDimension is the dimension a business query is about when it is about at most one: every
+// dimension it groups or filters by is that one (totalsDimension when none), with no level and
+// no source, connection or entity filter (the per-dimension rollups hold none of those keys).
+// It is nil otherwise.
+func (p *plan) oneDimension() *Dimension {
+	if p.level != "" || p.source != "" || len(p.connectionIDs) > 0 || len(p.dims) > 1 {
+		return nil
+	}
+	d := dimensionsByName[totalsDimension]
+	if len(p.dims) == 1 {
+		d = p.dims[0]
+	}
+	for i, f := range p.dimFilters {
+		x := dimensionsByName[f.Member]
+		switch {
+		case !x.business:
+			return nil
+		case len(p.dims) == 0 && i == 0:
+			d = x
+		case x != d:
+			return nil
+		}
+	}
+	return d
+}
+
+// onDimensionRollup reports whether the plan reads table t in its per-dimension form: the
+// dimension's value is then the column value, and rows of other dimensions are left out.
+func (p *plan) onDimensionRollup(t table) bool { return p.family == familyBusinessDim && t != tableRaw }
+
+// dimColumn is the column holding d's value in table t.
+func (p *plan) dimColumn(d *Dimension, t table) string {
+	if p.onDimensionRollup(t) {
+		return "value"
+	}
+	return d.column
 }

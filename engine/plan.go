@@ -35,9 +35,12 @@ type plan struct {
 	// family is the set of tables read; items (business family) reads its order lines, for a
 	// product dimension, instead of its events and orders; net reads tx_revenue_net wherever a
 	// metric is built on tx_revenue (metadata.revenue).
-	family        family
-	items         bool
-	net           bool
+	family family
+	items  bool
+	net    bool
+	// dimension is the one dimension a business query is about, read from the per-dimension
+	// rollups (family familyBusinessDim; oneDimension).
+	dimension     *Dimension
 	currency      string
 	fields        []*Metric
 	measures      measureSet
@@ -159,6 +162,11 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	}
 	pl.asked = pl.gran
 	pl.table = chooseTable(pl.gran, pl.start, pl.end, loc)
+	if pl.family == familyBusiness {
+		if d := pl.oneDimension(); d != nil {
+			pl.family, pl.dimension = familyBusinessDim, d
+		}
+	}
 	warnings = append(warnings, pl.hourOnly(now)...)
 	if pl.reachSummed() {
 		warnings = append(warnings, "reach is summed over several days; the sum is an upper bound of the unique reach")

@@ -30,6 +30,9 @@ func (p *plan) countsOrders() bool {
 func (p *plan) overlapStatement() Statement {
 	where := []fragment{expr("project_id = ?", p.projectID), expr("kind IN ('order', 'item')"),
 		p.table.timeFilter(p.start, p.end, p.loc)}
+	if p.onDimensionRollup(p.table) {
+		where = append(where, expr("dimension = ?", p.dimension.Name))
+	}
 	q := *p
 	q.dimFilters = nil
 	for _, f := range p.dimFilters {
@@ -37,7 +40,7 @@ func (p *plan) overlapStatement() Statement {
 			q.dimFilters = append(q.dimFilters, f)
 		}
 	}
-	where = append(where, q.scopeFilters()...)
+	where = append(where, q.scopeFilters(p.table)...)
 	return expr("SELECT toUInt64(sumIf(tx_count_total, kind = 'item') > sumIf(tx_count_total, kind = 'order')) FROM "+
 		p.tableName(p.table)+" WHERE ?", join(" AND ", where...)).statement()
 }
