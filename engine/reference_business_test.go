@@ -45,7 +45,14 @@ func randomBizQuery(r *rand.Rand, ds enginetest.BusinessDataset) bizQuery {
 		}
 	}
 	for n := r.Intn(3); n > 0; n-- {
-		in.Filters = append(in.Filters, randomBizFilter(r, ds))
+		in.Filters = append(in.Filters, randomBizFilter(r, ds, pick(r, engine.BusinessDimensions)))
+	}
+	oneDimension := r.Intn(3) == 0 // about one dimension only: the per-dimension rollups answer
+	if oneDimension {
+		in.Metadata.Dimensions = in.Metadata.Dimensions[:1]
+		for i := range in.Filters {
+			in.Filters[i] = randomBizFilter(r, ds, in.Metadata.Dimensions[0])
+		}
 	}
 	for _, d := range append(append([]string{}, in.Metadata.Dimensions...), filterMembers(in.Filters)...) {
 		q.items = q.items || d == "product_id" || d == "product_name"
@@ -62,7 +69,7 @@ func randomBizQuery(r *rand.Rand, ds enginetest.BusinessDataset) bizQuery {
 	case 1:
 		in.Metadata.Revenue, q.net = "net", true
 	}
-	if r.Intn(3) == 0 {
+	if r.Intn(3) == 0 && !oneDimension {
 		in.Metadata.Level = pick(r, []string{"campaign", "ad"})
 	}
 	switch r.Intn(3) {
@@ -99,8 +106,8 @@ func filterMembers(fs []engine.Filter) []string {
 	return out
 }
 
-func randomBizFilter(r *rand.Rand, ds enginetest.BusinessDataset) engine.Filter {
-	f := engine.Filter{Member: pick(r, engine.BusinessDimensions),
+func randomBizFilter(r *rand.Rand, ds enginetest.BusinessDataset, member string) engine.Filter {
+	f := engine.Filter{Member: member,
 		Operator: pick(r, []string{"equals", "notEquals", "contains", "notContains", "startsWith", "endsWith", "set", "notSet"})}
 	if f.Operator == "set" || f.Operator == "notSet" {
 		return f
