@@ -189,6 +189,11 @@ func TestBusinessDimensionsCombineAndFilter(t *testing.T) {
 			t.Errorf("utm_source %v: filtered %s, breakdown row %s", v, got, w)
 		}
 	}
+	// total_rows counts the rows before paging, and pages are the whole answer's head.
+	paged := query(t, svc, bizScope(p), strings.TrimSuffix(bizBody(p, fields, rng, "", `"dimensions":["utm_source"]`), "}")+`,"total":true,"limit":2}`)
+	if paged.TotalRows == nil || *paged.TotalRows != uint64(len(bySource.Data)) || !paged.HasMore || asJSON(paged.Data) != asJSON(bySource.Data[:2]) {
+		t.Errorf("paged by utm_source: total_rows %v of %d rows, page %s", paged.TotalRows, len(bySource.Data), asJSON(paged.Data))
+	}
 	// equals "" is the null row too; notEquals keeps every other row.
 	null := strings.TrimSuffix(bizBody(p, fields, rng, "", ""), "}") + `,"filters":[{"member":"utm_source","operator":"equals","values":[""]}]}`
 	notSet := strings.TrimSuffix(bizBody(p, fields, rng, "", ""), "}") + `,"filters":[{"member":"utm_source","operator":"notSet"}]}`
@@ -266,6 +271,8 @@ func TestBusinessRefusedPairs(t *testing.T) {
 			`metadata.dimensions[0]: unknown dimension "source"; want one of ` + strings.Join(engine.BusinessDimensions, ", ")},
 		{`"fields":["tx_revenue"],"metadata":{"dimensions":["device","device"]}`, `metadata.dimensions[1]: duplicate dimension "device"`},
 		{`"fields":["tx_revenue"],"metadata":{"revenue":"commission"}`, `metadata.revenue: unknown revenue basis "commission"; want gross or net`},
+		{`"fields":["spend"],"metadata":{"dimensions":["device","device","device","device","device","device","device","device","device","device","device","device","device"]}`,
+			`metadata.dimensions: 13 dimensions, at most 12`},
 		{`"fields":["tx_revenue"],"order":{"device":"asc"}`, `order.device: not a field or key of the rows`},
 	}
 	for _, c := range cases {

@@ -95,7 +95,7 @@ func (in QueryInput) Validate() *apperr.Error {
 		p.add("metadata.convert_to_currency: unknown currency %q; want a 3-letter ISO 4217 code", c)
 	}
 	in.validateMetadata(&p)
-	if len(in.Fields) <= MaxFields && len(in.Filters) <= MaxFilters {
+	if len(in.Fields) <= MaxFields && len(in.Filters) <= MaxFilters && len(in.dimensions()) <= len(BusinessDimensions) {
 		in.validateFamily(&p)
 	}
 	switch {
