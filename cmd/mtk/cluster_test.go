@@ -169,7 +169,7 @@ func (w *scaleWorld) addTenant(t *testing.T, store *platform.Services, syncer *a
 		go func() {
 			defer wg.Done()
 			s := trafficSender{app: w.app, domain: domain, trackingKey: key.Token, webhook: "/v2/tracking/generic?k=" + custom.WebhookKey,
-				ads: ads, loc: loc, r: rand.New(rand.NewSource(int64(i*100 + day)))}
+				ads: ads, currency: p.Currency, loc: loc, r: rand.New(rand.NewSource(int64(i*100 + day)))}
 			errs <- s.sendDay(day, now)
 		}()
 	}
