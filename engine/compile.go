@@ -295,9 +295,9 @@ func (p *plan) rollup() fragment {
 }
 
 // anyData is true for a group whose measures do not all sum to 0 (as stored: money in any
-// currency). A level or dimension row without it is left out: the rollups (SummingMergeTree) drop a key whose
-// columns all sum to 0 when they merge, current ClickHouse already when it inserts, so such a
-// row would come and go with merges and differ between ClickHouse versions.
+// currency). A level or dimension row without it is left out: the rollups (SummingMergeTree)
+// drop a key whose columns all sum to 0 when they merge, current ClickHouse already when it
+// inserts, so such a row would come and go with merges and differ between ClickHouse versions.
 func (p *plan) anyData() string {
 	var parts []string
 	for _, m := range p.measures.members() {

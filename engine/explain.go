@@ -131,7 +131,7 @@ func (p *plan) parts() []PlanPart {
 		if cur.Before(from) {
 			out = append(out, part(cur, from, p.tableName(p.table), gran))
 		}
-		out = append(out, part(from, to, tableDaily.name(), &day))
+		out = append(out, part(from, to, familyAd.tableName(tableDaily), &day))
 		cur = to
 	}
 	if cur.Before(p.end) {

@@ -292,7 +292,7 @@ func (s *Service) withSpans(ctx context.Context, c *Compiled) (*Compiled, error)
 		return nil, err
 	}
 	defer release()
-	rows, err := s.conn.Query(s.limited(ctx, tableDaily.name()), s.sql(*c.Spans), c.Spans.Args...)
+	rows, err := s.conn.Query(s.limited(ctx, familyAd.tableName(tableDaily)), s.sql(*c.Spans), c.Spans.Args...)
 	if err != nil {
 		return nil, mapError(err)
 	}
