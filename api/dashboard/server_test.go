@@ -36,13 +36,16 @@ const (
 )
 
 // fixture is the real API (mtk/api with every service) serving on a loopback port over the
-// test's own databases, with one workspace that holds a key, a project with data and an empty one.
+// test's own databases, with one workspace that holds a key, a user, a project with data and an
+// empty one.
 type fixture struct {
-	t       *testing.T
-	url     string
-	key     string
-	project platform.Project
-	empty   platform.Project
+	t   *testing.T
+	url string
+	key string
+	// email and password sign the workspace's owner in.
+	email, password string
+	project         platform.Project
+	empty           platform.Project
 	// today is the current date in the project's zone; fallbackStart to fallbackEnd are dates
 	// whose facts are only in the daily table (a query at hour granularity falls back to it).
 	today, fallbackStart, fallbackEnd string
@@ -74,6 +77,8 @@ func startServer(t *testing.T) *fixture {
 	f.project = must(store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Acme Store", Currency: "BRL", Timezone: zone}))
 	f.empty = must(store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Empty Shop", Currency: "USD", Timezone: "UTC"}))
 	f.key = must(store.Keys.CreateAPIKey(ctx, ws.ID, "dashboard", []string{auth.ScopeDataRead}, nil)).Token
+	f.email, f.password = "owner@dashboard.test", "dashboard-owner-password"
+	must(store.Users.CreateUser(ctx, f.email, "Owner", f.password, ws.ID, platform.RoleOwner))
 	conns, accounts := map[string]string{}, map[string]string{}
 	for kind, account := range map[string]string{platform.KindAlpha: alphaAccount, platform.KindBeta: "5551", platform.KindGamma: "5552"} {
 		c := must(store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: kind, Name: kind, SourceID: account}))

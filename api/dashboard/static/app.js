@@ -22,6 +22,7 @@ const state = {
   view: { project: '', range: '30d', start: '', end: '', granularity: 'day', level: 'campaign', currency: '' },
   controller: null,
   seq: 0,
+  signInMode: 'password',
   charts: null, // the last chart data, drawn again when the page is resized
 };
 
@@ -62,8 +63,24 @@ function showSignIn(message) {
   $('signin-error').textContent = message || '';
   $('signin-submit').disabled = false;
   $('signin-key').value = '';
-  $('signin-key').focus();
+  $('signin-pass').value = '';
+  setSignInMode(state.signInMode);
   setState('signed-out');
+}
+
+// setSignInMode shows the e-mail and password fields ('password') or the API key's ('key').
+function setSignInMode(mode) {
+  state.signInMode = mode;
+  for (const b of document.querySelectorAll('[data-signin]')) b.setAttribute('aria-pressed', String(b.dataset.signin === mode));
+  $('signin-password').hidden = mode !== 'password';
+  $('signin-apikey').hidden = mode !== 'key';
+  (mode === 'key' ? $('signin-key') : $('signin-email').value ? $('signin-pass') : $('signin-email')).focus();
+}
+
+// refusal is the sign-in form's message for a credential the API refused.
+function refusal(err) {
+  if (err.status !== 401 && err.status !== 403) return err.message;
+  return (api.key ? 'The API refused this key: ' : 'The API refused this sign-in: ') + err.message;
 }
 
 async function enter() {
@@ -72,15 +89,16 @@ async function enter() {
   try {
     projects = await api.projects();
   } catch (err) {
+    const message = refusal(err);
     api.signOut();
-    showSignIn(err.status === 401 || err.status === 403 ? 'The API refused this key: ' + err.message : err.message);
+    showSignIn(message);
     finish('signed-out');
     return;
   }
   state.projects = projects;
   $('signin').hidden = true;
   $('app').hidden = false;
-  $('key-hint').textContent = api.key.slice(0, 13) + '…' + api.key.slice(-4);
+  $('key-hint').textContent = api.who();
   restoreView();
   if (!currentProject() && projects.length) state.view.project = projects[0].id;
   $('project').replaceChildren(...projects.map((p) => {
@@ -109,12 +127,26 @@ function syncControls() {
 }
 
 function wireControls() {
-  $('signin-form').addEventListener('submit', (e) => {
+  for (const b of document.querySelectorAll('[data-signin]')) b.addEventListener('click', () => setSignInMode(b.dataset.signin));
+  $('signin-form').addEventListener('submit', async (e) => {
     e.preventDefault();
-    const key = $('signin-key').value.trim();
-    if (!key) return;
+    if (state.signInMode === 'key') {
+      const key = $('signin-key').value.trim();
+      if (!key) return;
+      $('signin-submit').disabled = true;
+      api.signIn(key);
+      enter();
+      return;
+    }
     $('signin-submit').disabled = true;
-    api.signIn(key);
+    setState('loading');
+    try {
+      await api.signInWithPassword($('signin-email').value.trim(), $('signin-pass').value);
+    } catch (err) {
+      showSignIn(refusal(err));
+      finish('signed-out');
+      return;
+    }
     enter();
   });
   $('signout').addEventListener('click', () => {
@@ -151,6 +183,7 @@ function wireControls() {
     cancelAnimationFrame(frame);
     frame = requestAnimationFrame(drawCharts);
   }).observe($('chart-money'));
+  new ResizeObserver(fitKpis).observe($('kpis'));
 }
 
 // --- loading ---------------------------------------------------------------------------------
@@ -203,9 +236,9 @@ async function load() {
   document.querySelector('.content').classList.add('is-loading');
   try {
     const [series, totals, table] = await Promise.all([
-      api.query(b.series, controller.signal),
-      api.query(b.totals, controller.signal),
-      b.table ? api.query(b.table, controller.signal) : null,
+      api.query(b.series, controller.signal, project.workspace_id),
+      api.query(b.totals, controller.signal, project.workspace_id),
+      b.table ? api.query(b.table, controller.signal, project.workspace_id) : null,
     ]);
     if (controller !== state.controller) return;
     render(project, r, { series, totals, table });
@@ -213,8 +246,9 @@ async function load() {
   } catch (err) {
     if (err.name === 'AbortError' || controller !== state.controller) return;
     if (err.status === 401) {
+      const message = refusal(err);
       api.signOut();
-      showSignIn('The API refused this key: ' + err.message);
+      showSignIn(message);
       finish('signed-out');
       return;
     }
@@ -258,7 +292,11 @@ function render(project, r, res) {
     const card = el('div', 'kpi');
     card.dataset.key = k.key;
     card.dataset.value = totals[k.key] == null ? 'null' : totals[k.key];
+    // The exact value, or where it does not fit its card the short one (fitKpis), with the exact
+    // value on hover.
     const value = el('div', 'kpi-value', fmt.metric(k.key, totals[k.key], currency));
+    value.title = value.textContent;
+    value.dataset.short = fmt.short(k.key, totals[k.key], currency);
     if (typeof totals[k.key] === 'string' && totals[k.key].startsWith('-')) value.classList.add('neg');
     // The change against the previous period: its arrow says which way, not whether it is good.
     const delta = totals.change ? totals.change[k.key] : null;
@@ -269,6 +307,7 @@ function render(project, r, res) {
     card.append(el('div', 'kpi-label', METRICS[k.key].label), value, el('div', 'kpi-sub', k.sub(totals, currency)), change);
     return card;
   }));
+  fitKpis();
 
   state.charts = { rows, currency, granularity };
   drawCharts();
@@ -281,6 +320,20 @@ function render(project, r, res) {
     (all === 1 ? ' row' : ' rows') + (res.table && res.table.has_more ? ' · the first ' + fmt.count(tableRows.length) + ' by spend' : '');
   $('table-note').dataset.total = String(all);
   entityTable.show($('table'), { rows: tableRows, level, currency, totals, projectName: project.name });
+}
+
+// fitKpis shows each total whole: its exact value where it fits its card, in a smaller type if
+// need be, else its short form.
+function fitKpis() {
+  for (const v of document.querySelectorAll('#kpis .kpi-value')) {
+    v.textContent = v.title;
+    v.classList.remove('kpi-value-small');
+    if (v.scrollWidth > v.clientWidth) v.classList.add('kpi-value-small');
+    if (v.scrollWidth > v.clientWidth) {
+      v.classList.remove('kpi-value-small');
+      v.textContent = v.dataset.short;
+    }
+  }
 }
 
 function drawCharts() {
@@ -325,6 +378,6 @@ function showRequests(b) {
 
 document.addEventListener('DOMContentLoaded', () => {
   wireControls();
-  if (api.key) enter();
+  if (api.signedIn()) enter();
   else showSignIn('');
 });

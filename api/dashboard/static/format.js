@@ -46,6 +46,17 @@ const fmt = (() => {
     }
   };
 
+  // short is metric's value in at most a few characters ("R$102.0K", "3.7M") for a space too
+  // narrow for the exact value; ratios are short already.
+  const short = (key, v, currency) => {
+    if (v == null) return '—';
+    switch ((METRICS[key] || {}).kind) {
+      case 'money': return nf('sm' + currency, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 }).format(v);
+      case 'count': return nf('sc', { notation: 'compact', maximumFractionDigits: 1 }).format(v);
+      default: return metric(key, v, currency);
+    }
+  };
+
   // axis formats a chart tick (a plain number: ticks are positions, not amounts).
   const axis = (n, kind, currency) => {
     if (kind === 'money') {
@@ -83,7 +94,7 @@ const fmt = (() => {
     return p ? MONTHS[p.mo - 1] + ' ' + p.d + ', ' + p.y : iso;
   };
 
-  return { money, count, percent, change, multiple, metric, axis, bucket, longDate };
+  return { money, count, percent, change, multiple, metric, short, axis, bucket, longDate };
 })();
 
 // dates: calendar arithmetic on "YYYY-MM-DD" strings, free of the browser's own time zone.
