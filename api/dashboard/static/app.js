@@ -309,7 +309,7 @@ function render(project, r, res) {
   }));
   fitKpis();
 
-  state.charts = { rows, currency, granularity };
+  state.charts = { rows, currency, granularity, tz: project.timezone || 'UTC', range: r };
   drawCharts();
 
   const level = v.level;
