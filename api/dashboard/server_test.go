@@ -20,6 +20,7 @@ import (
 	"mtk/engine/enginetest"
 	"mtk/facts"
 	"mtk/ingest/outbox"
+	apifixture "mtk/internal/apitest/fixture"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -44,8 +45,13 @@ type fixture struct {
 	key string
 	// email and password sign the workspace's owner in.
 	email, password string
-	project         platform.Project
-	empty           platform.Project
+	// webhook is the order webhook's path of the project's checkout; domain is the host of the
+	// project's tracking container (public events name it).
+	webhook, domain string
+	// drain applies what the outboxes hold (events, orders) to ClickHouse, as a worker does.
+	drain   func()
+	project platform.Project
+	empty   platform.Project
 	// today is the current date in the project's zone; fallbackStart to fallbackEnd are dates
 	// whose facts are only in the daily table (a query at hour granularity falls back to it).
 	today, fallbackStart, fallbackEnd string
@@ -85,6 +91,9 @@ func startServer(t *testing.T) *fixture {
 		conns[kind], accounts[kind] = c.ID, account
 	}
 	custom := must(store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: platform.KindCustom, Name: "Checkout"}))
+	f.webhook = "/v2/tracking/generic?k=" + custom.WebhookKey
+	f.domain = "acme.example"
+	must(store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: f.project.ID, Domain: f.domain}))
 
 	loc := must(time.LoadLocation(zone))
 	now := time.Now().In(loc)
@@ -101,7 +110,7 @@ func startServer(t *testing.T) *fixture {
 
 	for i, cents := range []int64{129_990, 45_050} {
 		at := now.AddDate(0, 0, -2).Add(time.Duration(i) * time.Hour).UTC().Format(time.RFC3339)
-		f.post("/v2/tracking/generic?k="+custom.WebhookKey, "", map[string]any{"transaction": map[string]any{
+		f.post(f.webhook, "", map[string]any{"transaction": map[string]any{
 			"id": fmt.Sprintf("order-%d", i), "status": "approved", "value": cents, "currency": "BRL", "created_at": at, "updated_at": at,
 			"utm": map[string]string{"utm_source": "alpha", "utm_campaign": "Sale|" + alphaAccount + "_c0",
 				"utm_medium": "Broad|" + alphaAccount + "_c0_s0", "utm_content": "Video|" + orderedAd},
@@ -110,6 +119,7 @@ func startServer(t *testing.T) *fixture {
 	if n, err := outbox.NewDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil || n != 2 {
 		t.Fatalf("outbox drained %d rows (%v), want the 2 orders", n, err)
 	}
+	f.drain = func() { apifixture.Drain(t, sys) }
 
 	var daily []facts.Fact
 	for d := 40; d > 30; d-- {
@@ -163,8 +173,9 @@ func must[T any](v T, err error) T {
 }
 
 // post sends body to the server (with the key when key is not empty) and returns the answer's
-// status and bytes; a webhook must succeed.
-func (f *fixture) post(path, key string, body any) (int, []byte) {
+// status and bytes; a call without a key (a webhook, a public event) must succeed. headers are
+// further header names and values.
+func (f *fixture) post(path, key string, body any, headers ...string) (int, []byte) {
 	f.t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -175,6 +186,9 @@ func (f *fixture) post(path, key string, body any) (int, []byte) {
 		f.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}

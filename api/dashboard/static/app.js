@@ -19,7 +19,12 @@ const KPIS = [
 
 const state = {
   projects: [],
-  view: { project: '', range: '30d', start: '', end: '', granularity: 'day', level: 'campaign', currency: '' },
+  // page is the view shown: performance (the ad hierarchy), sources or products; dimension is
+  // the Sources view's, metrics the metric of each breakdown view's bars and trends.
+  view: {
+    project: '', range: '30d', start: '', end: '', granularity: 'day', level: 'campaign', currency: '',
+    page: 'performance', dimension: 'utm_source', metrics: { sources: 'tx_revenue', products: 'tx_revenue' },
+  },
   controller: null,
   seq: 0,
   signInMode: 'password',
@@ -114,6 +119,22 @@ async function enter() {
 
 function syncControls() {
   const v = state.view;
+  const page = v.page;
+  for (const b of document.querySelectorAll('[data-page]')) b.setAttribute('aria-pressed', String(b.dataset.page === page));
+  for (const e of document.querySelectorAll('.page-performance')) e.hidden = page !== 'performance';
+  for (const e of document.querySelectorAll('.page-breakdown')) e.hidden = page === 'performance';
+  $('level-field').hidden = page !== 'performance';
+  if (page !== 'performance') {
+    $('breakdown-dimension-field').hidden = page !== 'sources';
+    $('breakdown-dimension').value = v.dimension;
+    $('breakdown-title').textContent = BREAKDOWNS[page].title;
+    $('breakdown-metric').replaceChildren(...BREAKDOWNS[page].fields.map((f) => {
+      const o = el('option', '', METRICS[f].label);
+      o.value = f;
+      return o;
+    }));
+    $('breakdown-metric').value = v.metrics[page];
+  }
   $('project').value = v.project;
   $('granularity').value = v.granularity;
   $('level').value = v.level;
@@ -165,6 +186,25 @@ function wireControls() {
   change('currency', 'currency');
   change('range-start', 'start');
   change('range-end', 'end');
+  change('breakdown-dimension', 'dimension');
+  $('breakdown-dimension').replaceChildren(...Object.entries(SOURCE_DIMENSIONS).map(([d, label]) => {
+    const o = el('option', '', label);
+    o.value = d;
+    return o;
+  }));
+  $('breakdown-metric').addEventListener('change', () => {
+    state.view.metrics[state.view.page] = $('breakdown-metric').value;
+    saveView();
+    load();
+  });
+  for (const b of document.querySelectorAll('[data-page]')) {
+    b.addEventListener('click', () => {
+      state.view.page = b.dataset.page;
+      saveView();
+      syncControls();
+      load();
+    });
+  }
   for (const b of document.querySelectorAll('[data-range]')) {
     b.addEventListener('click', () => {
       const project = currentProject();
@@ -193,16 +233,16 @@ function abortLoad() {
   state.controller = null;
 }
 
-// bodies are the queries of the view: the time series, the totals, and the rows by entity
-// (none at project level, where the totals are the one row).
+// bodies are the queries of the view. Performance: the time series, the totals, and the rows
+// by entity (none at project level, where the totals are the one row); Sources and Products:
+// breakdown.bodies.
 function bodies(project, r) {
   const v = state.view;
-  const meta = v.currency ? { convert_to_currency: v.currency } : null;
-  const withMeta = (b, extra) => {
-    const m = Object.assign({}, meta, extra);
-    if (Object.keys(m).length) b.metadata = m;
-    return b;
-  };
+  if (v.page !== 'performance') {
+    return breakdown.bodies(v.page, { project: project.id, start: r.start, end: r.end },
+      { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, currency: v.currency });
+  }
+  const withMeta = (b, extra) => withMetadata(b, Object.assign(v.currency ? { convert_to_currency: v.currency } : {}, extra));
   const time = { start: r.start, end: r.end };
   return {
     series: withMeta({ project_id: project.id, fields: ['spend', 'tx_revenue', 'roas'], time: Object.assign({ granularity: v.granularity }, time) }),
@@ -235,13 +275,12 @@ async function load() {
   $('loading').hidden = false;
   document.querySelector('.content').classList.add('is-loading');
   try {
-    const [series, totals, table] = await Promise.all([
-      api.query(b.series, controller.signal, project.workspace_id),
-      api.query(b.totals, controller.signal, project.workspace_id),
-      b.table ? api.query(b.table, controller.signal, project.workspace_id) : null,
-    ]);
+    const names = Object.keys(b);
+    const answers = await Promise.all(names.map((n) => (b[n] ? api.query(b[n], controller.signal, project.workspace_id) : null)));
     if (controller !== state.controller) return;
-    render(project, r, { series, totals, table });
+    const res = Object.fromEntries(names.map((n, i) => [n, answers[i]]));
+    if (state.view.page === 'performance') render(project, r, res);
+    else renderBreakdown(project, r, res);
     finish('ready');
   } catch (err) {
     if (err.name === 'AbortError' || controller !== state.controller) return;
@@ -267,11 +306,34 @@ function finish(s) {
 
 // --- rendering -------------------------------------------------------------------------------
 
+// showAnswered clears an earlier error and lists the answers' warnings.
+function showAnswered(answers) {
+  $('error').hidden = true;
+  document.querySelector('.content').classList.remove('has-error');
+  const warnings = [...new Set(answers.flatMap((x) => (x && x.warnings) || []))];
+  $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
+  $('warnings').hidden = !warnings.length;
+}
+
+function renderBreakdown(project, r, res) {
+  const v = state.view;
+  const currency = res.breakdown.currency;
+  showAnswered(Object.values(res));
+  $('title').textContent = project.name;
+  $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · trends by ' + v.granularity + ' · ' + currency;
+  const rows = res.breakdown.data;
+  const all = res.breakdown.total_rows;
+  $('breakdown-note').textContent = (all > rows.length ? fmt.count(rows.length) + ' of ' : '') + fmt.count(all) + (all === 1 ? ' row' : ' rows') +
+    ' by ' + METRICS[v.metrics[v.page]].label.toLowerCase() +
+    (v.page === 'products' ? '. Sales count the orders that hold the product: an order of several products counts in each.' : '.');
+  $('breakdown-note').dataset.total = String(all);
+  breakdown.show($('breakdown-table'), v.page, { dimension: v.dimension, metric: v.metrics[v.page] }, res, currency);
+}
+
 function render(project, r, res) {
   const v = state.view;
   const currency = res.totals.currency;
-  $('error').hidden = true;
-  document.querySelector('.content').classList.remove('has-error');
+  showAnswered([res.series, res.totals, res.table]);
   // Rows answered coarser than asked carry their granularity (days whose ad data exists only
   // per day inside an hour chart, ad metrics at hour in a sub-hour one, a fallback).
   const rows = res.series.data;
@@ -283,9 +345,6 @@ function render(project, r, res) {
   $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · by ' + granularity +
     (granularity === v.granularity ? '' : ' (asked: ' + v.granularity + ')') + some.map((x) => ' (' + x + ')').join('') +
     ' · ' + currency;
-  const warnings = [...new Set([res.series, res.totals, res.table].flatMap((x) => (x && x.warnings) || []))];
-  $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
-  $('warnings').hidden = !warnings.length;
 
   const totals = res.totals.data[0] || {};
   $('kpis').replaceChildren(...KPIS.map((k) => {
@@ -360,12 +419,13 @@ function showError(err) {
   $('subtitle').textContent = '';
   document.querySelector('.content').classList.add('has-error');
   state.charts = null;
-  for (const id of ['kpis', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas']) $(id).replaceChildren();
+  for (const id of ['kpis', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas', 'breakdown-table']) $(id).replaceChildren();
   $('table-note').textContent = '';
+  $('breakdown-note').textContent = '';
 }
 
 function showRequests(b) {
-  const names = { series: 'Time series', totals: 'Totals', table: 'By entity' };
+  const names = { series: 'Time series', totals: 'Totals', table: 'By entity', breakdown: 'Rows by dimension', trend: 'Trends by dimension' };
   $('requests').replaceChildren(...Object.entries(b).filter(([, body]) => body).map(([name, body]) => {
     const block = el('div', 'request');
     const pre = el('pre', '', 'POST /v3/query\n' + JSON.stringify(body, null, 2));

@@ -18,6 +18,11 @@ const METRICS = {
   tx_count: { label: 'Sales', kind: 'count' },
   roas: { label: 'ROAS', kind: 'multiple' },
   profit: { label: 'Profit', kind: 'money' },
+  page_views: { label: 'Page views', kind: 'count' },
+  leads: { label: 'Leads', kind: 'count' },
+  initiate_checkout: { label: 'Checkouts', kind: 'count' },
+  tx_units: { label: 'Units', kind: 'count' },
+  tx_product_costs: { label: 'Product costs', kind: 'money' },
 };
 
 const fmt = (() => {
