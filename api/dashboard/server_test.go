@@ -19,7 +19,6 @@ import (
 	"mtk/client"
 	"mtk/engine/enginetest"
 	"mtk/facts"
-	"mtk/ingest/outbox"
 	apifixture "mtk/internal/apitest/fixture"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
@@ -116,10 +115,8 @@ func startServer(t *testing.T) *fixture {
 				"utm_medium": "Broad|" + alphaAccount + "_c0_s0", "utm_content": "Video|" + orderedAd},
 		}})
 	}
-	if n, err := outbox.NewDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil || n != 2 {
-		t.Fatalf("outbox drained %d rows (%v), want the 2 orders", n, err)
-	}
 	f.drain = func() { apifixture.Drain(t, sys) }
+	f.drain()
 
 	var daily []facts.Fact
 	for d := 40; d > 30; d-- {

@@ -37,12 +37,6 @@ function storedLogin() {
   }
 }
 
-// withMetadata sets a query body's metadata to meta when it holds anything.
-function withMetadata(body, meta) {
-  if (Object.keys(meta).length) body.metadata = meta;
-  return body;
-}
-
 const api = {
   key: sessionStorage.getItem(KEY_STORAGE) || '',
   // login is {token, email} after signing in with a password: the token is a JWT, which data

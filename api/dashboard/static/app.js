@@ -242,7 +242,12 @@ function bodies(project, r) {
     return breakdown.bodies(v.page, { project: project.id, start: r.start, end: r.end },
       { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, currency: v.currency });
   }
-  const withMeta = (b, extra) => withMetadata(b, Object.assign(v.currency ? { convert_to_currency: v.currency } : {}, extra));
+  const meta = v.currency ? { convert_to_currency: v.currency } : null;
+  const withMeta = (b, extra) => {
+    const m = Object.assign({}, meta, extra);
+    if (Object.keys(m).length) b.metadata = m;
+    return b;
+  };
   const time = { start: r.start, end: r.end };
   return {
     series: withMeta({ project_id: project.id, fields: ['spend', 'tx_revenue', 'roas'], time: Object.assign({ granularity: v.granularity }, time) }),
@@ -327,7 +332,8 @@ function renderBreakdown(project, r, res) {
     ' by ' + METRICS[v.metrics[v.page]].label.toLowerCase() +
     (v.page === 'products' ? '. Sales count the orders that hold the product: an order of several products counts in each.' : '.');
   $('breakdown-note').dataset.total = String(all);
-  breakdown.show($('breakdown-table'), v.page, { dimension: v.dimension, metric: v.metrics[v.page] }, res, currency);
+  breakdown.show($('breakdown-table'), v.page,
+    { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, tz: project.timezone || 'UTC', range: r }, res, currency);
 }
 
 function render(project, r, res) {

@@ -12,9 +12,9 @@ const SOURCE_DIMENSIONS = {
 };
 
 // BREAKDOWNS are the views: their columns, and the Products view's fixed dimensions (the Sources
-// view's is the one chosen). Sources also shows the total over every row.
+// view's is the one chosen).
 const BREAKDOWNS = {
-  sources: { title: 'Traffic sources', fields: ['page_views', 'leads', 'initiate_checkout', 'tx_count', 'tx_revenue'], totals: true },
+  sources: { title: 'Traffic sources', fields: ['page_views', 'leads', 'initiate_checkout', 'tx_count', 'tx_revenue'] },
   products: { title: 'Products', dimensions: ['product_id', 'product_name'], fields: ['tx_revenue', 'tx_units', 'tx_count', 'tx_product_costs'] },
 };
 
@@ -24,8 +24,8 @@ const breakdown = {
     return BREAKDOWNS[page].dimensions || [dimension];
   },
 
-  // bodies are the view's queries: the rows by dimension ordered by metric, the same by time
-  // bucket for the sparklines, and for Sources the total without a dimension.
+  // bodies are the view's queries: the rows by dimension ordered by metric, and the same by time
+  // bucket for the sparklines.
   bodies(page, base, v) {
     const b = BREAKDOWNS[page];
     const dims = this.dimensions(page, v.dimension);
@@ -34,18 +34,17 @@ const breakdown = {
     return {
       breakdown: { project_id: base.project, fields: b.fields, time, order: { [v.metric]: 'desc' }, limit: 1000, total: true, metadata: meta({ dimensions: dims }) },
       trend: { project_id: base.project, fields: [v.metric], time: Object.assign({ granularity: v.granularity }, time), limit: 50000, metadata: meta({ dimensions: dims }) },
-      totals: b.totals ? withMetadata({ project_id: base.project, fields: b.fields, time }, meta({})) : null,
     };
   },
 
-  // show draws the view page from the answers res = {breakdown, trend, totals} into box.
+  // show draws the view page from the answers res = {breakdown, trend} into box.
   show(box, page, v, res, currency) {
     const b = BREAKDOWNS[page];
     const dims = this.dimensions(page, v.dimension);
     const rows = res.breakdown.data;
     const keyOf = (row) => JSON.stringify(dims.map((d) => (row[d] == null ? null : row[d])));
-    // The sparklines' buckets: every bucket of the trend answer, in time order.
-    const buckets = [...new Set(res.trend.data.map((r) => r.date))].sort();
+    // The sparklines' time axis: the range asked, in the project's zone.
+    const axis = { start: dates.midnight(v.range.start, v.tz), end: dates.midnight(dates.addDays(v.range.end, 1), v.tz), tz: v.tz, granularity: v.granularity };
     const trends = new Map();
     for (const r of res.trend.data) {
       const k = keyOf(r);
@@ -73,7 +72,7 @@ const breakdown = {
       const label = this.label(page, v.dimension, row);
       name.append(el('div', 'name' + (label.missing ? ' unattributed' : ''), label.name));
       if (label.sub) name.append(el('div', 'sub', label.sub));
-      tr.append(name, this.shareCell(row[v.metric], max, buckets, trends.get(tr.dataset.key) || [], v.metric, currency));
+      tr.append(name, this.shareCell(row[v.metric], max, axis, trends.get(tr.dataset.key) || [], v.metric, currency));
       for (const f of b.fields) tr.append(cell(f, row[f], currency));
       body.append(tr);
     }
@@ -85,15 +84,6 @@ const breakdown = {
       body.append(tr);
     }
     table.append(body);
-    if (res.totals && res.totals.data[0] && rows.length) {
-      const tr = el('tr');
-      const name = el('td', 'col-name', 'Total');
-      name.dataset.key = 'name';
-      tr.append(name, el('td', 'col-share'));
-      for (const f of b.fields) tr.append(cell(f, res.totals.data[0][f], currency));
-      table.append(el('tfoot'));
-      table.tFoot.append(tr);
-    }
     box.replaceChildren(table);
   },
 
@@ -109,8 +99,8 @@ const breakdown = {
   },
 
   // shareCell is the bar of value's share of the largest row's and the sparkline of points (the
-  // trend answer's rows of this row, a bucket without one drawn as 0: no facts).
-  shareCell(value, max, buckets, points, metric, currency) {
+  // trend answer's rows of this row) on axis.
+  shareCell(value, max, axis, points, metric, currency) {
     const td = el('td', 'col-share');
     td.dataset.key = 'share';
     td.dataset.value = value == null ? 'null' : value;
@@ -119,7 +109,7 @@ const breakdown = {
     fill.style.width = (max > 0 ? Math.max(0, (Number(value || 0) / max) * 100) : 0).toFixed(1) + '%';
     track.append(fill);
     track.title = fmt.metric(metric, value, currency);
-    td.append(track, sparkline(buckets, points, metric));
+    td.append(track, sparkline(axis, points, metric));
     return td;
   },
 };
@@ -132,18 +122,24 @@ function th(key, label, className) {
   return h;
 }
 
-// sparkline draws metric over buckets from points (rows with date and metric).
-function sparkline(buckets, points, metric) {
+// sparkline draws metric's points (rows with date and metric) as small bars on a time axis
+// ({start, end, tz, granularity}): each bucket at its time and as wide, a bucket without a row
+// left empty (no facts).
+function sparkline(axis, points, metric) {
   const width = 96;
   const height = 26;
-  const byDate = new Map(points.map((p) => [p.date, p[metric]]));
-  const values = buckets.map((d) => Number(byDate.get(d) || 0));
+  const values = points.map((p) => Number(p[metric] || 0));
   const hi = Math.max(...values, 0);
   const lo = Math.min(...values, 0);
-  const x = (i) => (buckets.length > 1 ? (i / (buckets.length - 1)) * (width - 4) + 2 : width / 2);
-  const y = (v) => height - 3 - (hi > lo ? ((v - lo) / (hi - lo)) * (height - 6) : 0);
+  const x = (t) => ((Math.min(Math.max(t, axis.start), axis.end) - axis.start) / (axis.end - axis.start)) * width;
+  const y = (v) => 1 + (hi > lo ? ((hi - v) / (hi - lo)) * (height - 2) : height - 2);
   const svg = svgEl('svg', { class: 'sparkline', width, height, viewBox: `0 0 ${width} ${height}`, 'aria-hidden': 'true' });
   svg.dataset.points = JSON.stringify(points.map((p) => [p.date, p[metric] == null ? null : p[metric]]));
-  svgEl('polyline', { points: values.map((v, i) => x(i).toFixed(1) + ',' + y(v).toFixed(1)).join(' '), class: 'spark-line' }, svg);
+  svgEl('line', { x1: 0, x2: width, y1: y(0), y2: y(0), class: 'spark-base' }, svg);
+  points.forEach((p, i) => {
+    const [start, end] = bucketSpan(p.date, p.granularity || axis.granularity, axis.tz);
+    const top = Math.min(y(values[i]), y(0));
+    svgEl('rect', { x: x(start), width: Math.max(x(end) - x(start) - 0.5, 1), y: top, height: Math.max(Math.abs(y(values[i]) - y(0)), 0.5), class: 'spark-bar' }, svg);
+  });
   return svg;
 }
