@@ -68,7 +68,7 @@ func bizBody(p enginetest.BusinessProject, fields []string, rng, timeExtra, meta
 }
 
 // For every traffic and order dimension, at every granularity and over ranges read from each
-// table, the rows sum to the answer without dimensions, per metric, to the cent; products' money
+// table, the rows sum to the traffic total ("dimensions": []), per metric, to the cent; products' money
 // and units sum to the orders', and their order counts to at least the orders' (an order of
 // several products counts under each, and the answer says so).
 func TestBusinessDimensionsSumToTotals(t *testing.T) {
@@ -77,9 +77,9 @@ func TestBusinessDimensionsSumToTotals(t *testing.T) {
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
 	for _, p := range ds.Projects {
 		for ri, rng := range bizRanges(p) {
-			total := query(t, svc, bizScope(p), bizBody(p, bizFields, rng, "", `"revenue":"gross"`))
+			total := query(t, svc, bizScope(p), bizBody(p, bizFields, rng, "", `"dimensions":[]`))
 			want := sumRows(t, total, bizFields)
-			if ref := sumRows(t, refTotals(ds, p, rng, bizFields, false), bizFields); ref != want {
+			if ref := sumRows(t, refTotals(ds, p, rng, bizFields, false, false), bizFields); ref != want {
 				t.Fatalf("%s %s: total %s, the rows inserted hold %s", p.ID, rng, want, ref)
 			}
 			itemTotal := sumRows(t, total, bizItemFields)
@@ -154,7 +154,7 @@ func TestBusinessDimensionsCombineAndFilter(t *testing.T) {
 	p := ds.Projects[0]
 	rng := bizRanges(p)[0]
 	fields := []string{"tx_revenue", "tx_count", "leads"}
-	want := sumRows(t, query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"revenue":"gross"`)), fields)
+	want := sumRows(t, query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"dimensions":[]`)), fields)
 	combined := query(t, svc, bizScope(p), bizBody(p, fields, rng, `,"granularity":"day"`,
 		`"level":"campaign","dimensions":["utm_source","device","customer_type"]`))
 	if got := sumRows(t, combined, fields); got != want {
@@ -217,8 +217,8 @@ func TestBusinessDimensionsCombineAndFilter(t *testing.T) {
 }
 
 // Under the net basis every metric built on tx_revenue reads the commission (in its own
-// currency, at its day's rate); gross stays the order's value, and a query without the new
-// members keeps its answer.
+// currency, at its day's rate); gross stays the order's value. Both hold in the traffic view
+// (every order) and in the ad view (the attributed orders only).
 func TestBusinessRevenueBasis(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ds := seededBusiness(t, ch.Conn)
@@ -226,14 +226,18 @@ func TestBusinessRevenueBasis(t *testing.T) {
 	for _, p := range ds.Projects {
 		rng := bizRanges(p)[0]
 		fields := []string{"tx_revenue", "aov", "tx_count"}
+		sums := []string{"tx_revenue", "tx_count"}
 		for _, basis := range []string{"gross", "net"} {
-			got := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"revenue":"`+basis+`"`))
-			ref := refTotals(ds, p, rng, []string{"tx_revenue", "tx_count"}, basis == "net")
-			if a, b := sumRows(t, got, []string{"tx_revenue", "tx_count"}), sumRows(t, ref, []string{"tx_revenue", "tx_count"}); a != b {
+			got := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"dimensions":[],"revenue":"`+basis+`"`))
+			if a, b := sumRows(t, got, sums), sumRows(t, refTotals(ds, p, rng, sums, basis == "net", false), sums); a != b {
 				t.Errorf("%s %s: %s, rows inserted hold %s", p.ID, basis, a, b)
 			}
+			ad := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"revenue":"`+basis+`"`))
+			if a, b := sumRows(t, ad, sums), sumRows(t, refTotals(ds, p, rng, sums, basis == "net", true), sums); a != b {
+				t.Errorf("%s %s, ad view: %s, attributed rows inserted hold %s", p.ID, basis, a, b)
+			}
 			byPayment := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"revenue":"`+basis+`","dimensions":["payment_method"]`))
-			if a, b := sumRows(t, byPayment, []string{"tx_revenue", "tx_count"}), sumRows(t, got, []string{"tx_revenue", "tx_count"}); a != b {
+			if a, b := sumRows(t, byPayment, sums), sumRows(t, got, sums); a != b {
 				t.Errorf("%s %s by payment_method: %s, total %s", p.ID, basis, a, b)
 			}
 			byProduct := query(t, svc, bizScope(p), bizBody(p, []string{"tx_revenue"}, rng, "", `"revenue":"`+basis+`","dimensions":["product_name"]`))
@@ -241,16 +245,66 @@ func TestBusinessRevenueBasis(t *testing.T) {
 				t.Errorf("%s %s by product_name: %s, total %s", p.ID, basis, a, b)
 			}
 		}
-		gross := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"revenue":"gross"`))
-		net := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"revenue":"net"`))
+		gross := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"dimensions":[],"revenue":"gross"`))
+		net := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", `"dimensions":[],"revenue":"net"`))
 		if asJSON(gross.Data) == asJSON(net.Data) {
 			t.Errorf("%s: net revenue is the gross one: %s", p.ID, asJSON(net.Data))
 		}
 	}
 }
 
-// Ad-network metrics (and those built on them) with a traffic or order dimension, filter,
-// revenue basis or tx_units, and event metrics with a product dimension: 400 naming the pair.
+// The view decides what is counted, not the members beside it: for every business metric, with
+// and without a level, in either view, "revenue": "gross" answers exactly what omitting it
+// answers, and adding tx_units to the fields leaves the others' values as they were. The ad view
+// counts the attributed events and orders (whether it reads the ad facts or, for tx_units, the
+// business family's attributed rows), the traffic view ("dimensions": []) every one.
+func TestBusinessViewsKeepValues(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	ds := seededBusiness(t, ch.Conn)
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	for _, p := range ds.Projects {
+		for ri, rng := range bizRanges(p) {
+			for _, view := range []string{"", `"dimensions":[]`} {
+				for _, level := range []string{"", `"level":"campaign"`, `"level":"ad"`} {
+					meta := strings.Trim(strings.Join([]string{view, level}, ","), ",")
+					for _, m := range bizMetrics {
+						omitted := query(t, svc, bizScope(p), bizBody(p, []string{m}, rng, "", meta))
+						gross := query(t, svc, bizScope(p), bizBody(p, []string{m}, rng, "", strings.TrimPrefix(meta+`,"revenue":"gross"`, ",")))
+						if a, b := asJSON(omitted.Data), asJSON(gross.Data); a != b || len(omitted.Data) == 0 {
+							t.Errorf("%s %s {%s} %s: gross %s, omitted %s", p.ID, rng, meta, m, b, a)
+						}
+					}
+					fields := []string{"tx_revenue", "tx_count", "page_views", "leads"}
+					without := query(t, svc, bizScope(p), bizBody(p, fields, rng, "", meta))
+					with := query(t, svc, bizScope(p), bizBody(p, append(fields, "tx_units"), rng, "", meta))
+					if a, b := sumRows(t, without, fields), sumRows(t, with, fields); a != b || len(with.Data) != len(without.Data) {
+						t.Errorf("%s %s {%s}: with tx_units %s (%d rows), without %s (%d rows)", p.ID, rng, meta, b, len(with.Data), a, len(without.Data))
+					}
+					if level != "" {
+						continue
+					}
+					if a, b := sumRows(t, without, fields), sumRows(t, refTotals(ds, p, rng, fields, false, view == ""), fields); a != b {
+						t.Errorf("%s %s {%s}: %s, the rows inserted hold %s", p.ID, rng, meta, a, b)
+					}
+				}
+			}
+			if ri > 0 {
+				continue
+			}
+			// The two views differ: the data has unattributed events and orders.
+			ad := query(t, svc, bizScope(p), bizBody(p, []string{"tx_revenue", "page_views"}, rng, "", ""))
+			traffic := query(t, svc, bizScope(p), bizBody(p, []string{"tx_revenue", "page_views"}, rng, "", `"dimensions":[]`))
+			if asJSON(ad.Data) == asJSON(traffic.Data) {
+				t.Errorf("%s: the ad view counts every event and order: %s", p.ID, asJSON(ad.Data))
+			}
+		}
+	}
+}
+
+// Ad-network metrics (and those built on them) in a query that reads the business family (a
+// traffic or order dimension or filter, metadata.dimensions even empty, the net revenue basis or
+// tx_units: the business tables hold no spend), and event metrics with a product dimension: 400
+// naming the pair.
 func TestBusinessRefusedPairs(t *testing.T) {
 	scope := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "UTC"}
 	cases := []struct{ body, detail string }{
@@ -259,7 +313,11 @@ func TestBusinessRefusedPairs(t *testing.T) {
 		{`"fields":["roas"],"filters":[{"member":"device","operator":"equals","values":["mobile"]}]`,
 			`fields[0]: ad-network metric "roas" cannot be asked with dimension "device"`},
 		{`"fields":["tx_revenue","profit"],"metadata":{"revenue":"net"}`,
-			`fields[1]: ad-network metric "profit" cannot be asked with metadata.revenue`},
+			`fields[1]: ad-network metric "profit" cannot be asked with metadata.revenue "net"`},
+		{`"fields":["spend"],"metadata":{"revenue":"net","level":"campaign"}`,
+			`fields[0]: ad-network metric "spend" cannot be asked with metadata.revenue "net"`},
+		{`"fields":["tx_revenue","roas"],"metadata":{"dimensions":[]}`,
+			`fields[1]: ad-network metric "roas" cannot be asked with metadata.dimensions`},
 		{`"fields":["tx_units","cpa"]`, `fields[1]: ad-network metric "cpa" cannot be asked with metric "tx_units"`},
 		{`"fields":["tx_revenue"],"filters":[{"member":"impressions","operator":"gt","values":["1"]}],"metadata":{"dimensions":["customer_type"]}`,
 			`filters[0]: ad-network metric "impressions" cannot be asked with dimension "customer_type"`},
@@ -283,9 +341,9 @@ func TestBusinessRefusedPairs(t *testing.T) {
 			t.Errorf("%s: %v, want invalid_parameter %q", body, err, c.detail)
 		}
 	}
-	// Without the new members, ad and business metrics mix as before; with them, business
-	// metrics alone pass.
-	for _, body := range []string{`"fields":["spend","tx_revenue","roas"]`,
+	// In the ad view ad and business metrics mix as before, the default basis stated or not; in
+	// the traffic view business metrics alone pass.
+	for _, body := range []string{`"fields":["spend","tx_revenue","roas"]`, `"fields":["spend","profit"],"metadata":{"revenue":"gross"}`,
 		`"fields":["tx_revenue","aov","tx_units"],"metadata":{"dimensions":["product_id","utm_source"],"revenue":"net"},"order":{"product_id":"asc"}`} {
 		if _, err := engine.Compile(scope, mustInput(t, `{"project_id":"prj_1",`+body+`,"time":{"start":"2024-03-01","end":"2024-03-02"}}`), testNow); err != nil {
 			t.Errorf("%s: %v", body, err)
@@ -294,8 +352,9 @@ func TestBusinessRefusedPairs(t *testing.T) {
 }
 
 // refTotals is the answer without dimensions that the inserted rows make, computed in Go: the
-// events and orders of p in the range, money converted at each day's rate into p's currency.
-func refTotals(ds enginetest.BusinessDataset, p enginetest.BusinessProject, rng string, fields []string, net bool) *engine.Result {
+// events and orders of p in the range (only the attributed ones: the ad view), money converted
+// at each day's rate into p's currency.
+func refTotals(ds enginetest.BusinessDataset, p enginetest.BusinessProject, rng string, fields []string, net, attributed bool) *engine.Result {
 	var tm struct{ Start, End string }
 	_ = json.Unmarshal([]byte(rng+"}"), &tm)
 	start, end := refBound(tm.Start, p.Loc, false), refBound(tm.End, p.Loc, true)
@@ -304,7 +363,8 @@ func refTotals(ds enginetest.BusinessDataset, p enginetest.BusinessProject, rng 
 		var money decimal.Decimal
 		var count int64
 		for _, r := range ds.Rows {
-			if r.ProjectID != p.ID || r.Kind == "item" || r.Time.Truncate(time.Minute).Before(start) || !r.Time.Truncate(time.Minute).Before(end) {
+			if r.ProjectID != p.ID || r.Kind == "item" || (attributed && r.Source == "") ||
+				r.Time.Truncate(time.Minute).Before(start) || !r.Time.Truncate(time.Minute).Before(end) {
 				continue
 			}
 			col := f

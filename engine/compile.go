@@ -368,8 +368,9 @@ func (p *plan) sumSource(m measure) string {
 }
 
 // kindFilter picks the business family's rows of one grain (schema 0008): its events and orders,
-// or its order lines for a product dimension, never both, so that nothing counts twice.
-// On a per-dimension rollup it also picks the rows of the plan's dimension.
+// or its order lines for a product dimension, never both, so that nothing counts twice. In the
+// ad view it keeps the attributed rows (an ad source), those the ad facts hold too. On a
+// per-dimension rollup it also picks the rows of the plan's dimension.
 func (p *plan) kindFilter(t table) []fragment {
 	var out []fragment
 	switch {
@@ -379,6 +380,9 @@ func (p *plan) kindFilter(t table) []fragment {
 		out = append(out, expr("kind = 'item'"))
 	default:
 		out = append(out, expr("kind IN ('event', 'order')"))
+	}
+	if p.attributed {
+		out = append(out, expr("source != ''"))
 	}
 	if p.onDimensionRollup(t) {
 		out = append(out, expr("dimension = ?", p.dimension.Name))

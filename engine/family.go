@@ -46,11 +46,12 @@ const (
 	RevenueNet   = "net"
 )
 
-// businessReason names what makes a query read the business family, as a detail line names a
-// member ("dimension \"utm_source\"", "metadata.revenue", "metric \"tx_units\""), or "" when
-// nothing does: a traffic or order dimension grouped or filtered on, a revenue basis, or a metric
-// only the business family holds.
-func (in QueryInput) businessReason() string {
+// trafficReason names what puts a query in the traffic view, as a detail line names a member
+// ("metadata.dimensions", "dimension \"utm_source\""), or "" for the ad view: metadata.dimensions
+// given (even empty: the traffic total that rows by any dimension sum to) or a filter on a
+// traffic or order dimension. The traffic view reads the business family, every event and order
+// of the project; the ad view counts what attribution linked to an ad entity.
+func (in QueryInput) trafficReason() string {
 	for _, d := range in.dimensions() {
 		if x := dimensionsByName[d]; x != nil && x.business {
 			return fmt.Sprintf("dimension %q", d)
@@ -61,8 +62,20 @@ func (in QueryInput) businessReason() string {
 			return fmt.Sprintf("dimension %q", f.Member)
 		}
 	}
-	if in.revenue() != "" {
-		return "metadata.revenue"
+	if in.Metadata != nil && in.Metadata.Dimensions != nil {
+		return "metadata.dimensions"
+	}
+	return ""
+}
+
+// attributedReason names what makes an ad-view query read the business family's attributed
+// rows instead of the ad facts, or "" when nothing does: the net revenue basis or a metric only
+// the business family holds (tx_units). Those rows hold the ad facts' business values, so the
+// view, not these members, decides what is counted: stating the default basis or adding a field
+// never changes another field's value.
+func (in QueryInput) attributedReason() string {
+	if in.revenue() == RevenueNet {
+		return `metadata.revenue "net"`
 	}
 	members := append([]string{}, in.Fields...)
 	for _, f := range in.Filters {
@@ -74,6 +87,15 @@ func (in QueryInput) businessReason() string {
 		}
 	}
 	return ""
+}
+
+// businessReason names what makes a query read the business family (trafficReason, else
+// attributedReason), "" when it reads the ad facts.
+func (in QueryInput) businessReason() string {
+	if why := in.trafficReason(); why != "" {
+		return why
+	}
+	return in.attributedReason()
 }
 
 // productReason names the product dimension the query groups or filters by, "" when none: it
@@ -93,8 +115,8 @@ func (in QueryInput) productReason() string {
 }
 
 // validateFamily refuses what the business family cannot answer: ad-network metrics (and every
-// metric built on one) beside a traffic or order dimension, and event metrics beside a product
-// dimension (items are order lines). Each detail line names the pair.
+// metric built on one) in a query that reads it (the business tables hold no spend), and event
+// metrics beside a product dimension (items are order lines). Each detail line names the pair.
 func (in QueryInput) validateFamily(p *problems) {
 	why := in.businessReason()
 	if why == "" {
@@ -146,11 +168,11 @@ func (in QueryInput) validateMetadata(p *problems) {
 const totalsDimension = "customer_type"
 
 // oneDimension is the dimension a business query is about when it is about at most one: every
-// dimension it groups or filters by is that one (totalsDimension when none), with no level and
-// no source, connection or entity filter (the per-dimension rollups hold none of those keys).
-// It is nil otherwise.
+// dimension it groups or filters by is that one (totalsDimension when none), with no level, no
+// source, connection or entity filter and not only the attributed rows (the per-dimension
+// rollups hold none of those keys). It is nil otherwise.
 func (p *plan) oneDimension() *Dimension {
-	if p.level != "" || p.source != "" || len(p.connectionIDs) > 0 || len(p.dims) > 1 {
+	if p.attributed || p.level != "" || p.source != "" || len(p.connectionIDs) > 0 || len(p.dims) > 1 {
 		return nil
 	}
 	d := dimensionsByName[totalsDimension]

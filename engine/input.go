@@ -42,10 +42,11 @@ type Filter struct {
 }
 
 // Metadata holds the entity level, the traffic and order dimensions that key the rows, the
-// currency override and the revenue basis.
+// currency override and the revenue basis. Dimensions given, even empty, choose the traffic view
+// (trafficReason), so an empty list is told apart from none: it decodes and encodes as [].
 type Metadata struct {
 	Level             string   `json:"level,omitempty"`
-	Dimensions        []string `json:"dimensions,omitempty"`
+	Dimensions        []string `json:"dimensions,omitzero"`
 	ConvertToCurrency string   `json:"convert_to_currency,omitempty"`
 	Revenue           string   `json:"revenue,omitempty"`
 }

@@ -33,11 +33,13 @@ type plan struct {
 	dims  []*Dimension
 	table table
 	// family is the set of tables read; items (business family) reads its order lines, for a
-	// product dimension, instead of its events and orders; net reads tx_revenue_net wherever a
-	// metric is built on tx_revenue (metadata.revenue).
-	family family
-	items  bool
-	net    bool
+	// product dimension, instead of its events and orders; attributed (business family, ad view)
+	// reads only the rows attribution linked to an ad entity, those the ad facts hold; net reads
+	// tx_revenue_net wherever a metric is built on tx_revenue (metadata.revenue).
+	family     family
+	items      bool
+	attributed bool
+	net        bool
 	// dimension is the one dimension a business query is about, read from the per-dimension
 	// rollups (family familyBusinessDim; oneDimension).
 	dimension     *Dimension
@@ -142,11 +144,14 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	for _, d := range in.dimensions() {
 		pl.dims = append(pl.dims, dimensionsByName[d])
 	}
-	if in.businessReason() != "" {
+	switch {
+	case in.trafficReason() != "":
 		pl.family = familyBusiness
 		pl.items = in.productReason() != ""
-		pl.net = in.revenue() == RevenueNet
+	case in.attributedReason() != "":
+		pl.family, pl.attributed = familyBusiness, true
 	}
+	pl.net = in.revenue() == RevenueNet
 	for _, f := range in.Fields {
 		m := metricsByName[f]
 		pl.fields = append(pl.fields, m)

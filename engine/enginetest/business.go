@@ -352,12 +352,50 @@ func (ds BusinessDataset) Loc(id string) *time.Location {
 	panic("enginetest: no business project " + id)
 }
 
-// Write inserts the rows into business_raw (its views fill the rollups) and the rates.
+// Write inserts the rows into business_raw (its views fill the rollups), the ad facts that
+// ingestion writes beside the attributed ones (AdFacts), and the rates.
 func (ds BusinessDataset) Write(ctx context.Context, conn driver.Conn) error {
 	if err := InsertBusiness(ctx, conn, ds.Rows, ds.Loc); err != nil {
 		return err
 	}
+	for _, p := range ds.Projects {
+		if fs := ds.AdFacts(p.ID); len(fs) > 0 {
+			if err := facts.InsertFacts(ctx, conn, p.Loc, fs); err != nil {
+				return err
+			}
+		}
+	}
 	return facts.InsertRates(ctx, conn, ds.Rates, 1)
+}
+
+// AdFacts are the ad facts (facts_raw) of project's attributed events and orders, as ingestion
+// writes them beside their business rows: same time, ad keys, currency and business measures,
+// none for order lines or for the net revenue (the ad facts hold neither).
+func (ds BusinessDataset) AdFacts(project string) []facts.Fact {
+	var out []facts.Fact
+	for _, r := range ds.Rows {
+		if r.ProjectID != project || r.Kind == "item" || r.Source == "" {
+			continue
+		}
+		f := facts.Fact{ProjectID: r.ProjectID, Time: r.Time, Source: r.Source, CampaignID: r.CampaignID, AdID: r.AdID, Currency: r.Currency}
+		f.AccountID, f.ConnectionID, f.AdsetID = adKeys(r)
+		for m, spec := range facts.Specs {
+			f.Values[m] = r.Values[spec.Column]
+		}
+		if f.Values != (facts.Values{}) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// adKeys are the account, connection and ad set of r's attribution, which follow from its
+// campaign (empty when none).
+func adKeys(r BusinessRow) (account, connection, adset string) {
+	if r.CampaignID == "" {
+		return "", "", ""
+	}
+	return "acc1", "con_alpha", r.CampaignID + "_set"
 }
 
 // InsertBusiness writes rows into business_raw, their stored times in their project's zone.
@@ -377,10 +415,7 @@ func InsertBusiness(ctx context.Context, conn driver.Conn, rows []BusinessRow, l
 	defer batch.Close() //nolint:errcheck // after Send it is a no-op
 	for i, r := range rows {
 		minute, hour, day := facts.Times(r.Time, loc(r.ProjectID))
-		account, connection, adset := "", "", ""
-		if r.CampaignID != "" {
-			account, connection, adset = "acc1", "con_alpha", r.CampaignID+"_set"
-		}
+		account, connection, adset := adKeys(r)
 		vals := []any{r.ProjectID, minute, hour, day, r.Kind, r.Source, connection, account, r.CampaignID, adset, r.AdID}
 		for _, d := range engine.BusinessDimensions {
 			vals = append(vals, r.Dims[d])
