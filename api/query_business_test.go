@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,86 @@ func TestQueryByTrafficSourceAndProduct(t *testing.T) {
 		bearer(tn.readKey)...), 400, "validation_error", "invalid_parameter")
 	if d := errObj["details"].([]any); len(d) != 1 || d[0] != `fields[1]: ad-network metric "roas" cannot be asked with dimension "utm_campaign"` {
 		t.Fatalf("details %v", d)
+	}
+}
+
+// TestQueryViewsOverProductionTraffic: over events and orders sent as a browser and a checkout
+// send them (productionTraffic: one page view and one order attributed to an ad, the rest not),
+// the ad view answers the attributed facts whether it reads the ad facts or, for tx_units or a
+// stated gross basis, the business family's attributed rows, so the two families agree; the
+// traffic view ("dimensions": []) counts every event and order, and its rows by a dimension sum
+// to it.
+func TestQueryViewsOverProductionTraffic(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	e.productionTraffic(a)
+	ask := func(fields []string, metadata string) []map[string]any {
+		t.Helper()
+		f, _ := json.Marshal(fields)
+		body := `{"project_id":"` + a.project.ID + `","fields":` + string(f) + `,"time":{"start":"2026-03-09","end":"2026-03-11"},"metadata":{` + metadata + `}}`
+		r := e.do("POST", "/v3/query", body, bearer(a.readKey)...)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", body, r.Status, r.Body)
+		}
+		var out struct{ Data []map[string]any }
+		if err := json.Unmarshal(r.Body, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Data
+	}
+	fields := []string{"tx_revenue", "tx_count", "page_views", "leads"}
+	pick := func(rows []map[string]any, keys ...string) string {
+		var out []string
+		for _, r := range rows {
+			for _, k := range keys {
+				b, _ := json.Marshal(r[k])
+				out = append(out, k+"="+string(b))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	// The attributed facts: pv-1 (ad 902 of campaign 900) and o-2 (campaign 900, approved 59.90,
+	// 3 units); nothing else is linked to an ad.
+	const attributed = `tx_revenue=59.9 tx_count=1 page_views=1 leads=0`
+	for _, level := range []string{"", `"level":"campaign"`, `"level":"ad"`} {
+		adFacts := ask(fields, level)
+		if level == "" && pick(adFacts, fields...) != attributed {
+			t.Fatalf("ad view: %s, want %s", pick(adFacts, fields...), attributed)
+		}
+		keys := append([]string{"campaign_id", "ad_id", "source"}, fields...)
+		for _, meta := range []string{strings.TrimPrefix(level+`,"revenue":"gross"`, ","), level} {
+			withUnits := ask(append(fields, "tx_units"), meta)
+			if a, b := pick(withUnits, keys...), pick(adFacts, keys...); a != b {
+				t.Errorf("ad view {%s}: the business family's attributed rows %s, the ad facts' %s", meta, a, b)
+			}
+			if level == "" && pick(withUnits, "tx_units") != "tx_units=3" {
+				t.Errorf("ad view tx_units: %s, want 3", pick(withUnits, "tx_units"))
+			}
+		}
+		if gross := ask(fields, strings.TrimPrefix(level+`,"revenue":"gross"`, ",")); pick(gross, keys...) != pick(adFacts, keys...) {
+			t.Errorf("ad view {%s}: gross stated %s, omitted %s", level, pick(gross, keys...), pick(adFacts, keys...))
+		}
+	}
+	// The traffic view: o-1 (10.00) and o-2 approved, o-3 refunded; every page view and lead.
+	total := ask(fields, `"dimensions":[]`)
+	if got := pick(total, fields...); got != `tx_revenue=69.9 tx_count=2 page_views=6 leads=2` {
+		t.Fatalf("traffic view: %s", got)
+	}
+	if got := pick(ask(append(fields, "tx_units"), `"dimensions":[],"revenue":"gross"`), fields...); got != pick(total, fields...) {
+		t.Errorf("traffic view with tx_units and gross: %s, total %s", got, pick(total, fields...))
+	}
+	for _, d := range []string{"utm_source", "device", "payment_method", "customer_type"} {
+		sums := map[string]float64{}
+		for _, r := range ask(fields, `"dimensions":["`+d+`"]`) {
+			for _, f := range fields {
+				sums[f] += r[f].(float64)
+			}
+		}
+		for _, f := range fields {
+			if want := total[0][f].(float64); fmt.Sprintf("%.2f", sums[f]) != fmt.Sprintf("%.2f", want) {
+				t.Errorf("by %s: %s sums to %v, total %v", d, f, sums[f], want)
+			}
+		}
 	}
 }
