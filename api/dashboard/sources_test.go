@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/shopspring/decimal"
 )
 
 // The dimensions the Sources view offers, in its selector's order.
@@ -18,7 +19,8 @@ var sourceDimensions = []string{"utm_source", "utm_medium", "utm_campaign", "utm
 
 // The Sources and Products views at 1280 and 390 pixels over a shop's traffic: a table by each
 // dimension (metadata.dimensions in POST /v3/query) whose rows, bars and sparklines are
-// what the API answers for the page's own bodies, ordered by the chosen metric; products with
+// what the API answers for the page's own bodies, ordered by the chosen metric, under a total
+// row (the traffic total, which they sum to); products with
 // revenue, units, sales and costs; no sideways scrolling.
 func TestDashboardSourcesAndProducts(t *testing.T) {
 	f := startServer(t)
@@ -215,6 +217,35 @@ func (tb *tab) checkBreakdown(f *fixture, dims []string, metric string) {
 		t.Fatalf("the note counts %s rows, the API %v", note, a.TotalRows)
 	}
 	warnings := append(a.Warnings, trend.Warnings...)
+	// The Sources view's total row is the traffic total ("dimensions": []), which its rows sum
+	// to per field, to the cent; products' sales can overlap, so that view has none.
+	foot := eval[map[string]string](tb, `Object.fromEntries([...document.querySelectorAll('#breakdown-rows tfoot td')]
+		.filter((td) => td.dataset.value !== undefined).map((td) => [td.dataset.key, td.dataset.value]))`)
+	if slices.Contains(dims, "product_id") {
+		if len(foot) > 0 {
+			t.Fatalf("the Products view shows a total row %v", foot)
+		}
+	} else {
+		totalBody := tb.requestBody("total")
+		total := f.query(totalBody)
+		if !strings.Contains(totalBody, `"dimensions":[]`) || total.Error != nil || len(total.Data) != 1 {
+			t.Fatalf("the total's body %s: %+v", totalBody, total)
+		}
+		for _, field := range asked.Fields {
+			want := text(total.Data[0][field])
+			if foot[field] != want {
+				t.Fatalf("the total row's %s shows %s, the API %s", field, foot[field], want)
+			}
+			sum := decimal.Zero
+			for _, row := range a.Data {
+				sum = sum.Add(decimal.RequireFromString(text(row[field])))
+			}
+			if !sum.Equal(decimal.RequireFromString(want)) {
+				t.Fatalf("rows by %v: %s sums to %s, the traffic total %s", dims, field, sum, want)
+			}
+		}
+		warnings = append(warnings, total.Warnings...)
+	}
 	listed := eval[[]string](tb, `[...document.querySelectorAll('#warning-list li')].map((li) => li.textContent)`)
 	slices.Sort(warnings)
 	warnings = slices.Compact(warnings)

@@ -431,7 +431,7 @@ function showError(err) {
 }
 
 function showRequests(b) {
-  const names = { series: 'Time series', totals: 'Totals', table: 'By entity', breakdown: 'Rows by dimension', trend: 'Trends by dimension' };
+  const names = { series: 'Time series', totals: 'Totals', table: 'By entity', breakdown: 'Rows by dimension', trend: 'Trends by dimension', total: 'Traffic total' };
   $('requests').replaceChildren(...Object.entries(b).filter(([, body]) => body).map(([name, body]) => {
     const block = el('div', 'request');
     const pre = el('pre', '', 'POST /v3/query\n' + JSON.stringify(body, null, 2));

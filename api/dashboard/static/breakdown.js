@@ -24,8 +24,10 @@ const breakdown = {
     return BREAKDOWNS[page].dimensions || [dimension];
   },
 
-  // bodies are the view's queries: the rows by dimension ordered by metric, and the same by time
-  // bucket for the sparklines.
+  // bodies are the view's queries: the rows by dimension ordered by metric, the same by time
+  // bucket for the sparklines and, for the Sources view, the traffic total (dimensions [])
+  // that the rows by any dimension sum to. Products have none: an order of several products
+  // counts under each, so their sales can sum to more than the orders.
   bodies(page, base, v) {
     const b = BREAKDOWNS[page];
     const dims = this.dimensions(page, v.dimension);
@@ -34,10 +36,11 @@ const breakdown = {
     return {
       breakdown: { project_id: base.project, fields: b.fields, time, order: { [v.metric]: 'desc' }, limit: 1000, total: true, metadata: meta({ dimensions: dims }) },
       trend: { project_id: base.project, fields: [v.metric], time: Object.assign({ granularity: v.granularity }, time), limit: 50000, metadata: meta({ dimensions: dims }) },
+      total: b.dimensions ? null : { project_id: base.project, fields: b.fields, time, metadata: meta({ dimensions: [] }) },
     };
   },
 
-  // show draws the view page from the answers res = {breakdown, trend} into box.
+  // show draws the view page from the answers res = {breakdown, trend, total} into box.
   show(box, page, v, res, currency) {
     const b = BREAKDOWNS[page];
     const dims = this.dimensions(page, v.dimension);
@@ -84,6 +87,16 @@ const breakdown = {
       body.append(tr);
     }
     table.append(body);
+    if (res.total && rows.length) {
+      const foot = el('tfoot');
+      const tr = el('tr');
+      const name = el('td', 'col-name', 'Total');
+      name.dataset.key = 'name';
+      tr.append(name, el('td', 'col-share'));
+      for (const f of b.fields) tr.append(cell(f, (res.total.data[0] || {})[f], currency));
+      foot.append(tr);
+      table.append(foot);
+    }
     box.replaceChildren(table);
   },
 
