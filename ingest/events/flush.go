@@ -201,6 +201,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	c.queueLeads(w, evs, stored, found)
 	outbox.QueueEvents(w, rowsOf(keep, kept))
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
+	outbox.QueueJourneys(w, touchesOf(keep, kept), now)
 	for i, ev := range keep {
 		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
 			return nil, 0, err
