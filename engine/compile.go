@@ -318,15 +318,24 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 		sel = append(sel, "day", "currency")
 		group = append(group, "day", "currency")
 	}
+	credit := p.crediting()
 	for _, m := range p.measures.members() {
-		sel = append(sel, "sum("+m.sumSource()+") AS s_"+m.name)
+		src := m.sumSource()
+		if credit {
+			src = "v_" + m.name // creditedSource computed it
+		}
+		sel = append(sel, "sum("+src+") AS s_"+m.name)
 	}
-	where := append([]fragment{expr("project_id = ?", p.projectID), timeCond}, p.scopeFilters()...)
-	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + t.name() + " WHERE ?"
+	where := join(" AND ", append([]fragment{expr("project_id = ?", p.projectID), timeCond}, p.scopeFilters()...)...)
+	from := expr(t.name()+" WHERE ?", where)
+	if credit {
+		from = expr("? AS facts_credited", p.creditedSource(t, where))
+	}
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM ?"
 	if len(group) > 0 {
 		sql += " GROUP BY " + strings.Join(group, ", ")
 	}
-	return expr(sql, join(" AND ", where...))
+	return expr(sql, from)
 }
 
 // scopeFilters are the conditions of the query's source, connections and dimension filters.

@@ -45,6 +45,8 @@ type Filter struct {
 type Metadata struct {
 	Level             string `json:"level,omitempty"`
 	ConvertToCurrency string `json:"convert_to_currency,omitempty"`
+	// Attribution credits order metrics by a model (attribution.go).
+	Attribution *Attribution `json:"attribution,omitempty"`
 }
 
 // OrderKey is one member of the order object: a field or row key and its direction.

@@ -94,6 +94,7 @@ func (in QueryInput) Validate() *apperr.Error {
 	if c := in.convertTo(); c != "" && !KnownCurrency(c) {
 		p.add("metadata.convert_to_currency: unknown currency %q; want a 3-letter ISO 4217 code", c)
 	}
+	in.validateAttribution(&p)
 	switch {
 	case badSource:
 		return apperr.Validation(apperr.CodeInvalidSource,
