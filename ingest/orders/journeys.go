@@ -12,13 +12,14 @@ import (
 )
 
 // journeyOf is the journey row of a state (see outbox.JourneyRow): the order under its lead,
-// attributed or not, at its created time; false for a failed order, which counts nothing.
-func (st stored) journeyOf(conn platform.WebhookConnection, p platform.Project) (outbox.JourneyRow, bool) {
+// attributed or not, at its created time; false for a failed order, which counts nothing. id is
+// the transaction's (a stored state read back does not carry it).
+func (st stored) journeyOf(conn platform.WebhookConnection, p platform.Project, id string) (outbox.JourneyRow, bool) {
 	if st.Status == StatusFailed {
 		return outbox.JourneyRow{}, false
 	}
 	r := outbox.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: outbox.JourneyOrder, Time: st.created.UTC(),
-		LeadID: st.leadID, OrderID: conn.ID + "/" + st.ID, Currency: st.currency, CountTotal: 1}
+		LeadID: st.leadID, OrderID: conn.ID + "/" + id, Currency: st.currency, CountTotal: 1}
 	switch st.Status {
 	case StatusApproved:
 		r.Revenue, r.Count, r.ProductCosts = st.value*facts.MicrosPerMinor, 1, st.productCost*facts.MicrosPerMinor
@@ -42,8 +43,8 @@ func queueJourney(ctx context.Context, tx pgx.Tx, w *pgx.Batch, conn platform.We
 			return err
 		}
 	}
-	before, had := prev.journeyOf(conn, p)
-	after, has := st.journeyOf(conn, p)
+	before, had := prev.journeyOf(conn, p, st.ID)
+	after, has := st.journeyOf(conn, p, st.ID)
 	had = had && written
 	if had && has && before == after {
 		return nil

@@ -39,3 +39,9 @@ CREATE TABLE journey_backfill (
     project_id text PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
     done_at    timestamptz NOT NULL
 );
+
+-- The journey outbox keeps its size and its drain attempts beside the other two.
+ALTER TABLE outbox_sizes DROP CONSTRAINT outbox_sizes_outbox_check,
+    ADD CONSTRAINT outbox_sizes_outbox_check CHECK (outbox IN ('fact_outbox', 'event_outbox', 'journey_outbox'));
+ALTER TABLE outbox_attempts DROP CONSTRAINT outbox_attempts_outbox_check,
+    ADD CONSTRAINT outbox_attempts_outbox_check CHECK (outbox IN ('fact_outbox', 'event_outbox', 'journey_outbox'));

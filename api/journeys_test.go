@@ -1,0 +1,130 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// journeySums are the journeys rows of a project: touches per (lead, ad), and orders' summed
+// revenue (micros) and refunded count per (order, lead).
+func (e *env) journeySums(t *testing.T, projectID string) (touches map[[2]string]uint64, orders map[[2]string][2]int64) {
+	t.Helper()
+	ctx := context.Background()
+	touches, orders = map[[2]string]uint64{}, map[[2]string][2]int64{}
+	rows, err := e.ch.Query(ctx, `SELECT lead_id, ad_id, count() FROM journeys WHERE project_id = ? AND kind = 'touch'
+		GROUP BY lead_id, ad_id`, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var lead, ad string
+		var n uint64
+		if err := rows.Scan(&lead, &ad, &n); err != nil {
+			t.Fatal(err)
+		}
+		touches[[2]string{lead, ad}] = n
+	}
+	rows.Close()
+	rows, err = e.ch.Query(ctx, `SELECT order_id, lead_id, toInt64(sum(tx_revenue)), toInt64(sum(tx_count_refunded))
+		FROM journeys WHERE project_id = ? AND kind = 'order' GROUP BY order_id, lead_id`, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var order, lead string
+		var rev, refunded int64
+		if err := rows.Scan(&order, &lead, &rev, &refunded); err != nil {
+			t.Fatal(err)
+		}
+		orders[[2]string{order, lead}] = [2]int64{rev, refunded}
+	}
+	return touches, orders
+}
+
+// The journey outbox writes each touch and order change once: an event of a lead whose UTM
+// resolves is a touch (one without UTM is not), a refund negates the sale under its lead, a
+// webhook naming another customer moves the order to that lead; models then credit the touch.
+func TestJourneysWrittenOnce(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	key := a.custom.WebhookKey
+	now := e.clock.Now()
+	r := e.event(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM,
+		"timestamp": now.Add(-5 * 24 * time.Hour).Unix(), "lead": map[string]any{"email": "buyer@x.com"}}, bearer(a.key)...)
+	lead, _ := r.JSON(t)["lead_id"].(string)
+	e.event(map[string]any{"config": map[string]any{"name": "PageView"}, "lead": map[string]any{"email": "buyer@x.com"}}, bearer(a.key)...)
+	send := func(o map[string]any) {
+		t.Helper()
+		if r := e.webhook(key, o); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	}
+	// tx-1: sold, then refunded by a status-only webhook.
+	send(order("tx-1", "approved", 10000, now.Add(-time.Hour)))
+	refund := order("tx-1", "refunded", 10000, now)
+	delete(refund, "customer")
+	delete(refund, "utm")
+	send(refund)
+	// tx-2: a stranger's order, then re-attributed to the buyer.
+	o := order("tx-2", "approved", 2500, now.Add(-time.Hour))
+	o["customer"] = map[string]any{"email": "stranger@x.com"}
+	delete(o, "utm")
+	send(o)
+	send(order("tx-2", "approved", 2500, now))
+	e.drain()
+	e.drain()
+	touches, orders := e.journeySums(t, a.project.ID)
+	if len(touches) != 1 || touches[[2]string{lead, adID}] != 1 {
+		t.Fatalf("touches %v, want one of lead %s on ad %s", touches, lead, adID)
+	}
+	conn := a.custom.ID
+	want := map[[2]string][2]int64{
+		{conn + "/tx-1", lead}: {0, 1},
+		{conn + "/tx-2", ""}:   {0, 0},
+		{conn + "/tx-2", lead}: {2500 * 10000, 0},
+	}
+	for k, v := range orders {
+		if want[k] != v {
+			t.Errorf("order %v: %v, want %v", k, v, want[k])
+		}
+	}
+	if len(orders) != len(want) {
+		t.Errorf("orders %v, want %v", orders, want)
+	}
+	for _, model := range []string{"last_click", "linear", "time_decay"} {
+		r := e.do("POST", "/v3/query", map[string]any{"project_id": a.project.ID, "fields": []string{"tx_revenue", "tx_count_refunded"},
+			"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}, "metadata": map[string]any{"level": "ad",
+				"attribution": map[string]any{"model": model, "window_days": 7}}}, bearer(a.readKey)...)
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		wantJSON(t, r.JSON(t)["data"], `[{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_count_refunded":1,"tx_revenue":25}]`)
+	}
+}
+
+// Bad attribution members are 400 invalid_parameter naming the member.
+func TestAttributionValidation(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	for attr, want := range map[string]string{
+		`{"model":"best"}`:      `metadata.attribution.model: unknown model "best"; want one of reported, last_click, first_click, linear, position_based, time_decay`,
+		`{"window_days":0}`:     "metadata.attribution.window_days: must be between 1 and 90",
+		`{"window_days":91}`:    "metadata.attribution.window_days: must be between 1 and 90",
+		`{"date":"sale"}`:       `metadata.attribution.date: unknown date "sale"; want one of conversion, click`,
+		`{"window_days":"7"}`:   "",
+		`{"model":"linear"}x`:   "",
+		`{"model":"lin\u0000"}`: "",
+	} {
+		r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"attribution":`+attr+`}}`,
+			bearer(a.readKey)...)
+		body := wantError(t, r, 400, "validation_error", "invalid_parameter")
+		if want != "" {
+			details, _ := json.Marshal([]string{want})
+			wantJSON(t, body["details"], string(details))
+		}
+	}
+}
