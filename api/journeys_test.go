@@ -3,8 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
+
+	"mtk/ingest/journeys"
 )
 
 // journeySums are the journeys rows of a project: touches per (lead, ad), and orders' summed
@@ -126,5 +129,46 @@ func TestAttributionValidation(t *testing.T) {
 			details, _ := json.Marshal([]string{want})
 			wantJSON(t, body["details"], string(details))
 		}
+	}
+}
+
+// The backfill queues what was stored before the journey outbox, once: run twice (the second
+// with redo), the journeys hold each touch and each order's state once.
+func TestJourneysBackfill(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	now := e.clock.Now()
+	r := e.event(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM,
+		"timestamp": now.Add(-2 * 24 * time.Hour).Unix(), "lead": map[string]any{"email": "buyer@x.com"}}, bearer(a.key)...)
+	lead, _ := r.JSON(t)["lead_id"].(string)
+	if r := e.webhook(a.custom.WebhookKey, order("tx-1", "approved", 4000, now)); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	// As before the journey outbox: nothing of it queued, no order marked.
+	ctx := context.Background()
+	if _, err := e.store.Pool().Exec(ctx, "DELETE FROM journey_outbox; UPDATE orders SET journey = false"); err != nil {
+		t.Fatal(err)
+	}
+	e.drain()
+	var reports []journeys.Progress
+	for _, redo := range []bool{false, true} {
+		if err := journeys.Backfill(ctx, e.store.Pool(), e.ch, e.resolver, redo, now, func(p journeys.Progress) {
+			reports = append(reports, p)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		e.drain()
+	}
+	touches, orders := e.journeySums(t, a.project.ID)
+	if len(touches) != 1 || touches[[2]string{lead, adID}] != 1 {
+		t.Errorf("touches %v, want one of lead %s on ad %s", touches, lead, adID)
+	}
+	if len(orders) != 1 || orders[[2]string{a.custom.ID + "/tx-1", lead}] != [2]int64{4000 * 10000, 0} {
+		t.Errorf("orders %v", orders)
+	}
+	want := journeys.Progress{Project: a.project.ID, Orders: 1, Touches: 1, Done: true}
+	if !slices.Contains(reports, want) || reports[len(reports)-1] != (journeys.Progress{Project: a.project.ID, Done: true}) {
+		t.Errorf("progress %+v, want %+v then nothing more", reports, want)
 	}
 }

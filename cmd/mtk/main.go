@@ -42,6 +42,7 @@ Usage:
   mtk outbox list [--status pending|sent|dead] [--limit N] [--json]
   mtk outbox retry <id>         make a dead or pending conversion due now
   mtk outbox stats [--json]     counts of the conversion and fact outboxes
+  mtk journeys backfill [--redo]  queue the orders and touches stored before attribution models
   mtk bench --body FILE | --queries DIR [--url U] [--key K] [--concurrency 1,8,32] [--rate 50,200]
             [--max-inflight N] [--duration 10s] [--warmup 2s] [--cache on|off|both] [--json] [--compare FILE.json]
                                 benchmark query bodies against a server (see README.md)
@@ -66,6 +67,7 @@ var commands = map[string]command{
 	"container":    runContainer,
 	"sync":         runSync,
 	"outbox":       runOutbox,
+	"journeys":     runJourneys,
 	"bench":        runBench,
 }
 

@@ -6,29 +6,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/facts"
 	"mtk/ingest/outbox"
 	"mtk/platform"
 )
 
-// journeyOf is the journey row of a state (see outbox.JourneyRow): the order under its lead,
-// attributed or not, at its created time; false for a failed order, which counts nothing. id is
-// the transaction's (a stored state read back does not carry it).
+// journeyOf is the journey row of a state (outbox.OrderJourney). id is the transaction's (a
+// stored state read back does not carry it).
 func (st stored) journeyOf(conn platform.WebhookConnection, p platform.Project, id string) (outbox.JourneyRow, bool) {
-	if st.Status == StatusFailed {
-		return outbox.JourneyRow{}, false
-	}
-	r := outbox.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: outbox.JourneyOrder, Time: st.created.UTC(),
-		LeadID: st.leadID, OrderID: conn.ID + "/" + id, Currency: st.currency, CountTotal: 1}
-	switch st.Status {
-	case StatusApproved:
-		r.Revenue, r.Count, r.ProductCosts = st.value*facts.MicrosPerMinor, 1, st.productCost*facts.MicrosPerMinor
-	case StatusPending:
-		r.CountPending = 1
-	default: // refunded, chargeback
-		r.CountRefunded = 1
-	}
-	return r, true
+	return outbox.OrderJourney(p.ID, p.Timezone, conn.ID+"/"+id, st.leadID, st.Status, st.currency, st.created,
+		st.value, st.productCost)
 }
 
 // queueJourney queues the order's journey change, its previous row negated (when the journey

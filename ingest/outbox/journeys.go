@@ -157,3 +157,23 @@ func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint6
 	}
 	return nil
 }
+
+// OrderJourney is the journey row of an order's state (status as stored, value and cost in minor
+// units of currency), under its lead at its created time; false for a failed order, which counts
+// nothing. Its values are those the order contributes to facts_raw when attributed.
+func OrderJourney(project, zone, orderID, lead, status, currency string, created time.Time, value, cost int64) (JourneyRow, bool) {
+	if status == "failed" {
+		return JourneyRow{}, false
+	}
+	r := JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyOrder, Time: created.UTC(), LeadID: lead,
+		OrderID: orderID, Currency: currency, CountTotal: 1}
+	switch status {
+	case "approved":
+		r.Revenue, r.Count, r.ProductCosts = value*facts.MicrosPerMinor, 1, cost*facts.MicrosPerMinor
+	case "pending":
+		r.CountPending = 1
+	default: // refunded, chargeback
+		r.CountRefunded = 1
+	}
+	return r, true
+}
