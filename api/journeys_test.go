@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +108,30 @@ func TestJourneysWrittenOnce(t *testing.T) {
 		}
 		wantJSON(t, r.JSON(t)["data"], `[{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_count_refunded":1,"tx_revenue":25}]`)
 	}
+	// By click date the touch's day shows the orders after it; a later order, landing on another
+	// day, changes that cached answer.
+	byClick := map[string]any{"project_id": a.project.ID, "fields": []string{"tx_revenue"},
+		"time":     map[string]any{"start": "2026-03-05", "end": "2026-03-05"},
+		"metadata": map[string]any{"attribution": map[string]any{"model": "first_click", "date": "click"}}}
+	for i, want := range []struct{ data, cache string }{{`[{"tx_revenue":25}]`, "miss"}, {`[{"tx_revenue":25}]`, "hit"},
+		{`[{"tx_revenue":35}]`, "miss"}} {
+		if i == 2 {
+			send(order("tx-3", "approved", 1000, now))
+			e.drain()
+		}
+		r := e.do("POST", "/v3/query", byClick, bearer(a.readKey)...)
+		if r.Status != 200 || cacheOf(r) != want.cache {
+			t.Fatalf("%d %s, cache %s, want %s", r.Status, r.Body, cacheOf(r), want.cache)
+		}
+		wantJSON(t, r.JSON(t)["data"], want.data)
+	}
+	r = e.do("POST", "/v3/query/explain", byClick, bearer(a.readKey)...)
+	if r.Status != 200 || !strings.Contains(string(r.Body), "FROM journeys") {
+		t.Fatalf("explain: %d %s", r.Status, r.Body)
+	}
+	wantJSON(t, r.JSON(t)["attribution"], `{"date":"click","model":"first_click","window_days":28}`)
+	r = e.do("GET", "/v3/fields", nil, bearer(a.readKey)...)
+	wantJSON(t, r.JSON(t)["attribution"], `{"dates":["conversion","click"],"models":["reported","last_click","first_click","linear","position_based","time_decay"],"window_days":{"default":28,"max":90,"min":1}}`)
 }
 
 // Bad attribution members are 400 invalid_parameter naming the member.

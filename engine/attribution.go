@@ -212,3 +212,53 @@ func weights(model string) string {
 		return "arrayMap(i -> toFloat64(i = length(tw)), arrayEnumerate(tw))"
 	}
 }
+
+// creditedDays widens the local days [first, after) of a crediting plan to the days of every
+// journey row its answer reads: touches up to a window (and the pad) before, and by click date
+// orders up to a window after.
+func (p *plan) creditedDays(first, after time.Time) DayRange {
+	pad := int((p.credits.window + dayPad) / (24 * time.Hour))
+	out := DayRange{First: first.AddDate(0, 0, -pad), After: after.AddDate(0, 0, int(dayPad/(24*time.Hour)))}
+	if p.credits.click {
+		out.After = out.After.AddDate(0, 0, pad)
+	}
+	return out
+}
+
+// AttributionChoices is what GET /v3/fields says metadata.attribution takes.
+type AttributionChoices struct {
+	Models     []string    `json:"models"`
+	Dates      []string    `json:"dates"`
+	WindowDays WindowRange `json:"window_days"`
+}
+
+// WindowRange is the range and default of window_days.
+type WindowRange struct {
+	Min     int `json:"min"`
+	Max     int `json:"max"`
+	Default int `json:"default"`
+}
+
+var attributionChoices = AttributionChoices{Models: Models, Dates: AttributionDates,
+	WindowDays: WindowRange{Min: 1, Max: MaxWindowDays, Default: DefaultWindowDays}}
+
+// AttributionUsed is the attribution a query is answered with, defaults filled in (explain).
+type AttributionUsed struct {
+	Model      string `json:"model"`
+	WindowDays int    `json:"window_days"`
+	Date       string `json:"date"`
+}
+
+func (c credits) used() AttributionUsed {
+	u := AttributionUsed{Model: c.model, WindowDays: int(c.window / (24 * time.Hour)), Date: DateConversion}
+	if u.Model == "" {
+		u.Model = ModelReported
+	}
+	if u.WindowDays == 0 {
+		u.WindowDays = DefaultWindowDays
+	}
+	if c.click {
+		u.Date = DateClick
+	}
+	return u
+}
