@@ -173,9 +173,10 @@ func (p *plan) creditedOrders() fragment {
 		p.projectID, from.Add(-p.credits.window).UTC(), to.UTC(), p.projectID, from.UTC(), to.UTC())
 	ws := strconv.FormatInt(w, 10)
 	joined := expr("SELECT project_id, ots, currency, r0, r1, r2, r3, r4, r5,"+
-		" arraySort(x -> tupleElement(x, 1), arrayFilter(x -> tupleElement(x, 1) >= ots - "+ws+" AND tupleElement(x, 1) <= ots, tt)) AS tw"+
+		" arraySort(arrayFilter(x -> tupleElement(x, 1) >= ots - "+ws+" AND tupleElement(x, 1) <= ots, tt)) AS tw"+
 		" FROM (?) AS o ANY LEFT JOIN (?) AS t USING (lead_id)", orders, touches)
-	// A lone row on no entity stands for an order without touches.
+	// Touches sort by time, then entity, so that touches at the same second credit alike on
+	// every run. A lone row on no entity stands for an order without touches.
 	weighted := expr("SELECT project_id, ots, currency, r0, r1, r2, r3, r4, r5,"+
 		" if(length(tw) = 0, [tuple(ots, '', '', '', '', '', '')], tw) AS tj,"+
 		" if(length(tw) = 0, [toFloat64(1)], "+weights(p.credits.model)+") AS wt FROM (?)", joined)

@@ -17,7 +17,8 @@ import (
 type journey struct {
 	kind, lead, order string
 	at                time.Time
-	ad                string // a touch's ad (campaign "c"+ad, adset "s"+ad)
+	ad                string // a touch's ad (campaign "c"+ad unless camp, adset "s"+ad)
+	src, camp         string // a touch's source (alpha_ads when empty) and campaign
 	revenue, count    int64  // an order's micros and approved count (signed)
 	total, refunded   int64
 }
@@ -36,6 +37,12 @@ func writeJourneys(t testing.TB, conn driver.Conn, project string, js []journey)
 		src, conn, acc, camp, adset, cur := "", "", "", "", "", "USD"
 		if j.kind == "touch" {
 			src, conn, acc, camp, adset, cur = "alpha_ads", "con_1", "act_1", "c"+j.ad, "s"+j.ad, ""
+			if j.src != "" {
+				src = j.src
+			}
+			if j.camp != "" {
+				camp = j.camp
+			}
 		}
 		if err := b.Append(project, j.kind, j.at, j.lead, j.order, "", "", src, conn, acc, camp, adset, j.ad, cur,
 			j.revenue, j.count, j.total, int64(0), j.refunded, int64(0), uint64(i+1)); err != nil {
