@@ -220,3 +220,30 @@ func checkCredits(t *testing.T, name string, got, want map[string][2]float64) {
 		}
 	}
 }
+
+// TestAttributionOnCluster: on the two-shard test cluster, with the hand journeys of projects on
+// both shards, every project's orders are credited as on one server.
+func TestAttributionOnCluster(t *testing.T) {
+	cl := testenv.ClickHouseCluster(t)
+	projects := []string{"prj_a", "prj_b", "prj_c", "prj_d"}
+	for _, p := range projects {
+		writeJourneys(t, cl.Conn, p, handJourneys)
+	}
+	svc := engine.New(cl.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	for _, p := range projects {
+		scope := engine.Scope{ProjectID: p, Currency: "USD", TimeZone: "UTC"}
+		res := query(t, svc, scope, `{"project_id":"`+p+`","fields":["tx_revenue"],"time":{"start":"2024-03-01","end":"2024-03-31"},`+
+			`"metadata":{"level":"ad","attribution":{"model":"last_click"}},"order":{"ad_id":"asc"}}`)
+		want := `[{"ad_id":"A1","ad_name":null,"source":"alpha_ads","tx_revenue":50.00},{"ad_id":"A2","ad_name":null,"source":"alpha_ads","tx_revenue":20.00},` +
+			`{"ad_id":"A3","ad_name":null,"source":"alpha_ads","tx_revenue":100.00}]`
+		if got := asJSON(res.Data); got != want {
+			t.Errorf("%s: %s, want %s", p, got, want)
+		}
+	}
+	for i, sh := range cl.Shards {
+		var n uint64
+		if err := sh.QueryRow(context.Background(), "SELECT count() FROM journeys_local").Scan(&n); err != nil || n == 0 {
+			t.Errorf("shard %d holds %d journeys (%v)", i+1, n, err)
+		}
+	}
+}
