@@ -48,12 +48,14 @@ services-stop:
 ## bench: start the local stores, then the answer cache's hits (server CPU per hit, hits/s at
 ## saturation), the query benchmark over 10 M generated rows, its
 ## dashboard run (50 projects, the answer cache on and off, live writes) and the ingest benchmark
-## (events and orders over HTTP at 64 clients); see benchmarks/README.md. The tables are
+## (events and orders over HTTP at 64 clients), and the attribution models against reported (1 M
+## orders, 20 M touches); see benchmarks/README.md. The tables are
 ## printed; the query and dashboard JSON are written to benchmarks/results/
 bench: services
 	$(GO) run ./benchmarks/query -hits
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
 	$(GO) run ./benchmarks/query -dashboard -rows 10000000 -out benchmarks/results/dashboard.json
+	$(GO) test ./engine -run XXX -bench Attribution -benchtime 1x
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s -pg-freeze 5s
 

@@ -27,7 +27,7 @@ import (
 // queries on both and requires the same rows, and runs every golden statement on chDB.
 
 // landingTables are the tables writers fill; the views fill the rest.
-var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in"}
+var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in", "journeys"}
 
 func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	ch := testenv.ClickHouse(t)
@@ -38,6 +38,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	if err := ds.Write(context.Background(), ch.Conn); err != nil {
 		t.Fatal(err)
 	}
+	writeJourneys(t, ch.Conn, "prj_j", generatedJourneys(11))
 	cur, err := chdb.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +104,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 			}
 		}
 	}
+	compareAttribution(t, &c)
 	for _, g := range goldenCases {
 		compiled := compile(t, g.scope, g.body)
 		if g.days != nil {

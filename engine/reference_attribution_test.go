@@ -316,3 +316,25 @@ func compareCredits(t *testing.T, name string, got, want map[string][2]float64) 
 		}
 	}
 }
+
+// compareAttribution runs the statements of every model and date, at a few granularities and
+// levels, over the generated journeys on both engines (TestConformanceWithCurrentClickHouse).
+func compareAttribution(t *testing.T, c *comparer) {
+	scope := engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: "America/Sao_Paulo", SubHour: true}
+	for _, model := range engine.Models[1:] {
+		for _, date := range engine.AttributionDates {
+			for _, shape := range []string{`,"granularity":"day"},"metadata":{"level":"campaign",`, `,"granularity":"hour"},"metadata":{`,
+				`,"granularity":"15min"},"metadata":{"level":"ad",`, `},"metadata":{`} {
+				body := `{"project_id":"prj_j","fields":["tx_revenue","tx_count","roas"],"time":{"start":"2024-03-01","end":"2024-03-30"` +
+					shape + `"attribution":{"model":"` + model + `","date":"` + date + `"}}}`
+				compiled, err := engine.Compile(scope, mustInput(t, body), testNow)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, a := range compiled.Attempts {
+					c.sameStatement(a.Query)
+				}
+			}
+		}
+	}
+}
