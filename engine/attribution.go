@@ -107,8 +107,9 @@ var orderMeasures = []string{"tx_revenue", "tx_count", "tx_count_total", "tx_cou
 func isOrderMeasure(m measure) bool { return contains(orderMeasures, m.name) }
 
 // creditedSource is what the first aggregation reads from table t when a model credits orders:
-// the table's rows with their order measures left out, and the credited orders (at the table's
-// time columns), both restricted by where, as columns v_<measure>.
+// the table's rows with their order measures left out (when other measures are asked), and the
+// credited orders (at the table's time columns), both restricted by where, as columns
+// v_<measure>.
 func (p *plan) creditedSource(t table, where fragment) fragment {
 	times := []string{"day"}
 	switch t {
@@ -119,7 +120,9 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 	}
 	keys := "project_id, " + strings.Join(times, ", ") + ", source, connection_id, account_id, campaign_id, adset_id, ad_id, currency"
 	var fromFacts, fromCredits []string
+	others := false
 	for _, m := range p.measures.members() {
+		others = others || !isOrderMeasure(m)
 		v := "v_" + m.name
 		if isOrderMeasure(m) {
 			fromFacts = append(fromFacts, "toInt64(0) AS "+v)
@@ -135,6 +138,9 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 	if p.level != "" {
 		// An order without a touch is on no entity: it counts in totals only.
 		credited = expr("? AND source != ''", credited)
+	}
+	if !others { // the fact tables would add only zeros
+		return expr("(?)", credited)
 	}
 	return expr("(SELECT "+keys+", "+strings.Join(fromFacts, ", ")+" FROM "+t.name()+" WHERE ? UNION ALL ?)",
 		where, credited)
