@@ -149,6 +149,14 @@ func TestAttributionHandJourneys(t *testing.T) {
 			}
 		}
 	}
+	// With an event metric beside (read from the fact tables, which hold none here), the same credits.
+	res := query(t, svc, scope, `{"project_id":"prj_j","fields":["tx_revenue","page_views"],"time":`+month+
+		`,"metadata":{"level":"ad","attribution":{"model":"last_click"}},"order":{"ad_id":"asc"}}`)
+	if got := asJSON(res.Data); got != `[{"ad_id":"A1","ad_name":null,"source":"alpha_ads","tx_revenue":50.00,"page_views":0},`+
+		`{"ad_id":"A2","ad_name":null,"source":"alpha_ads","tx_revenue":20.00,"page_views":0},`+
+		`{"ad_id":"A3","ad_name":null,"source":"alpha_ads","tx_revenue":100.00,"page_views":0}]` {
+		t.Errorf("with page_views: %s", got)
+	}
 	// A 90-day window reaches L3's touch: O3 goes to A2 whatever the model.
 	ads, _ := byAd(t, svc, scope, `{"model":"linear","window_days":90}`, month)
 	checkCredits(t, "linear 90", ads, map[string][2]float64{"A1": {100.0/3 + 60, 1}, "A2": {100.0/3 + 10 + 30, 2}, "A3": {100.0 / 3, 1}})
