@@ -106,6 +106,16 @@ var orderMeasures = []string{"tx_revenue", "tx_count", "tx_count_total", "tx_cou
 
 func isOrderMeasure(m measure) bool { return contains(orderMeasures, m.name) }
 
+// creditedCount is the unit of a credited count: counts are credited to 4 decimals, as integers
+// of 1/10,000 summed exactly, and shown divided.
+const (
+	creditedCount    = 10_000
+	creditedCountSQL = "10000"
+)
+
+// creditsCount reports whether measure m is a count that the plan's model credits.
+func (p *plan) creditsCount(m measure) bool { return !m.money && isOrderMeasure(m) && p.crediting() }
+
 // creditedSource is what the first aggregation reads from table t when a model credits orders:
 // the table's rows with their order measures left out (when other measures are asked), and the
 // credited orders (at the table's time columns), both restricted by where, as columns
@@ -151,7 +161,8 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 const dayPad = 2 * 24 * time.Hour
 
 // creditedOrders is every order that can credit the range, one row per (order, touch) with the
-// touch's entity and the order's values allocated to it in whole micros (counts in whole units):
+// touch's entity and the order's values allocated to it in whole micros (counts in units of
+// 1/creditedCount):
 // shares are cumulative, share i = floor(v * W_i / W) - floor(v * W_(i-1) / W) with W_i the sum
 // of the first i weights, so that an order's shares sum to its value exactly. An order without a
 // touch in its window is one row on no entity (source ”). ts is the order's time (date
@@ -189,7 +200,11 @@ func (p *plan) creditedOrders() fragment {
 	cum := expr("SELECT *, arrayCumSum(wt) AS cw, cw[length(cw)] AS wsum FROM (?)", weighted)
 	var shares []string
 	for i, m := range orderMeasures {
-		shares = append(shares, fmt.Sprintf("toInt64(floor(r%[1]d * (cw[i] / wsum))) - toInt64(floor(r%[1]d * (if(i = 1, 0, cw[i - 1]) / wsum))) AS c_%[2]s", i, m))
+		v := fmt.Sprintf("r%d", i)
+		if !measureNamed(m).money {
+			v += " * " + creditedCountSQL
+		}
+		shares = append(shares, fmt.Sprintf("toInt64(floor(%[1]s * (cw[i] / wsum))) - toInt64(floor(%[1]s * (if(i = 1, 0, cw[i - 1]) / wsum))) AS c_%[2]s", v, m))
 	}
 	ts := "ots"
 	if p.credits.click {

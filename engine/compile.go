@@ -239,6 +239,8 @@ func (p *plan) rollup() fragment {
 		case money && m.money:
 			sel = append(sel, convertedSum(m.name, p.currency))
 			moneyNames = append(moneyNames, m.name)
+		case p.creditsCount(m):
+			sel = append(sel, expr("sum(s_"+m.name+") / "+creditedCountSQL+" AS "+m.name))
 		default:
 			sel = append(sel, expr("sum(s_"+m.name+") AS "+m.name))
 		}
