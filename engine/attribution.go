@@ -101,6 +101,9 @@ func (p *plan) crediting() bool {
 	return false
 }
 
+// journeysTable holds the touches and orders that models credit (schema/clickhouse/0009).
+const journeysTable = "journeys"
+
 // orderMeasures are the measures journeys hold, in their column order.
 var orderMeasures = []string{"tx_revenue", "tx_count", "tx_count_total", "tx_count_pending", "tx_count_refunded", "tx_product_costs"}
 

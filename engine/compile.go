@@ -13,7 +13,8 @@ type Statement struct {
 
 // Attempt is one way to answer a query: from one table, with an optional probe.
 type Attempt struct {
-	// Table is the fact table read.
+	// Table is the fact table read (journeys when an attribution model credits orders: its
+	// settings are the raw table's).
 	Table string
 	// Probe counts the table's rows for the project in the range (for a coarser table, in the
 	// whole hours or days inside it). When the first attempt's rows show no facts, the first
@@ -106,6 +107,9 @@ func (p *plan) compile(warnings []string) *Compiled {
 		q.gran = coarsen(p.gran, t)
 		q.flagFacts = t == p.table && t != tableDaily
 		a := Attempt{Table: t.name(), Query: q.statement(), plan: &q}
+		if q.crediting() { // most of the work is crediting journeys, which the rollups' threads would slow
+			a.Table = journeysTable
+		}
 		if q.total {
 			st := q.totalStatement()
 			a.Total = &st

@@ -90,8 +90,8 @@ func New(conn driver.Conn, opts Options) *Service {
 		prepared: ttlcache.New[[32]byte, *Prepared](preparedFor, preparedMax)}
 }
 
-// Settings are the ClickHouse settings a statement on table (facts_raw, facts_hourly or
-// facts_daily) runs with: the one place they are set. The query benchmark sends its floor
+// Settings are the ClickHouse settings a statement on table (facts_raw, facts_hourly,
+// facts_daily or journeys) runs with: the one place they are set. The query benchmark sends its floor
 // statements with them too.
 func (s *Service) Settings(table string) clickhouse.Settings {
 	secs := int(s.opts.MaxExecutionTime / time.Second)
@@ -104,7 +104,7 @@ func (s *Service) Settings(table string) clickhouse.Settings {
 		"max_memory_usage":   s.opts.MaxMemoryUsage,
 		"max_query_size":     maxStatementBytes,
 	}
-	if table != tableRaw.name() {
+	if table != tableRaw.name() && table != journeysTable {
 		set["max_threads"] = s.opts.RollupThreads
 	}
 	return set
