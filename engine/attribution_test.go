@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/shopspring/decimal"
 
 	"mtk/engine"
+	"mtk/engine/enginetest"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -19,6 +21,7 @@ type journey struct {
 	at                time.Time
 	ad                string // a touch's ad (campaign "c"+ad unless camp, adset "s"+ad)
 	src, camp         string // a touch's source (alpha_ads when empty) and campaign
+	currency          string // an order's (USD when empty)
 	revenue, count    int64  // an order's micros and approved count (signed)
 	total, refunded   int64
 }
@@ -35,6 +38,9 @@ func writeJourneys(t testing.TB, conn driver.Conn, project string, js []journey)
 	defer b.Close()
 	for i, j := range js {
 		src, conn, acc, camp, adset, cur := "", "", "", "", "", "USD"
+		if j.currency != "" {
+			cur = j.currency
+		}
 		if j.kind == "touch" {
 			src, conn, acc, camp, adset, cur = "alpha_ads", "con_1", "act_1", "c"+j.ad, "s"+j.ad, ""
 			if j.src != "" {
@@ -265,5 +271,52 @@ func TestAttributionOnCluster(t *testing.T) {
 		if err := sh.QueryRow(context.Background(), "SELECT count() FROM journeys_local").Scan(&n); err != nil || n == 0 {
 			t.Errorf("shard %d holds %d journeys (%v)", i+1, n, err)
 		}
+	}
+}
+
+// TestAttributionComparesAndCounts: comparisons and total_rows work under a model. First click by
+// click date: March 1-7 holds O1's and O5's first touches ($120), March 8-14 O2's touch and the
+// unattributed O3 ($80).
+func TestAttributionComparesAndCounts(t *testing.T) {
+	svc, scope := attributionService(t)
+	res := query(t, svc, scope, `{"project_id":"prj_j","fields":["tx_revenue"],"time":{"start":"2024-03-01","end":"2024-03-07",`+
+		`"compare":{"start":"2024-03-08","end":"2024-03-14"}},"metadata":{"attribution":{"model":"first_click","date":"click"}}}`)
+	if got := asJSON(res.Data); got != `[{"tx_revenue":120.00,"compare":{"tx_revenue":80.00},"change":{"tx_revenue":0.5}}]` {
+		t.Errorf("compare: %s", got)
+	}
+	res = query(t, svc, scope, `{"project_id":"prj_j","fields":["tx_revenue"],"time":{"start":"2024-03-01","end":"2024-03-31"},`+
+		`"metadata":{"level":"ad","attribution":{"model":"linear"}},"total":true,"limit":1}`)
+	if res.TotalRows == nil || *res.TotalRows != 3 || len(res.Data) != 1 {
+		t.Errorf("total_rows %v, %d rows", res.TotalRows, len(res.Data))
+	}
+}
+
+// TestAttributionConvertsMoney: a credit converts at its own day's rate, the order's by
+// conversion date, the touch's by click date; a missing rate makes it null with a warning.
+func TestAttributionConvertsMoney(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	writeJourneys(t, ch.Conn, "prj_fx", []journey{
+		{kind: "touch", lead: "L9", at: utc(3, 2, 10), ad: "A9"},
+		{kind: "order", lead: "L9", order: "O9", at: utc(3, 3, 10), revenue: 500 * dollar, count: 1, total: 1, currency: "BRL"},
+	})
+	rate := func(d int, r string) enginetest.Rate {
+		return enginetest.Rate{RateKey: enginetest.RateKey{Day: utc(3, d, 0), Base: "BRL", Quote: "USD"}, Rate: decimal.RequireFromString(r)}
+	}
+	if err := enginetest.InsertRates(context.Background(), ch.Conn, []enginetest.Rate{rate(2, "0.25"), rate(3, "0.2")}); err != nil {
+		t.Fatal(err)
+	}
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	scope := engine.Scope{ProjectID: "prj_fx", Currency: "USD", TimeZone: "UTC"}
+	for date, want := range map[string]string{"conversion": `[{"tx_revenue":100.00}]`, "click": `[{"tx_revenue":125.00}]`} {
+		res := query(t, svc, scope, `{"project_id":"prj_fx","fields":["tx_revenue"],"time":{"start":"2024-03-01","end":"2024-03-31"},`+
+			`"metadata":{"attribution":{"model":"linear","date":"`+date+`"}}}`)
+		if got := asJSON(res.Data); got != want {
+			t.Errorf("%s: %s, want %s", date, got, want)
+		}
+	}
+	res := query(t, svc, scope, `{"project_id":"prj_fx","fields":["tx_revenue"],"time":{"start":"2024-03-01","end":"2024-03-31"},`+
+		`"metadata":{"convert_to_currency":"EUR","attribution":{"model":"linear"}}}`)
+	if got := asJSON(res.Data); got != `[{"tx_revenue":null}]` || len(res.Warnings) == 0 {
+		t.Errorf("no EUR rate: %s %q", got, res.Warnings)
 	}
 }
