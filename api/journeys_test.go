@@ -197,3 +197,37 @@ func TestJourneysBackfill(t *testing.T) {
 		t.Errorf("progress %+v, want %+v then nothing more", reports, want)
 	}
 }
+
+// A touch under one identifier credits an order found under another once an event proves they are
+// one person: the leads merge, and the touch and the order, written under each, meet.
+func TestJourneysFollowLeadMerges(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	now := e.clock.Now()
+	phone := map[string]any{"phone": "+55 11 97777-0000"}
+	e.event(map[string]any{"config": map[string]any{"name": "PageView"}, "lead": phone}, bearer(a.key)...)
+	e.event(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM,
+		"timestamp": now.Add(-3 * 24 * time.Hour).Unix(), "lead": map[string]any{"email": "buyer@x.com"}}, bearer(a.key)...)
+	o := order("tx-1", "approved", 4200, now)
+	delete(o, "utm")
+	o["customer"] = phone
+	if r := e.webhook(a.custom.WebhookKey, o); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	query := map[string]any{"project_id": a.project.ID, "fields": []string{"tx_revenue"},
+		"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}, "metadata": map[string]any{"level": "ad",
+			"attribution": map[string]any{"model": "first_click"}}}
+	for _, want := range []string{`[]`, `[{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_revenue":42}]`} {
+		if want != `[]` { // the event that proves the phone and the e-mail are one person
+			e.event(map[string]any{"config": map[string]any{"name": "Contact"}, "lead": map[string]any{"email": "buyer@x.com",
+				"phone": "+55 11 97777-0000"}}, bearer(a.key)...)
+		}
+		e.drain()
+		r := e.do("POST", "/v3/query", query, bearer(a.readKey)...)
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		wantJSON(t, r.JSON(t)["data"], want)
+	}
+}

@@ -181,20 +181,22 @@ func (p *plan) creditedOrders() fragment {
 		sums = append(sums, fmt.Sprintf("sum(%s) AS r%d", m, i))
 		nonzero = append(nonzero, fmt.Sprintf("r%d != 0", i))
 	}
-	orders := expr("SELECT project_id, lead_id, order_id, ts AS ots, currency, "+strings.Join(sums, ", ")+
+	orders := p.asPerson(expr("SELECT project_id, lead_id, order_id, ts AS ots, currency, "+strings.Join(sums, ", ")+
 		" FROM journeys WHERE project_id = ? AND kind = 'order' AND ts >= ? AND ts < ?"+
 		" GROUP BY project_id, lead_id, order_id, ots, currency HAVING "+strings.Join(nonzero, " OR "),
-		p.projectID, from.UTC(), to.UTC())
+		p.projectID, from.UTC(), to.UTC()))
+	buyers := p.asPerson(expr("SELECT DISTINCT lead_id FROM journeys WHERE project_id = ? AND kind = 'order' AND ts >= ? AND ts < ?",
+		p.projectID, from.UTC(), to.UTC()))
 	// GLOBAL: on a cluster both sides read the Distributed table (a double-distributed IN).
-	touches := expr("SELECT lead_id, groupArray(tuple(ts, source, connection_id, account_id, campaign_id, adset_id, ad_id)) AS tt"+
-		" FROM journeys WHERE project_id = ? AND kind = 'touch' AND ts >= ? AND ts < ? AND lead_id != ''"+
-		" AND lead_id GLOBAL IN (SELECT lead_id FROM journeys WHERE project_id = ? AND kind = 'order' AND ts >= ? AND ts < ?)"+
-		" GROUP BY lead_id",
-		p.projectID, from.Add(-p.credits.window).UTC(), to.UTC(), p.projectID, from.UTC(), to.UTC())
+	touches := expr("SELECT person, groupArray(tuple(ts, source, connection_id, account_id, campaign_id, adset_id, ad_id)) AS tt"+
+		" FROM (?) WHERE person GLOBAL IN (SELECT person FROM (?)) GROUP BY person",
+		p.asPerson(expr("SELECT lead_id, ts, source, connection_id, account_id, campaign_id, adset_id, ad_id FROM journeys"+
+			" WHERE project_id = ? AND kind = 'touch' AND ts >= ? AND ts < ? AND lead_id != ''",
+			p.projectID, from.Add(-p.credits.window).UTC(), to.UTC())), buyers)
 	ws := strconv.FormatInt(w, 10)
 	joined := expr("SELECT project_id, ots, currency, r0, r1, r2, r3, r4, r5,"+
 		" arraySort(arrayFilter(x -> tupleElement(x, 1) >= ots - "+ws+" AND tupleElement(x, 1) <= ots, tt)) AS tw"+
-		" FROM (?) AS o ANY LEFT JOIN (?) AS t USING (lead_id)", orders, touches)
+		" FROM (?) AS o ANY LEFT JOIN (?) AS t USING (person)", orders, touches)
 	// Touches sort by time, then entity, so that touches at the same second credit alike on
 	// every run. A lone row on no entity stands for an order without touches.
 	weighted := expr("SELECT project_id, ots, currency, r0, r1, r2, r3, r4, r5,"+
@@ -286,4 +288,13 @@ func (c credits) used() AttributionUsed {
 		u.Date = DateClick
 	}
 	return u
+}
+
+// asPerson adds to rows (with a lead_id column) person: the lead that its lead was last merged
+// into, else its own, so that touches and orders found under different identifiers of one person
+// meet.
+func (p *plan) asPerson(rows fragment) fragment {
+	return expr("SELECT *, if(root = '', lead_id, root) AS person FROM (?) AS r ANY LEFT JOIN"+
+		" (SELECT lead_id, argMax(merged_into, ts) AS root FROM journeys WHERE project_id = ? AND kind = 'merge' GROUP BY lead_id)"+
+		" AS merges USING (lead_id)", rows, p.projectID)
 }

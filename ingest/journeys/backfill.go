@@ -1,9 +1,10 @@
 // Package journeys backfills the journey outbox (ingest/outbox, JourneyRow) with what was stored
-// before it existed: every order's current state under its lead, and every event of a lead whose
-// UTM resolves to an ad entity as a touch. Live writes go through the outbox as they happen
+// before it existed: every order's current state under its lead, every event of a lead whose
+// UTM resolves to an ad entity as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
 // (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
 // under its row lock only while orders.journey is false (a webhook sets it), and an event only
-// when neither journeys nor the outbox holds its event_id.
+// when neither journeys nor the outbox holds its event_id; a merge row repeated says what the
+// first said (a lead's latest merge row counts).
 package journeys
 
 import (
@@ -62,6 +63,9 @@ func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver 
 				break
 			}
 			report(pr)
+		}
+		if err := copyMerges(ctx, pool, p.id, now); err != nil {
+			return fmt.Errorf("journeys: lead merges of %s: %w", p.id, err)
 		}
 		n, err := copyTouches(ctx, pool, ch, resolver, p.id, p.zone, now, func(n int) { pr.Touches += n; report(pr) })
 		if err != nil {
@@ -190,4 +194,14 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 		return total, err
 	}
 	return total, flush()
+}
+
+// copyMerges queues a merge row for every merged lead of the project: where it points now.
+func copyMerges(ctx context.Context, pool *pgxpool.Pool, project string, now time.Time) error {
+	_, err := pool.Exec(ctx, `WITH ins AS (INSERT INTO journey_outbox (project_id, timezone, kind, ts, lead_id, merged_into, created_at)
+			SELECT l.project_id, p.timezone, 'merge', $2, l.id, l.merged_into, $2 FROM leads l JOIN projects p ON p.id = l.project_id
+			WHERE l.project_id = $1 AND l.merged_into IS NOT NULL RETURNING 1)
+		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT 'journey_outbox', pg_backend_pid(), count(*) FROM ins
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, project, now)
+	return err
 }

@@ -19,6 +19,7 @@ import (
 const (
 	JourneyTouch = "touch"
 	JourneyOrder = "order"
+	JourneyMerge = "merge"
 )
 
 // JourneyRow is one row for ClickHouse's journeys table (schema/clickhouse/0009_journeys.sql):
@@ -29,6 +30,8 @@ type JourneyRow struct {
 	Kind                string
 	Time                time.Time
 	LeadID              string
+	// MergedInto is the lead a merge row's lead was merged into.
+	MergedInto string
 	// OrderID names an order row's transaction (connection and id); EventID a touch's event.
 	OrderID, EventID string
 	// Origin is what a touch was ("event").
@@ -46,18 +49,18 @@ func (r JourneyRow) Negate() JourneyRow {
 	return r
 }
 
-const journeyColumns = `project_id, timezone, kind, ts, lead_id, order_id, event_id, origin, source, connection_id,
+const journeyColumns = `project_id, timezone, kind, ts, lead_id, merged_into, order_id, event_id, origin, source, connection_id,
 	account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending,
 	tx_count_refunded, tx_product_costs`
 
 func (r *JourneyRow) args() []any {
-	return []any{r.ProjectID, r.TimeZone, r.Kind, r.Time, r.LeadID, r.OrderID, r.EventID, r.Origin, r.Source,
+	return []any{r.ProjectID, r.TimeZone, r.Kind, r.Time, r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin, r.Source,
 		r.ConnectionID, r.AccountID, r.CampaignID, r.AdsetID, r.AdID, r.Currency, r.Revenue, r.Count, r.CountTotal,
 		r.CountPending, r.CountRefunded, r.ProductCosts}
 }
 
 func (r *JourneyRow) dest() []any {
-	return []any{&r.ProjectID, &r.TimeZone, &r.Kind, &r.Time, &r.LeadID, &r.OrderID, &r.EventID, &r.Origin, &r.Source,
+	return []any{&r.ProjectID, &r.TimeZone, &r.Kind, &r.Time, &r.LeadID, &r.MergedInto, &r.OrderID, &r.EventID, &r.Origin, &r.Source,
 		&r.ConnectionID, &r.AccountID, &r.CampaignID, &r.AdsetID, &r.AdID, &r.Currency, &r.Revenue, &r.Count,
 		&r.CountTotal, &r.CountPending, &r.CountRefunded, &r.ProductCosts}
 }
@@ -70,7 +73,7 @@ func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
 	}
 	for i := range rs {
 		w.Queue(`INSERT INTO journey_outbox (`+journeyColumns+`, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
 			append(rs[i].args(), now)...)
 	}
 	queueResize(w, "journey_outbox", len(rs))
@@ -124,6 +127,9 @@ func (rs journeyRows) changes() ([]facts.Change, error) {
 			return nil, fmt.Errorf("outbox: time zone %q: %w", p.row.TimeZone, err)
 		}
 		c := facts.FactsOn(p.row.ProjectID, facts.LocalDay(p.row.Time, loc))
+		if p.row.Kind == JourneyMerge { // it moves credits on any day of the lead's
+			c = facts.EntitiesOf(p.row.ProjectID)
+		}
 		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)
@@ -134,7 +140,7 @@ func (rs journeyRows) changes() ([]facts.Change, error) {
 
 // insert writes the rows the journeys table does not hold yet, in one INSERT.
 func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
-	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys (project_id, kind, ts, lead_id, order_id, event_id, origin,
+	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin,
 		source, connection_id, account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total,
 		tx_count_pending, tx_count_refunded, tx_product_costs, outbox_id)`)
 	if err != nil {
@@ -146,7 +152,7 @@ func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint6
 			continue
 		}
 		r := &p.row
-		if err := batch.Append(r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.OrderID, r.EventID, r.Origin, r.Source,
+		if err := batch.Append(r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin, r.Source,
 			r.ConnectionID, r.AccountID, r.CampaignID, r.AdsetID, r.AdID, r.Currency, r.Revenue, r.Count, r.CountTotal,
 			r.CountPending, r.CountRefunded, r.ProductCosts, uint64(p.id)); err != nil {
 			return fmt.Errorf("outbox: insert journeys: %w", err)
@@ -176,4 +182,15 @@ func OrderJourney(project, zone, orderID, lead, status, currency string, created
 		r.CountRefunded = 1
 	}
 	return r, true
+}
+
+// QueueLeadMerge queues, before the merge itself, a merge row for the lead merged and for every
+// lead merged into it before (all of them then point at survivor), with the growth of the
+// outbox's size, in the caller's transaction.
+func QueueLeadMerge(w *pgx.Batch, projectID, merged, survivor string, now time.Time) {
+	w.Queue(`WITH ins AS (INSERT INTO journey_outbox (project_id, timezone, kind, ts, lead_id, merged_into, created_at)
+			SELECT l.project_id, p.timezone, 'merge', $4, l.id, $3, $4 FROM leads l JOIN projects p ON p.id = l.project_id
+			WHERE l.project_id = $1 AND (l.id = $2 OR l.merged_into = $2) RETURNING 1)
+		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT 'journey_outbox', pg_backend_pid(), count(*) FROM ins
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, projectID, merged, survivor, now)
 }

@@ -9,6 +9,10 @@
 -- lead) is its old row negated and its new row, so summing by order gives its current state. The
 -- entity columns are empty: models find the entities among the lead's touches.
 --
+-- kind 'merge': lead_id was merged into merged_into (another lead, a root then) at ts: a lead's
+-- touches and orders count for its latest merged_into, so that a person's touches under an
+-- identifier found before the merge credit orders found under the survivor.
+--
 -- Money is Int64 micros of currency, as in facts_raw. outbox_id is the journey_outbox row the
 -- row came from, so that a retried drain never writes a row twice.
 CREATE TABLE IF NOT EXISTS journeys (
@@ -16,6 +20,7 @@ CREATE TABLE IF NOT EXISTS journeys (
     kind              String,
     ts                DateTime,
     lead_id           String,
+    merged_into       String,
     order_id          String,
     event_id          String,
     origin            String,

@@ -1,15 +1,16 @@
 -- Journey rows waiting for ClickHouse's journeys table (owned by ingest/): the touches of leads
--- (events whose UTM resolved to an ad entity) and orders' contributions under their lead (signed:
--- a change is the old row negated and the new one). Written in the transaction of the event
+-- (events whose UTM resolved to an ad entity), orders' contributions under their lead (signed:
+-- a change is the old row negated and the new one) and lead merges. Written in the transaction of the event
 -- batch or the order webhook that causes them, drained exactly once like fact_outbox (attempts
 -- in outbox_attempts, lookups by journeys.outbox_id). Money is in micros, as in facts_raw.
 CREATE TABLE journey_outbox (
     id                bigserial PRIMARY KEY,
     project_id        text NOT NULL,
     timezone          text NOT NULL,
-    kind              text NOT NULL CHECK (kind IN ('touch', 'order')),
+    kind              text NOT NULL CHECK (kind IN ('touch', 'order', 'merge')),
     ts                timestamptz NOT NULL,
     lead_id           text NOT NULL,
+    merged_into       text NOT NULL DEFAULT '',
     order_id          text NOT NULL DEFAULT '',
     event_id          text NOT NULL DEFAULT '',
     origin            text NOT NULL DEFAULT '',
