@@ -165,11 +165,10 @@ const dayPad = 2 * 24 * time.Hour
 
 // creditedOrders is every order that can credit the range, one row per (order, touch) with the
 // touch's entity and the order's values allocated to it in whole micros (counts in units of
-// 1/creditedCount):
-// shares are cumulative, share i = floor(v * W_i / W) - floor(v * W_(i-1) / W) with W_i the sum
-// of the first i weights, so that an order's shares sum to its value exactly. An order without a
-// touch in its window is one row on no entity (source ”). ts is the order's time (date
-// conversion) or the touch's (date click).
+// 1/creditedCount). Shares are cumulative, share i = floor(v * W_i / W) - floor(v * W_(i-1) / W)
+// with W_i the sum of the first i weights, so that an order's shares sum to its value exactly. An
+// order without a touch in its window is one row on no entity (an empty source). ts is the
+// order's time (date conversion) or the touch's (date click).
 func (p *plan) creditedOrders() fragment {
 	w := int64(p.credits.window / time.Second)
 	from, to := p.start.Add(-dayPad), p.end.Add(dayPad)
