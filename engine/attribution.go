@@ -101,7 +101,7 @@ func (p *plan) crediting() bool {
 	return false
 }
 
-// journeysTable holds the touches and orders that models credit (schema/clickhouse/0009).
+// journeysTable holds the touches and orders that models credit (schema/clickhouse/0010_journeys.sql).
 const journeysTable = "journeys"
 
 // orderMeasures are the measures journeys hold, in their column order.

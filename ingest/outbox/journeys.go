@@ -22,7 +22,7 @@ const (
 	JourneyMerge = "merge"
 )
 
-// JourneyRow is one row for ClickHouse's journeys table (schema/clickhouse/0009_journeys.sql):
+// JourneyRow is one row for ClickHouse's journeys table (schema/clickhouse/0010_journeys.sql):
 // a lead's touch (an event whose UTM resolved to an ad entity) or an order's signed contribution
 // under its lead, which attribution models credit at query time.
 type JourneyRow struct {
