@@ -47,17 +47,22 @@ services-stop:
 
 ## bench: start the local stores, then the answer cache's hits (server CPU per hit, hits/s at
 ## saturation), the query benchmark over 10 M generated rows, its
-## dashboard run (50 projects, the answer cache on and off, live writes) and the ingest benchmark
-## (events and orders over HTTP at 64 clients), and the attribution models against reported (1 M
-## orders, 20 M touches); see benchmarks/README.md. The tables are
-## printed; the query and dashboard JSON are written to benchmarks/results/
-bench: services
+## dashboard run (50 projects, the answer cache on and off, live writes), the traffic-source mix
+## over 10 M business facts (engine BenchmarkBusinessQuery), the ingest benchmark (events and
+## orders over HTTP at 64 clients) and the replicas run (events and dashboard req/s through
+## HAProxy over one and three api replicas, an outage backlog drained by 1, 2 and 4 workers), the
+## attribution models against reported (1 M orders, 20 M touches); see
+## benchmarks/README.md. The tables are printed; the query and dashboard JSON are written to
+## benchmarks/results/
+bench: services build
 	$(GO) run ./benchmarks/query -hits
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
 	$(GO) run ./benchmarks/query -dashboard -rows 10000000 -out benchmarks/results/dashboard.json
-	$(GO) test ./engine -run XXX -bench Attribution -benchtime 1x
+	$(GO) test ./engine -run XXX -bench BusinessQuery -bench.rows 10000000 -benchtime 40x -timeout 60m
+	$(GO) test ./engine -run XXX -bench Attribution -benchtime 1x -timeout 60m
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s -pg-freeze 5s
+	$(GO) run ./benchmarks/replicas
 
 build:
 	$(GO) build -o bin/mtk ./cmd/mtk

@@ -15,7 +15,8 @@ import (
 // or 5 minutes), or that never ran. The job runner calls RunDue every minute with jitter, so a
 // run starts between the estimate that GET /v3/connections/{id}/sync shows and a minute and
 // the jitter later. The advisory lock in Syncer.Run keeps one run per connection across
-// instances.
+// instances, and the due connection it is given (Options.Due) keeps a worker from syncing again
+// what another synced between this one's listing and its lock.
 type Scheduler struct {
 	Syncer *Syncer
 	Log    *slog.Logger
@@ -76,7 +77,7 @@ func (s *Scheduler) runOne(ctx context.Context, d platform.SyncCandidate) {
 	c, err := s.Syncer.Connections.ConnectionIn(ctx, []string{d.WorkspaceID}, d.ID)
 	if err == nil {
 		var res Result
-		res, err = s.Syncer.Run(ctx, c, Options{})
+		res, err = s.Syncer.Run(ctx, c, Options{Due: &d})
 		if err == nil {
 			s.Log.Info("sync done", "connection", d.ID, "sync_type", res.SyncType, "rows", res.Rows, "took_ms", res.Took.Milliseconds())
 			return

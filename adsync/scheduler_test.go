@@ -2,6 +2,7 @@ package adsync_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -42,5 +43,34 @@ func TestSchedulerRunsDueConnections(t *testing.T) {
 	s.RunDue(ctx)
 	if count(adsim.Alpha) != 2 || count(adsim.Gamma) != 0 || w.runs(adsim.Alpha)[0].SyncType != platform.SyncIncremental {
 		t.Fatalf("after the interval: %d runs of alpha, %d of the paused one", count(adsim.Alpha), count(adsim.Gamma))
+	}
+}
+
+// A connection the scheduler listed as due, then synced by another worker before this one took
+// its lock, is not synced again: the run given the listing's candidate (Options.Due) is ErrBusy
+// and records nothing, and one given the fresh candidate runs.
+func TestScheduledRunSkipsAConnectionSyncedSinceItsListing(t *testing.T) {
+	w := newWorld(t, time.Date(2024, 5, 20, 13, 5, 0, 0, time.UTC), 5)
+	ctx := context.Background()
+	c := w.conns[adsim.Alpha]
+	// The listing saw no run; another worker then syncs the connection.
+	listed := platform.SyncCandidate{ID: c.ID, WorkspaceID: c.WorkspaceID}
+	if _, err := w.syncer.Run(ctx, c, adsync.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.syncer.Run(ctx, c, adsync.Options{Due: &listed}); !errors.Is(err, adsync.ErrBusy) {
+		t.Fatalf("a run by a stale listing: %v, want ErrBusy", err)
+	}
+	runs := w.runs(adsim.Alpha)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want the other worker's only", len(runs))
+	}
+	w.clock.Advance(10 * time.Minute)
+	started := runs[0].StartedAt
+	if _, err := w.syncer.Run(ctx, c, adsync.Options{Due: &platform.SyncCandidate{ID: c.ID, WorkspaceID: c.WorkspaceID, LastStart: &started}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.runs(adsim.Alpha)) != 2 {
+		t.Fatal("a run by a current listing did not run")
 	}
 }

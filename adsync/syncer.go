@@ -49,6 +49,10 @@ type Options struct {
 	Days     int
 	// Progress, when set, hears each step.
 	Progress func(Progress)
+	// Due, set by the scheduler, is the candidate it found due. A connection whose latest run,
+	// read once the lock is held, is not the one Due saw was synced by another worker since the
+	// scheduler listed it: the run is skipped (ErrBusy), not made twice.
+	Due *platform.SyncCandidate
 }
 
 // Progress is how far a run is: Done of Total fetch steps.
@@ -86,6 +90,15 @@ func (s *Syncer) Run(ctx context.Context, c platform.Connection, opt Options) (R
 		return Result{}, ErrBusy
 	}
 	defer release()
+	if opt.Due != nil {
+		latest, err := s.Connections.LatestSyncStart(ctx, c.ID)
+		if err != nil {
+			return Result{}, err
+		}
+		if (latest == nil) != (opt.Due.LastStart == nil) || latest != nil && !latest.Equal(*opt.Due.LastStart) {
+			return Result{}, ErrBusy
+		}
+	}
 	last, ran, err := s.Connections.LastSuccessfulSync(ctx, c.ID)
 	if err != nil {
 		return Result{}, err

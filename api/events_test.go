@@ -316,11 +316,12 @@ func TestEventStoreDownIs503(t *testing.T) {
 
 // The outboxes' bounds are counted exactly at the edge, in the storing transaction: with room for
 // 4 events, 10 sent at once store 4 and refuse 6 with 503 and Retry-After; the drain makes room
-// at once (no recount to wait for), and a fact bound refuses an attributed event whose fact
-// would pass it while unattributed events (no fact) still pass.
+// at once (no recount to wait for), and a fact bound refuses an attributed page view whose fact
+// and business row would pass it while events that count nowhere (no row in the fact outbox)
+// still pass.
 func TestOutboxBoundsAreExact(t *testing.T) {
 	e := newEnv(t)
-	e.eventsConfig = events.Config{Bounds: outbox.Bounds{Events: 4, Facts: 1}}
+	e.eventsConfig = events.Config{Bounds: outbox.Bounds{Events: 4, Facts: 2}}
 	e.rebuild()
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	e.seedEntities(a)
@@ -355,7 +356,7 @@ func TestOutboxBoundsAreExact(t *testing.T) {
 	}
 	wantError(t, e.event(attributed, bearer(a.key)...), 503, "api_error", "service_unavailable")
 	if r := e.event(plain, bearer(a.key)...); r.Status != 200 {
-		t.Fatalf("an event without a fact, fact outbox full: %d %s", r.Status, r.Body)
+		t.Fatalf("an event that counts nowhere, fact outbox full: %d %s", r.Status, r.Body)
 	}
 }
 

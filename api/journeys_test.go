@@ -138,6 +138,11 @@ func TestJourneysWrittenOnce(t *testing.T) {
 func TestAttributionValidation(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	// A business breakdown keeps the reported attribution.
+	r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source"],`+
+		`"attribution":{"model":"linear"}}}`, bearer(a.readKey)...)
+	wantJSON(t, wantError(t, r, 400, "validation_error", "invalid_parameter")["details"],
+		`["metadata.attribution.model: dimension \"utm_source\" is answered with the reported model only"]`)
 	for attr, want := range map[string]string{
 		`{"model":"best"}`:      `metadata.attribution.model: unknown model "best"; want one of reported, last_click, first_click, linear, position_based, time_decay`,
 		`{"window_days":0}`:     "metadata.attribution.window_days: must be between 1 and 90",

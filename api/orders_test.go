@@ -314,11 +314,11 @@ func TestOrderLifeCyclesKeepAttribution(t *testing.T) {
 }
 
 // A webhook whose facts would pass the fact outbox's bound is refused whole with 503 and
-// Retry-After (no order row, no fact), and the checkout's retry after the drain is stored. An
-// unattributed order (no facts) passes a full outbox.
+// Retry-After (no order row, no fact), and the checkout's retry after the drain is stored. A
+// smaller write (an unattributed order: its business rows only) passes meanwhile.
 func TestOrderFactOutboxFull(t *testing.T) {
 	e := newEnv(t)
-	e.eventsConfig.Bounds = outbox.Bounds{Facts: 2}
+	e.eventsConfig.Bounds = outbox.Bounds{Facts: 6}
 	e.rebuild()
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	e.seedEntities(a)
@@ -327,7 +327,8 @@ func TestOrderFactOutboxFull(t *testing.T) {
 	if r := e.webhook(key, order("tx-1", "approved", 1000, t0)); r.Status != 200 {
 		t.Fatalf("first: %d %s", r.Status, r.Body)
 	}
-	// The refund negates the sale and adds its refund: two rows, one too many.
+	// The sale wrote 3 rows (its fact, its business order and item rows); the refund negates them
+	// and adds its own: 6 more, 3 too many.
 	refund := order("tx-1", "refunded", 1000, t0.Add(time.Minute))
 	r := e.webhook(key, refund)
 	wantError(t, r, 503, "api_error", "service_unavailable")
@@ -341,13 +342,13 @@ func TestOrderFactOutboxFull(t *testing.T) {
 	delete(plain, "utm")
 	plain["customer"] = map[string]any{"email": "other@x.com"}
 	if r := e.webhook(key, plain); r.Status != 200 {
-		t.Fatalf("an order without facts: %d %s", r.Status, r.Body)
+		t.Fatalf("an order without facts (2 business rows): %d %s", r.Status, r.Body)
 	}
 	e.drain()
 	if r := e.webhook(key, refund); r.Status != 200 {
 		t.Fatalf("retry after the drain: %d %s", r.Status, r.Body)
 	}
-	if n := e.pgCount(t, "SELECT count(*) FROM fact_outbox"); n != 2 {
-		t.Fatalf("%d fact rows after the refund, want its 2", n)
+	if n := e.pgCount(t, "SELECT count(*) FROM fact_outbox"); n != 6 {
+		t.Fatalf("%d fact rows after the refund, want its 6", n)
 	}
 }

@@ -287,8 +287,19 @@ func TestFields(t *testing.T) {
 	tn := e.newTenant("acme", platform.TierDefault, "act_111")
 	all := e.do("GET", "/v3/fields", nil, bearer(tn.readKey)...).JSON(t)
 	metrics, dims := all["metrics"].([]any), all["dimensions"].([]any)
-	if len(metrics) < 28 || len(dims) != 10 {
+	if len(metrics) < 28 || len(dims) != 22 {
 		t.Fatalf("fields: %d metrics, %d dimensions", len(metrics), len(dims))
+	}
+	// A traffic or order dimension lists the metrics it serves: business ones only.
+	for _, d := range dims {
+		dm := d.(map[string]any)
+		if dm["name"] != "utm_source" {
+			continue
+		}
+		served := fmt.Sprint(dm["metrics"])
+		if !strings.Contains(served, "tx_revenue") || !strings.Contains(served, "tx_units") || strings.Contains(served, "spend") {
+			t.Fatalf("utm_source serves %s", served)
+		}
 	}
 	byName := map[string]map[string]any{}
 	for _, m := range metrics {

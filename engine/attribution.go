@@ -72,6 +72,10 @@ func (in QueryInput) validateAttribution(p *problems) {
 	if a.Date != "" && !contains(AttributionDates, a.Date) {
 		p.add("metadata.attribution.date: unknown date %q; want one of %s", a.Date, strings.Join(AttributionDates, ", "))
 	}
+	// Models credit ad entities; the business facts' breakdowns keep the reported attribution.
+	if why := in.businessReason(); why != "" && a.Model != "" && a.Model != ModelReported && contains(Models, a.Model) {
+		p.add("metadata.attribution.model: %s is answered with the reported model only", why)
+	}
 }
 
 // resolveCredits is the query's attribution with its defaults (a validated query).
@@ -141,7 +145,7 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 			fromFacts = append(fromFacts, "toInt64(0) AS "+v)
 			fromCredits = append(fromCredits, "c_"+m.name+" AS "+v)
 		} else {
-			fromFacts = append(fromFacts, m.sumSource()+" AS "+v)
+			fromFacts = append(fromFacts, p.sumSource(m)+" AS "+v)
 			fromCredits = append(fromCredits, "toInt64(0) AS "+v)
 		}
 	}
@@ -155,7 +159,7 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 	if !others { // the fact tables would add only zeros
 		return expr("(?)", credited)
 	}
-	return expr("(SELECT "+keys+", "+strings.Join(fromFacts, ", ")+" FROM "+t.name()+" WHERE ? UNION ALL ?)",
+	return expr("(SELECT "+keys+", "+strings.Join(fromFacts, ", ")+" FROM "+p.tableName(t)+" WHERE ? UNION ALL ?)",
 		where, credited)
 }
 

@@ -2,11 +2,14 @@ package engine_test
 
 import (
 	"context"
+	"math/rand"
 	"reflect"
 	"testing"
 	"time"
 
+	"mtk/engine"
 	"mtk/facts"
+	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
 
@@ -54,5 +57,41 @@ func TestBatchLandsOnceOnCluster(t *testing.T) {
 	// Raw and hourly facts reach facts_daily, daily ones too: three times each fact.
 	if want := int64(3 * 3 * (1 + 2 + 3 + 4 + 5 + 6) * 1_000_000); total != want {
 		t.Fatalf("daily rollups hold %d spend, want %d", total, want)
+	}
+}
+
+// TestBusinessQueriesOnCluster: the business family through the Distributed tables of the
+// two-shard test cluster (its projects on both shards) answers the business differential's
+// queries as one server does.
+func TestBusinessQueriesOnCluster(t *testing.T) {
+	ctx := context.Background()
+	cl := testenv.ClickHouseCluster(t)
+	one := testenv.ClickHouse(t)
+	ds := seededBusiness(t, one.Conn)
+	if err := ds.Write(ctx, cl.Conn); err != nil {
+		t.Fatal(err)
+	}
+	for i, sh := range cl.Shards {
+		var n uint64
+		if err := sh.QueryRow(ctx, "SELECT count() FROM business_daily_local").Scan(&n); err != nil || n == 0 {
+			t.Fatalf("shard %d holds %d business rows: %v", i+1, n, err)
+		}
+	}
+	single := engine.New(one.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	sharded := engine.New(cl.Conn, engine.Options{Clock: clock.NewFake(testNow), Cluster: true})
+	r := rand.New(rand.NewSource(diffSeed))
+	for i := 0; i < 40; i++ {
+		q := randomBizQuery(r, ds)
+		want, err := single.Query(ctx, bizScope(q.p), q.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sharded.Query(ctx, bizScope(q.p), q.in)
+		if err != nil {
+			t.Fatalf("%s on the cluster: %v", asJSON(q.in), err)
+		}
+		if asJSON(got) != asJSON(want) {
+			t.Fatalf("%s on the cluster:\n got %s\nwant %s", asJSON(q.in), truncate(asJSON(got), 2000), truncate(asJSON(want), 2000))
+		}
 	}
 }

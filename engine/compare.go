@@ -203,7 +203,7 @@ func pairKey(r Row, pos map[string]int) string {
 		switch {
 		case k == "date":
 			key += fmt.Sprintf("%d|", pos[r.Values[i].(string)])
-		case k == "source" || (len(k) > 3 && k[len(k)-3:] == "_id"):
+		case k == "source" || (len(k) > 3 && k[len(k)-3:] == "_id") || isBusinessDimension(k):
 			key += fmt.Sprintf("%v|", r.Values[i])
 		}
 	}

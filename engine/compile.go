@@ -35,6 +35,10 @@ type Attempt struct {
 	// Total, with "total": true, counts Query's rows before limit and offset (total_rows); it
 	// runs once this attempt answers.
 	Total *Statement
+	// Overlap, for order counts by product, says (1 or 0) whether an order of the range has
+	// several products, whose counts then sum to more than the orders (a warning); it runs once
+	// this attempt answers.
+	Overlap *Statement
 	// Warnings hold when this attempt answers.
 	Warnings []string
 
@@ -106,13 +110,17 @@ func (p *plan) compile(warnings []string) *Compiled {
 		q.table = t
 		q.gran = coarsen(p.gran, t)
 		q.flagFacts = t == p.table && t != tableDaily
-		a := Attempt{Table: t.name(), Query: q.statement(), plan: &q}
+		a := Attempt{Table: q.tableName(t), Query: q.statement(), plan: &q}
 		if q.crediting() { // most of the work is crediting journeys, which the rollups' threads would slow
 			a.Table = journeysTable
 		}
 		if q.total {
 			st := q.totalStatement()
 			a.Total = &st
+		}
+		if q.countsOrders() {
+			st := q.overlapStatement()
+			a.Overlap = &st
 		}
 		if q.measures.anyMoney() && q.offset == 0 {
 			one := q
@@ -135,7 +143,7 @@ func (p *plan) compile(warnings []string) *Compiled {
 // probe counts (up to 1) the table's rows of the project in the range (in its whole hours or
 // days for a coarser table).
 func (p *plan) probe() Statement {
-	return expr("SELECT count() FROM (SELECT 1 FROM "+p.table.name()+" WHERE project_id = ? AND ? LIMIT 1)",
+	return expr("SELECT count() FROM (SELECT 1 FROM "+p.tableName(p.table)+" WHERE project_id = ? AND ? LIMIT 1)",
 		p.projectID, p.table.probeFilter(p.start, p.end, p.loc)).statement()
 }
 
@@ -148,8 +156,15 @@ func (p *plan) keys() []string {
 	if p.level != "" {
 		k = append(k, "source", p.level+"_id")
 	}
+	for _, d := range p.dims {
+		k = append(k, d.column)
+	}
 	return k
 }
+
+// grouped reports whether the rows are keyed by entity or dimension values: rows then exist
+// only for the keys that have facts (no cross product with the time buckets).
+func (p *plan) grouped() bool { return p.level != "" || len(p.dims) > 0 }
 
 // statement is the answer's SQL: a first aggregation in the facts' currencies, a second one
 // converting money at each day's rate, then the final select that names entities or fills the
@@ -177,6 +192,8 @@ func (p *plan) rows() fragment {
 	switch {
 	case p.level != "":
 		from = expr("(?) AS facts ?", p.rollup(), p.namesJoin())
+	case len(p.dims) > 0:
+		from = expr("(?) AS facts", p.rollup())
 	case p.gran != nil:
 		var series fragment
 		if len(p.spans) > 0 && !p.gran.dayBased {
@@ -206,7 +223,10 @@ func (p *plan) rows() fragment {
 func (p *plan) outputColumns() []string {
 	cols := p.keys()
 	if p.level != "" {
-		cols = append(cols, p.level+"_name")
+		cols = append(cols[:len(cols)-len(p.dims)], p.level+"_name")
+		for _, d := range p.dims {
+			cols = append(cols, d.column)
+		}
 	}
 	for _, m := range p.measures.members() {
 		cols = append(cols, m.name)
@@ -274,16 +294,16 @@ func (p *plan) rollup() fragment {
 	if len(keys) > 0 {
 		q = expr("? GROUP BY "+strings.Join(keys, ", "), q)
 	}
-	if p.level != "" {
+	if p.grouped() {
 		q = expr("? HAVING "+p.anyData(), q)
 	}
 	return q
 }
 
 // anyData is true for a group whose measures do not all sum to 0 (as stored: money in any
-// currency). A level row without it is left out: the rollups (SummingMergeTree) drop a key whose
-// columns all sum to 0 when they merge, current ClickHouse already when it inserts, so such a
-// row would come and go with merges and differ between ClickHouse versions.
+// currency). A level or dimension row without it is left out: the rollups (SummingMergeTree)
+// drop a key whose columns all sum to 0 when they merge, current ClickHouse already when it
+// inserts, so such a row would come and go with merges and differ between ClickHouse versions.
 func (p *plan) anyData() string {
 	var parts []string
 	for _, m := range p.measures.members() {
@@ -316,6 +336,14 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 		sel = append(sel, "source", p.level+"_id")
 		group = append(group, "source", p.level+"_id")
 	}
+	for _, d := range p.dims {
+		if c := p.dimColumn(d, t); c != d.column {
+			sel = append(sel, c+" AS "+d.column)
+		} else {
+			sel = append(sel, c)
+		}
+		group = append(group, d.column)
+	}
 	switch {
 	case p.measures.anyMoney() && p.oneCurrency:
 		sel = append(sel, "currency")
@@ -326,16 +354,17 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 	}
 	credit := p.crediting()
 	for _, m := range p.measures.members() {
-		src := m.sumSource()
+		src := p.sumSource(m)
 		if credit {
 			src = "v_" + m.name // creditedSource computed it
 		}
 		sel = append(sel, "sum("+src+") AS s_"+m.name)
 	}
-	where := join(" AND ", append([]fragment{expr("project_id = ?", p.projectID), timeCond}, p.scopeFilters()...)...)
-	from := expr(t.name()+" WHERE ?", where)
+	where := append([]fragment{expr("project_id = ?", p.projectID)}, p.kindFilter(t)...)
+	cond := join(" AND ", append(append(where, timeCond), p.scopeFilters(t)...)...)
+	from := expr(p.tableName(t)+" WHERE ?", cond)
 	if credit {
-		from = expr("? AS facts_credited", p.creditedSource(t, where))
+		from = expr("? AS facts_credited", p.creditedSource(t, cond))
 	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM ?"
 	if len(group) > 0 {
@@ -344,8 +373,37 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 	return expr(sql, from)
 }
 
-// scopeFilters are the conditions of the query's source, connections and dimension filters.
-func (p *plan) scopeFilters() []fragment {
+// sumSource is what the first aggregation sums for m: tx_revenue_net stands for tx_revenue
+// under the net revenue basis, so every metric built on it follows.
+func (p *plan) sumSource(m measure) string {
+	if p.net && m.name == "tx_revenue" {
+		return "tx_revenue_net"
+	}
+	return m.sumSource()
+}
+
+// kindFilter picks the business family's rows of one grain (schema 0008): its events and orders,
+// or its order lines for a product dimension, never both, so that nothing counts twice.
+// On a per-dimension rollup it also picks the rows of the plan's dimension.
+func (p *plan) kindFilter(t table) []fragment {
+	var out []fragment
+	switch {
+	case p.family == familyAd:
+		return nil
+	case p.items:
+		out = append(out, expr("kind = 'item'"))
+	default:
+		out = append(out, expr("kind IN ('event', 'order')"))
+	}
+	if p.onDimensionRollup(t) {
+		out = append(out, expr("dimension = ?", p.dimension.Name))
+	}
+	return out
+}
+
+// scopeFilters are the conditions of the query's source, connections and dimension filters on
+// table t.
+func (p *plan) scopeFilters(t table) []fragment {
 	var where []fragment
 	if p.source != "" {
 		where = append(where, expr("source = ?", p.source))
@@ -354,7 +412,9 @@ func (p *plan) scopeFilters() []fragment {
 		where = append(where, stringMatch("connection_id", "equals", p.connectionIDs))
 	}
 	for _, f := range p.dimFilters {
-		where = append(where, dimensionFilter(p.projectID, dimensionsByName[f.Member], f))
+		d := *dimensionsByName[f.Member]
+		d.column = p.dimColumn(&d, t)
+		where = append(where, dimensionFilter(p.projectID, &d, f))
 	}
 	return where
 }
@@ -380,6 +440,10 @@ func (p *plan) orderBy() string {
 		case "source", p.level + "_id", p.level + "_name":
 			terms = append(terms, field+" "+dir)
 		default:
+			if d := dimensionsByName[field]; d != nil {
+				terms = append(terms, d.column+" "+dir)
+				break
+			}
 			terms = append(terms, metricsByName[field].sql+" "+dir+" NULLS LAST")
 		}
 	}
@@ -391,7 +455,7 @@ func (p *plan) orderBy() string {
 		if p.gran != nil {
 			add("date", "asc")
 		}
-		if p.gran != nil || p.level != "" {
+		if p.gran != nil || p.grouped() {
 			add(p.fields[0].Name, "desc")
 		}
 	}
@@ -403,6 +467,11 @@ func (p *plan) orderBy() string {
 			if !used[k] {
 				add(k, "asc")
 			}
+		}
+	}
+	for _, d := range p.dims {
+		if !used[d.Name] {
+			add(d.Name, "asc")
 		}
 	}
 	return strings.Join(terms, ", ")

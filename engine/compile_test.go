@@ -89,6 +89,17 @@ var goldenCases = []struct {
 	{"campaign_totals_day_spans", testScope, `{"project_id":"prj_1","fields":["impressions","roas"],
 		"time":{"start":"2024-02-27T08:00:00-03:00","end":"2024-03-01T08:30:00-03:00"},"metadata":{"level":"campaign"}}`,
 		[]time.Time{day(2024, 2, 27)}},
+	{"utm_source_device_day_campaign", testScope, `{"project_id":"prj_1","fields":["tx_revenue","leads","aov"],
+		"time":{"start":"2024-03-01","end":"2024-03-30","granularity":"day"},"order":{"utm_source":"asc"},
+		"filters":[{"member":"utm_medium","operator":"notSet"},{"member":"landing_path","operator":"startsWith","values":["/produto"]}],
+		"metadata":{"level":"campaign","dimensions":["utm_source","device"]}}`, nil},
+	{"product_week_net_raw", testScope, `{"project_id":"prj_1","fields":["tx_revenue","tx_units","tx_count"],
+		"time":{"start":"2024-03-01T10:07:00-03:00","end":"2024-03-29T12:00:00-03:00","granularity":"week"},
+		"filters":[{"member":"product_name","operator":"contains","values":["tênis"]}],
+		"metadata":{"dimensions":["product_id","customer_type"],"revenue":"net"}}`, nil},
+	{"utm_source_day_dimension_rollup", testScope, `{"project_id":"prj_1","fields":["page_views","tx_revenue"],
+		"time":{"start":"2024-03-01","end":"2024-03-30","granularity":"day"},
+		"filters":[{"member":"utm_source","operator":"notEquals","values":["google"]}],"metadata":{"dimensions":["utm_source"]}}`, nil},
 }
 
 func TestCompileGolden(t *testing.T) {
@@ -134,6 +145,9 @@ func render(c *engine.Compiled) string {
 		fmt.Fprintf(&b, "-- query\n%s\n%s", a.Query.SQL, formatArgs(a.Query.Args))
 		if a.OneCurrency != nil {
 			fmt.Fprintf(&b, "-- one currency\n%s\n%s", a.OneCurrency.SQL, formatArgs(a.OneCurrency.Args))
+		}
+		if a.Overlap != nil {
+			fmt.Fprintf(&b, "-- orders of several products\n%s\n%s", a.Overlap.SQL, formatArgs(a.Overlap.Args))
 		}
 	}
 	return b.String()

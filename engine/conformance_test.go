@@ -27,7 +27,7 @@ import (
 // queries on both and requires the same rows, and runs every golden statement on chDB.
 
 // landingTables are the tables writers fill; the views fill the rest.
-var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in", "journeys"}
+var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in", "business_raw", "journeys"}
 
 func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	ch := testenv.ClickHouse(t)
@@ -38,6 +38,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	if err := ds.Write(context.Background(), ch.Conn); err != nil {
 		t.Fatal(err)
 	}
+	biz := seededBusiness(t, ch.Conn)
 	writeJourneys(t, ch.Conn, "prj_j", generatedJourneys(11))
 	cur, err := chdb.Open(t.TempDir())
 	if err != nil {
@@ -64,7 +65,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	// The rollups sum rows in merges, which drop a row whose measures all sum to 0 (signed
 	// corrections that cancel): whether such a row is still there, and so whether has_facts sees
 	// it, depends on when each engine merged. Both merge everything first.
-	for _, table := range []string{"facts_hourly", "facts_daily"} {
+	for _, table := range []string{"facts_hourly", "facts_daily", "business_hourly", "business_daily", "business_dim_hourly", "business_dim_daily"} {
 		if err := ch.Conn.Exec(context.Background(), "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
 			t.Fatal(err)
 		}
@@ -75,6 +76,9 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	c := comparer{t: t, ch: ch, cur: cur}
 	for _, table := range []string{"facts_hourly", "facts_daily"} { // each engine's views
 		c.same("SELECT sum(spend), sum(impressions), sum(tx_revenue), sum(page_views) FROM " + table)
+	}
+	for _, table := range []string{"business_hourly", "business_daily", "business_dim_hourly", "business_dim_daily"} {
+		c.same("SELECT count(), sum(tx_revenue), sum(tx_revenue_net), sum(tx_units), sum(page_views) FROM " + table)
 	}
 
 	r := rand.New(rand.NewSource(diffSeed))
@@ -105,6 +109,21 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 		}
 	}
 	compareAttribution(t, &c)
+	br := rand.New(rand.NewSource(diffSeed))
+	for i := 0; i < diffQueries/2 && !t.Failed(); i++ {
+		q := randomBizQuery(br, biz)
+		compiled, err := engine.Compile(bizScope(q.p), q.in, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range compiled.Attempts {
+			for _, st := range []*engine.Statement{a.Probe, &a.Query, a.OneCurrency, a.Total, a.Overlap} {
+				if st != nil {
+					c.sameStatement(*st)
+				}
+			}
+		}
+	}
 	for _, g := range goldenCases {
 		compiled := compile(t, g.scope, g.body)
 		if g.days != nil {

@@ -69,7 +69,7 @@ func randomQuery(r *rand.Rand, ds *enginetest.Dataset, p enginetest.Project, now
 	}
 	in := &q.in
 	in.ProjectID = p.ID
-	metrics, _ := engine.Fields("")
+	metrics := adFamilyFields()
 	for n := 1 + r.Intn(4); len(in.Fields) < n; {
 		m := pick(r, metrics.Metrics).Name
 		if !in2(m, in.Fields) {
@@ -157,6 +157,26 @@ func randomQuery(r *rand.Rand, ds *enginetest.Dataset, p enginetest.Project, now
 }
 
 func in2(s string, list []string) bool { return in(s, list) }
+
+// adFamilyFields are the metrics and dimensions of the ad facts, which this test's dataset
+// holds: not the traffic and order dimensions, nor tx_units (the business family's, which
+// TestBusinessDifferential covers).
+func adFamilyFields() *engine.FieldList {
+	all, _ := engine.Fields("")
+	out := *all
+	out.Metrics, out.Dimensions = nil, nil
+	for _, m := range all.Metrics {
+		if m.Name != "tx_units" {
+			out.Metrics = append(out.Metrics, m)
+		}
+	}
+	for _, d := range all.Dimensions {
+		if !in2(d.Name, engine.BusinessDimensions) {
+			out.Dimensions = append(out.Dimensions, d)
+		}
+	}
+	return &out
+}
 
 func hasOrder(o engine.Order, k string) bool {
 	for _, x := range o {

@@ -9,11 +9,17 @@ type Dimension struct {
 	Type string `json:"type"`
 	// Levels are the metadata.level values whose rows carry this dimension as a key.
 	Levels []string `json:"levels"`
+	// Metrics, for a traffic or order dimension (one of metadata.dimensions), are the metrics it
+	// serves: the business family holds no ad-network metric, and its item rows no event.
+	Metrics []string `json:"metrics,omitempty"`
 
 	// column is the fact column holding the value; for a name it is the level's id column and
 	// nameLevel says which entity level the name belongs to.
 	column    string
 	nameLevel string
+	// business marks a traffic or order dimension, a key of the business family only; product
+	// marks those of its item rows.
+	business, product bool
 }
 
 func idDim(level string) *Dimension {
@@ -32,12 +38,40 @@ var dimensionList = []*Dimension{
 	idDim("campaign"), nameDim("campaign"),
 	idDim("adset"), nameDim("adset"),
 	idDim("ad"), nameDim("ad"),
+	businessDim("utm_source", false), businessDim("utm_medium", false), businessDim("utm_campaign", false),
+	businessDim("utm_content", false), businessDim("utm_term", false), businessDim("referrer_host", false),
+	businessDim("landing_path", false), businessDim("device", false), businessDim("product_id", true),
+	businessDim("product_name", true), businessDim("payment_method", false), businessDim("customer_type", false),
 }
+
+func businessDim(name string, product bool) *Dimension {
+	return &Dimension{Name: name, Type: "string", Levels: []string{}, column: name, business: true, product: product}
+}
+
+// BusinessDimensions are the names metadata.dimensions takes, in registry order.
+var BusinessDimensions = func() []string {
+	var out []string
+	for _, d := range dimensionList {
+		if d.business {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}()
 
 var dimensionsByName = func() map[string]*Dimension {
 	m := map[string]*Dimension{}
 	for _, d := range dimensionList {
 		m[d.Name] = d
+		if !d.business {
+			continue
+		}
+		d.Metrics = []string{}
+		for _, x := range metricList {
+			if !x.adNetwork() && !(d.product && x.event()) {
+				d.Metrics = append(d.Metrics, x.Name)
+			}
+		}
 	}
 	return m
 }()
@@ -58,4 +92,10 @@ func validSource(s string) bool {
 		}
 	}
 	return false
+}
+
+// isBusinessDimension reports whether name is a traffic or order dimension (a row key).
+func isBusinessDimension(name string) bool {
+	d := dimensionsByName[name]
+	return d != nil && d.business
 }

@@ -61,7 +61,7 @@ func (s *Service) explainCompiled(ctx context.Context, c *Compiled, out *Explana
 	if err != nil {
 		return err
 	}
-	for _, st := range []*Statement{chosen.OneCurrency, &chosen.Query, chosen.Total} {
+	for _, st := range []*Statement{chosen.OneCurrency, &chosen.Query, chosen.Total, chosen.Overlap} {
 		if st != nil {
 			if err := s.addSQL(out, *st); err != nil {
 				return err
@@ -131,13 +131,13 @@ func (p *plan) parts() []PlanPart {
 			continue
 		}
 		if cur.Before(from) {
-			out = append(out, part(cur, from, p.table.name(), gran))
+			out = append(out, part(cur, from, p.tableName(p.table), gran))
 		}
-		out = append(out, part(from, to, tableDaily.name(), &day))
+		out = append(out, part(from, to, familyAd.tableName(tableDaily), &day))
 		cur = to
 	}
 	if cur.Before(p.end) {
-		out = append(out, part(cur, p.end, p.table.name(), gran))
+		out = append(out, part(cur, p.end, p.tableName(p.table), gran))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 
 	"mtk/engine"
@@ -12,7 +13,7 @@ func TestFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all.Metrics) != 30 || len(all.Dimensions) != 10 {
+	if len(all.Metrics) != 31 || len(all.Dimensions) != 22 {
 		t.Fatalf("%d metrics, %d dimensions", len(all.Metrics), len(all.Dimensions))
 	}
 	byName := map[string]engine.Metric{}
@@ -40,8 +41,28 @@ func TestFields(t *testing.T) {
 			t.Errorf("beta_ads lists %s", m.Name)
 		}
 	}
-	if len(beta.Metrics) != 28 {
+	if len(beta.Metrics) != 29 {
 		t.Errorf("beta_ads: %d metrics", len(beta.Metrics))
+	}
+	// Traffic and order dimensions list the metrics they serve: no ad-network metric (nor one
+	// built on it), and for products no event metric.
+	served := map[string][]string{}
+	for _, d := range all.Dimensions {
+		served[d.Name] = d.Metrics
+	}
+	want := "tx_revenue tx_count tx_count_total tx_count_pending tx_count_refunded tx_product_costs page_views leads initiate_checkout tx_units aov"
+	wantItems := "tx_revenue tx_count tx_count_total tx_count_pending tx_count_refunded tx_product_costs tx_units aov"
+	for _, d := range engine.BusinessDimensions {
+		w := want
+		if d == "product_id" || d == "product_name" {
+			w = wantItems
+		}
+		if got := strings.Join(served[d], " "); got != w {
+			t.Errorf("%s serves %q, want %q", d, got, w)
+		}
+	}
+	if served["source"] != nil || len(engine.BusinessDimensions) != 12 {
+		t.Errorf("source serves %v; %d business dimensions", served["source"], len(engine.BusinessDimensions))
 	}
 	if _, err := engine.Fields("delta_ads"); err == nil {
 		t.Fatal("unknown source accepted")

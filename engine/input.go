@@ -41,10 +41,13 @@ type Filter struct {
 	Values   []string `json:"values,omitempty"`
 }
 
-// Metadata holds the entity level and the currency override.
+// Metadata holds the entity level, the traffic and order dimensions that key the rows, the
+// currency override and the revenue basis.
 type Metadata struct {
-	Level             string `json:"level,omitempty"`
-	ConvertToCurrency string `json:"convert_to_currency,omitempty"`
+	Level             string   `json:"level,omitempty"`
+	Dimensions        []string `json:"dimensions,omitempty"`
+	ConvertToCurrency string   `json:"convert_to_currency,omitempty"`
+	Revenue           string   `json:"revenue,omitempty"`
 	// Attribution credits order metrics by a model (attribution.go).
 	Attribution *Attribution `json:"attribution,omitempty"`
 }
@@ -130,4 +133,18 @@ func (in QueryInput) convertTo() string {
 		return ""
 	}
 	return in.Metadata.ConvertToCurrency
+}
+
+func (in QueryInput) dimensions() []string {
+	if in.Metadata == nil {
+		return nil
+	}
+	return in.Metadata.Dimensions
+}
+
+func (in QueryInput) revenue() string {
+	if in.Metadata == nil {
+		return ""
+	}
+	return in.Metadata.Revenue
 }

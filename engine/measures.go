@@ -15,6 +15,9 @@ type measure struct {
 	// ad marks what the ad networks report: known per hour at best, and per day only for older
 	// days (see spans.go). The others (events, orders) are known to the minute.
 	ad bool
+	// event marks what tracking events count (page views, leads, checkouts); business marks a
+	// measure that only the business family holds.
+	event, business bool
 }
 
 // measures are the fact tables' (facts.Specs, in their order) and alpha_impressions, the first
@@ -24,13 +27,17 @@ var measures = indexed(func() []measure {
 	var out []measure
 	for _, m := range facts.All {
 		s := facts.Specs[m]
-		out = append(out, measure{name: s.Column, money: s.Money, ad: s.Ad})
+		out = append(out, measure{name: s.Column, money: s.Money, ad: s.Ad, event: eventMeasures[s.Column]})
 		if m == facts.Impressions {
 			out = append(out, measure{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)", ad: true})
 		}
 	}
-	return out
+	// Units (approved quantity) exist per order line, in the business family only.
+	return append(out, measure{name: "tx_units", business: true})
 }())
+
+// eventMeasures are what tracking events count: an order line (item row) holds none.
+var eventMeasures = map[string]bool{"page_views": true, "leads": true, "initiate_checkout": true}
 
 // indexed sets each measure's index. (The registries of metrics, initialised from measures,
 // read the indexes: package variables are initialised in the order of their dependencies, so

@@ -215,6 +215,7 @@ var metricList = []*Metric{
 	countMetric("page_views", CategoryAttribution),
 	countMetric("leads", CategoryAttribution),
 	countMetric("initiate_checkout", CategoryAttribution),
+	countMetric("tx_units", CategoryAttribution),
 
 	ratio("roas", CategoryFinancial, "tx_revenue / spend", "tx_revenue", "spend"),
 	{
@@ -253,3 +254,22 @@ var metricsByName = func() map[string]*Metric {
 
 // reachOnly reports whether the metric exists only for alpha_ads (null for other sources).
 func (m *Metric) reachOnly() bool { return len(m.Sources) == 1 && m.Sources[0] == reachSource }
+
+// adNetwork reports whether the metric needs what ad networks report (spend, impressions, ...):
+// the business family does not hold it.
+func (m *Metric) adNetwork() bool { return m.needsAny(func(x measure) bool { return x.ad }) }
+
+// event reports whether the metric needs what tracking events count: order lines do not.
+func (m *Metric) event() bool { return m.needsAny(func(x measure) bool { return x.event }) }
+
+// businessOnly reports whether the metric needs a measure that only the business family holds.
+func (m *Metric) businessOnly() bool { return m.needsAny(func(x measure) bool { return x.business }) }
+
+func (m *Metric) needsAny(is func(measure) bool) bool {
+	for _, n := range m.needs {
+		if is(measureNamed(n)) {
+			return true
+		}
+	}
+	return false
+}

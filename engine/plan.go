@@ -23,13 +23,24 @@ type Scope struct {
 
 // plan is a validated query with everything resolved against its scope.
 type plan struct {
-	projectID     string
-	zone          string
-	loc           *time.Location
-	start, end    time.Time
-	gran          *granularity
-	level         string
-	table         table
+	projectID  string
+	zone       string
+	loc        *time.Location
+	start, end time.Time
+	gran       *granularity
+	level      string
+	// dims are the traffic and order dimensions that key the rows (metadata.dimensions).
+	dims  []*Dimension
+	table table
+	// family is the set of tables read; items (business family) reads its order lines, for a
+	// product dimension, instead of its events and orders; net reads tx_revenue_net wherever a
+	// metric is built on tx_revenue (metadata.revenue).
+	family family
+	items  bool
+	net    bool
+	// dimension is the one dimension a business query is about, read from the per-dimension
+	// rollups (family familyBusinessDim; oneDimension).
+	dimension     *Dimension
 	currency      string
 	fields        []*Metric
 	measures      measureSet
@@ -130,6 +141,14 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 		pl.offset = *in.Offset
 	}
 	pl.total = in.Total
+	for _, d := range in.dimensions() {
+		pl.dims = append(pl.dims, dimensionsByName[d])
+	}
+	if in.businessReason() != "" {
+		pl.family = familyBusiness
+		pl.items = in.productReason() != ""
+		pl.net = in.revenue() == RevenueNet
+	}
 	for _, f := range in.Fields {
 		m := metricsByName[f]
 		pl.fields = append(pl.fields, m)
@@ -145,12 +164,20 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	}
 	pl.asked = pl.gran
 	pl.table = chooseTable(pl.gran, pl.start, pl.end, loc)
+	if pl.family == familyBusiness {
+		if d := pl.oneDimension(); d != nil {
+			pl.family, pl.dimension = familyBusinessDim, d
+		}
+	}
 	warnings = append(warnings, pl.hourOnly(now)...)
 	if pl.reachSummed() {
 		warnings = append(warnings, "reach is summed over several days; the sum is an upper bound of the unique reach")
 	}
 	return pl, warnings, nil
 }
+
+// tableName is the plan's family's table at resolution t.
+func (p *plan) tableName(t table) string { return p.family.tableName(t) }
 
 func (p *plan) need(m *Metric) {
 	for _, n := range m.needs {

@@ -85,6 +85,7 @@ func answerKey(scope Scope, in QueryInput, c *Compiled) (string, error) {
 		write(&a.Query)
 		write(a.OneCurrency)
 		write(a.Total)
+		write(a.Overlap)
 	}
 	fmt.Fprintf(h, "%s %q\n", c.Currency, c.Warnings)
 	return string(h.Sum(nil)), nil

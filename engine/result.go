@@ -187,6 +187,7 @@ type scanner struct {
 	bucket    time.Time
 	source    string
 	id, name  string
+	dims      []string           // the values of plan.dims
 	money     []*decimal.Decimal // per members()[i] when it is money
 	fxNull    []uint8            // per members()[i] when it is money: 1 when a rate was missing
 	counts    []*int64           // per members()[i] otherwise
@@ -218,6 +219,11 @@ func (p *plan) scanner() *scanner {
 	if p.level != "" {
 		s.dests = append(s.dests, &s.source, &s.id, &s.name)
 		s.keys = append(s.keys, p.level+"_id", p.level+"_name", "source")
+	}
+	s.dims = make([]string, len(p.dims))
+	for i, d := range p.dims {
+		s.dests = append(s.dests, &s.dims[i])
+		s.keys = append(s.keys, d.Name)
 	}
 	for _, m := range p.fields {
 		s.keys = append(s.keys, m.Name)
@@ -269,7 +275,10 @@ func (p *plan) row(s *scanner) Row {
 		}
 	}
 	if p.level != "" {
-		r.Values = append(r.Values, s.boxed(s.id, true), s.boxed(s.name, true), s.boxed(s.source, false))
+		r.Values = append(r.Values, s.boxed(s.id), s.boxed(s.name), s.boxed(s.source))
+	}
+	for _, v := range s.dims { // missing (stored as '') is null
+		r.Values = append(r.Values, s.boxed(v))
 	}
 	for i, m := range s.members {
 		if m.money {
@@ -307,10 +316,11 @@ func (s *scanner) values(n int) []any {
 	return s.slab[at : at : at+n]
 }
 
-// boxed is v as a row value (nil for "" when emptyIsNull), boxed once per answer: rows repeat
-// their entities' ids, names and sources, one row per time bucket.
-func (s *scanner) boxed(v string, emptyIsNull bool) any {
-	if v == "" && emptyIsNull {
+// boxed is v as a row value (nil for "": missing, such as the source of an event no ad entity
+// was linked to), boxed once per answer: rows repeat their entities' ids, names and sources, one
+// row per time bucket.
+func (s *scanner) boxed(v string) any {
+	if v == "" {
 		return nil
 	}
 	if b, ok := s.boxes[v]; ok {

@@ -91,7 +91,7 @@ func New(conn driver.Conn, opts Options) *Service {
 }
 
 // Settings are the ClickHouse settings a statement on table (facts_raw, facts_hourly,
-// facts_daily or journeys) runs with: the one place they are set. The query benchmark sends its floor
+// facts_daily, their business_* counterparts, or journeys) runs with: the one place they are set. The query benchmark sends its floor
 // statements with them too.
 func (s *Service) Settings(table string) clickhouse.Settings {
 	secs := int(s.opts.MaxExecutionTime / time.Second)
@@ -104,7 +104,7 @@ func (s *Service) Settings(table string) clickhouse.Settings {
 		"max_memory_usage":   s.opts.MaxMemoryUsage,
 		"max_query_size":     maxStatementBytes,
 	}
-	if table != tableRaw.name() && table != journeysTable {
+	if !rawTable(table) && table != journeysTable {
 		set["max_threads"] = s.opts.RollupThreads
 	}
 	return set
@@ -249,6 +249,12 @@ func (s *Service) answerCompiled(ctx context.Context, c *Compiled) answered {
 			res.TotalRows = &n
 		}
 	}
+	if err == nil && chosen.Overlap != nil {
+		var n uint64
+		if n, err = s.count(ctx, chosen.Table, *chosen.Overlap); err == nil && n > 0 {
+			res.Warnings = append(res.Warnings, overlapWarning)
+		}
+	}
 	return answered{c: c, res: res, chosen: chosen, err: err}
 }
 
@@ -286,7 +292,7 @@ func (s *Service) withSpans(ctx context.Context, c *Compiled) (*Compiled, error)
 		return nil, err
 	}
 	defer release()
-	rows, err := s.conn.Query(s.limited(ctx, tableDaily.name()), s.sql(*c.Spans), c.Spans.Args...)
+	rows, err := s.conn.Query(s.limited(ctx, familyAd.tableName(tableDaily)), s.sql(*c.Spans), c.Spans.Args...)
 	if err != nil {
 		return nil, mapError(err)
 	}

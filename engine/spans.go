@@ -105,7 +105,7 @@ func (p *plan) needsSpans() bool { return p.measures.anyAd() && p.table != table
 func (p *plan) spansStatement() Statement {
 	first, after := dayRange(p.start, p.end, p.loc)
 	where := append([]fragment{expr("project_id = ?", p.projectID),
-		expr("day >= toDate(?) AND day < toDate(?)", first.Format(time.DateOnly), after.Format(time.DateOnly))}, p.scopeFilters()...)
+		expr("day >= toDate(?) AND day < toDate(?)", first.Format(time.DateOnly), after.Format(time.DateOnly))}, p.scopeFilters(tableDaily)...)
 	var having []string
 	for _, m := range measures {
 		if m.ad && m.expr == "" {

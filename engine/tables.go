@@ -16,10 +16,8 @@ const (
 	tableDaily
 )
 
-var tableNames = [...]string{"facts_raw", "facts_hourly", "facts_daily"}
 var tableLabels = [...]string{"raw", "hourly", "daily"}
 
-func (t table) name() string  { return tableNames[t] }
 func (t table) label() string { return tableLabels[t] }
 
 // timeFilter is the table's time condition on its raw stored time column, with bounds computed

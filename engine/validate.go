@@ -95,6 +95,10 @@ func (in QueryInput) Validate() *apperr.Error {
 		p.add("metadata.convert_to_currency: unknown currency %q; want a 3-letter ISO 4217 code", c)
 	}
 	in.validateAttribution(&p)
+	in.validateMetadata(&p)
+	if len(in.Fields) <= MaxFields && len(in.Filters) <= MaxFilters && len(in.dimensions()) <= len(BusinessDimensions) {
+		in.validateFamily(&p)
+	}
 	switch {
 	case badSource:
 		return apperr.Validation(apperr.CodeInvalidSource,
@@ -217,6 +221,9 @@ func (in QueryInput) rowKeys() []string {
 	}
 	if l := in.level(); validLevel(l) {
 		keys = append(keys, l+"_id", l+"_name", "source")
+	}
+	if ds := in.dimensions(); len(ds) <= len(BusinessDimensions) {
+		keys = append(keys, ds...)
 	}
 	return keys
 }

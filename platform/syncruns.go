@@ -100,6 +100,13 @@ func (s *Connections) SyncCandidates(ctx context.Context) ([]SyncCandidate, erro
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[SyncCandidate])
 }
 
+// LatestSyncStart is when a connection's latest run started (nil: it never ran).
+func (s *Connections) LatestSyncStart(ctx context.Context, connectionID string) (*time.Time, error) {
+	var started *time.Time
+	err := s.pool.QueryRow(ctx, "SELECT max(started_at) FROM sync_runs WHERE connection_id = $1", connectionID).Scan(&started)
+	return started, err
+}
+
 // historyLength is how many runs the sync status shows.
 const historyLength = 20
 

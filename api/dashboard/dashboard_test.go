@@ -67,7 +67,7 @@ func TestPageReferencesVersionedAssets(t *testing.T) {
 			t.Errorf("the page does not load %s at version %s", name, a.version)
 		}
 	}
-	if m := regexp.MustCompile(`<script(?:[^>]*)>`).FindAllString(page, -1); len(m) != 5 {
+	if m := regexp.MustCompile(`<script(?:[^>]*)>`).FindAllString(page, -1); len(m) != 6 {
 		t.Errorf("scripts %q", m)
 	} else {
 		for _, tag := range m {

@@ -19,7 +19,7 @@ import (
 	"mtk/client"
 	"mtk/engine/enginetest"
 	"mtk/facts"
-	"mtk/ingest/outbox"
+	apifixture "mtk/internal/apitest/fixture"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -36,11 +36,19 @@ const (
 )
 
 // fixture is the real API (mtk/api with every service) serving on a loopback port over the
-// test's own databases, with one workspace that holds a key, a project with data and an empty one.
+// test's own databases, with one workspace that holds a key, a user, a project with data and an
+// empty one.
 type fixture struct {
-	t       *testing.T
-	url     string
-	key     string
+	t   *testing.T
+	url string
+	key string
+	// email and password sign the workspace's owner in.
+	email, password string
+	// webhook is the order webhook's path of the project's checkout; domain is the host of the
+	// project's tracking container (public events name it).
+	webhook, domain string
+	// drain applies what the outboxes hold (events, orders) to ClickHouse, as a worker does.
+	drain   func()
 	project platform.Project
 	empty   platform.Project
 	// today is the current date in the project's zone; fallbackStart to fallbackEnd are dates
@@ -74,12 +82,17 @@ func startServer(t *testing.T) *fixture {
 	f.project = must(store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Acme Store", Currency: "BRL", Timezone: zone}))
 	f.empty = must(store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Empty Shop", Currency: "USD", Timezone: "UTC"}))
 	f.key = must(store.Keys.CreateAPIKey(ctx, ws.ID, "dashboard", []string{auth.ScopeDataRead}, nil)).Token
+	f.email, f.password = "owner@dashboard.test", "dashboard-owner-password"
+	must(store.Users.CreateUser(ctx, f.email, "Owner", f.password, ws.ID, platform.RoleOwner))
 	conns, accounts := map[string]string{}, map[string]string{}
 	for kind, account := range map[string]string{platform.KindAlpha: alphaAccount, platform.KindBeta: "5551", platform.KindGamma: "5552"} {
 		c := must(store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: kind, Name: kind, SourceID: account}))
 		conns[kind], accounts[kind] = c.ID, account
 	}
 	custom := must(store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: f.project.ID, Kind: platform.KindCustom, Name: "Checkout"}))
+	f.webhook = "/v2/tracking/generic?k=" + custom.WebhookKey
+	f.domain = "acme.example"
+	must(store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: f.project.ID, Domain: f.domain}))
 
 	loc := must(time.LoadLocation(zone))
 	now := time.Now().In(loc)
@@ -96,15 +109,14 @@ func startServer(t *testing.T) *fixture {
 
 	for i, cents := range []int64{129_990, 45_050} {
 		at := now.AddDate(0, 0, -2).Add(time.Duration(i) * time.Hour).UTC().Format(time.RFC3339)
-		f.post("/v2/tracking/generic?k="+custom.WebhookKey, "", map[string]any{"transaction": map[string]any{
+		f.post(f.webhook, "", map[string]any{"transaction": map[string]any{
 			"id": fmt.Sprintf("order-%d", i), "status": "approved", "value": cents, "currency": "BRL", "created_at": at, "updated_at": at,
 			"utm": map[string]string{"utm_source": "alpha", "utm_campaign": "Sale|" + alphaAccount + "_c0",
 				"utm_medium": "Broad|" + alphaAccount + "_c0_s0", "utm_content": "Video|" + orderedAd},
 		}})
 	}
-	if n, err := outbox.NewDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil || n != 2 {
-		t.Fatalf("outbox drained %d rows (%v), want the 2 orders", n, err)
-	}
+	f.drain = func() { apifixture.Drain(t, sys) }
+	f.drain()
 
 	var daily []facts.Fact
 	for d := 40; d > 30; d-- {
@@ -158,8 +170,9 @@ func must[T any](v T, err error) T {
 }
 
 // post sends body to the server (with the key when key is not empty) and returns the answer's
-// status and bytes; a webhook must succeed.
-func (f *fixture) post(path, key string, body any) (int, []byte) {
+// status and bytes; a call without a key (a webhook, a public event) must succeed. headers are
+// further header names and values.
+func (f *fixture) post(path, key string, body any, headers ...string) (int, []byte) {
 	f.t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -170,6 +183,9 @@ func (f *fixture) post(path, key string, body any) (int, []byte) {
 		f.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}

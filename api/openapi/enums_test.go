@@ -25,19 +25,20 @@ func TestEnumsAreTheCode(t *testing.T) {
 	}
 	schemas := load(t).Components.Schemas
 	for name, want := range map[string][]string{
-		"MetricName":       metrics,
-		"DimensionName":    dimensions,
-		"Source":           engine.Sources,
-		"Level":            engine.Levels,
-		"Granularity":      engine.Granularities,
-		"RangeName":        engine.Ranges,
-		"CompareMode":      engine.CompareModes,
-		"AttributionModel": engine.Models,
-		"AttributionDate":  engine.AttributionDates,
-		"Operator":         engine.Operators,
-		"TriggerType":      platform.TriggerTypes,
-		"StandardEvent":    platform.StandardEvents,
-		"Scope":            auth.AllScopes,
+		"MetricName":            metrics,
+		"DimensionName":         dimensions,
+		"BusinessDimensionName": engine.BusinessDimensions,
+		"Source":                engine.Sources,
+		"Level":                 engine.Levels,
+		"Granularity":           engine.Granularities,
+		"RangeName":             engine.Ranges,
+		"CompareMode":           engine.CompareModes,
+		"AttributionModel":      engine.Models,
+		"AttributionDate":       engine.AttributionDates,
+		"Operator":              engine.Operators,
+		"TriggerType":           platform.TriggerTypes,
+		"StandardEvent":         platform.StandardEvents,
+		"Scope":                 auth.AllScopes,
 	} {
 		ref, ok := schemas[name]
 		if !ok {

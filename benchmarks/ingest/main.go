@@ -5,7 +5,7 @@
 // MTK_CLICKHOUSE_URL), with rate limits off, and at the end counts the rows stored against the
 // 2xx answers: a lost event or order fails the run.
 //
-// The clients are a lean load generator (see poster).
+// The clients are a lean load generator (httpload.Poster).
 //
 // With -outage, ClickHouse is stopped (as its clients see it: see chGate) for that long, a quarter
 // into the events phase: events must still be answered (they wait in PostgreSQL), and the run
@@ -28,17 +28,16 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/adsync"
 	"mtk/api"
+	"mtk/benchmarks/internal/benchenv"
+	"mtk/benchmarks/internal/httpload"
 	"mtk/benchmarks/internal/profile"
 	"mtk/client"
 	"mtk/ingest/batcher"
@@ -102,11 +101,10 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	}
 	defer s.shutdown()
 	// No retries, unless a store is stopped: a retry would hide a failure.
-	tracker, webhooks := newPoster(s.base, s.key, clients), newPoster(s.base, "", clients)
+	tracker, webhooks := httpload.NewPoster(s.base, s.key, clients), httpload.NewPoster(s.base, "", clients)
 	if outage > 0 || pgFreeze > 0 {
-		tracker.retry = &retries{}
+		tracker.Retry = &httpload.Retries{}
 	}
-	utmQuery := "utm_source=alpha&utm_campaign=Bench%7C900&utm_medium=Set%7C901&utm_content=Ad%7C902"
 
 	fmt.Printf("events: %d clients for %s\n", clients, duration)
 	stop, err := profile.Start(profilePath)
@@ -135,15 +133,15 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		fmt.Printf("  PostgreSQL frozen from %s to %s\n", from, from+pgFreeze)
 		go func() { frozen <- freezePostgres(ctx, s.pg, from, pgFreeze) }()
 	}
-	evs := load(clients, duration, func(worker, i int) (func() error, error) {
+	evs := httpload.Load(clients, duration, func(worker, i int) (func() error, error) {
 		n := i
 		if retryEvery > 0 && i%retryEvery == retryEvery-1 {
 			n = i - 1
 		}
 		ev := &client.Event{Config: client.EventConfig{Name: "Lead"}, EventID: fmt.Sprintf("b-%d-%d", worker, n),
 			Lead: &client.Lead{Email: fmt.Sprintf("p%d-%d@bench.example", worker, n%500), Phone: fmt.Sprintf("+55 11 9%04d-%04d", worker, n%500)},
-			Page: &client.Page{URL: "https://bench.example/p?" + utmQuery}, Cookies: map[string]string{"_fbp": "fb.1.1.1"}}
-		call, err := tracker.request("/v3/tracking/events", ev)
+			Page: &client.Page{URL: "https://bench.example/p?" + benchenv.UTMQuery}, Cookies: map[string]string{"_fbp": "fb.1.1.1"}}
+		call, err := tracker.Request("/v3/tracking/events", ev)
 		return func() error {
 			err := call()
 			if err == nil {
@@ -181,16 +179,16 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	if retryEvery > 0 {
 		label = fmt.Sprintf("events (one call in %d a retry of the previous event_id)", retryEvery)
 	}
-	evs.report(label, stored)
+	evs.Report(label, stored)
 	distinct := uint64(0)
 	answeredIDs.Range(func(any, any) bool { distinct++; return true })
 	fmt.Printf("  %d distinct event_ids answered 2xx, %d stored: %d lost, %d doubled\n", distinct, stored,
 		max(int64(distinct)-int64(stored), 0), max(int64(stored)-int64(distinct), 0))
 	var conflicts int64
-	if r := tracker.retry; r != nil {
-		conflicts = r.conflicts.Load()
+	if r := tracker.Retry; r != nil {
+		conflicts = r.Conflicts.Load()
 		fmt.Printf("  retries: %d calls sent again after a 503 or no answer (same Idempotency-Key, after Retry-After); %d met 409 (must be 0)\n",
-			r.sent.Load(), conflicts)
+			r.Sent.Load(), conflicts)
 	}
 
 	fmt.Printf("orders: %d clients for %s\n", clients, ordersDuration)
@@ -199,13 +197,13 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	var mu sync.Mutex
 	newest := map[string]int64{}
 	webhook := "/v2/tracking/generic?k=" + url.QueryEscape(s.webhook)
-	ords := load(clients, ordersDuration, func(worker, i int) (func() error, error) {
+	ords := httpload.Load(clients, ordersDuration, func(worker, i int) (func() error, error) {
 		now := time.Now().UTC().Truncate(time.Second)
 		tx := &client.Transaction{ID: fmt.Sprintf("o-%d-%d", worker, i/2), Status: []string{"pending", "approved", "approved", "refunded"}[i%4],
 			Value: int64(1000 + i), CreatedAt: now, UpdatedAt: now.Add(time.Duration(i) * time.Second),
 			Customer: &client.Customer{Email: fmt.Sprintf("p%d-%d@bench.example", worker, i%500)},
 			UTM:      &client.UTM{Campaign: "Bench|900", Content: "Ad|902"}}
-		call, err := webhooks.request(webhook, map[string]any{"transaction": tx})
+		call, err := webhooks.Request(webhook, map[string]any{"transaction": tx})
 		return func() error {
 			err := call()
 			if err == nil {
@@ -227,7 +225,7 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	if err != nil {
 		return err
 	}
-	ords.report("orders (calls, two states per transaction; stored: transactions)", uint64(len(storedTx)))
+	ords.Report("orders (calls, two states per transaction; stored: transactions)", uint64(len(storedTx)))
 	fmt.Printf("  %d transactions answered, %d stored, each in its newest answered state\n", len(newest), len(storedTx))
 	if len(storedTx) != len(newest) {
 		return fmt.Errorf("%d transactions answered 2xx but %d stored", len(newest), len(storedTx))
@@ -277,71 +275,6 @@ func drainEvents(ctx context.Context, pg *pgxpool.Pool) (int64, error) {
 	}
 }
 
-// result is one load run.
-type result struct {
-	ok, failed int64
-	latencies  []time.Duration
-	elapsed    time.Duration
-}
-
-func (r result) report(what string, stored uint64) {
-	slices.Sort(r.latencies)
-	pct := func(p float64) time.Duration {
-		if len(r.latencies) == 0 {
-			return 0
-		}
-		return r.latencies[int(float64(len(r.latencies)-1)*p)]
-	}
-	fmt.Printf("  %s: %d ok, %d failed, %.0f/s, p50 %s, p99 %s, max %s; stored %d\n", what, r.ok, r.failed,
-		float64(r.ok)/r.elapsed.Seconds(), pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond),
-		pct(1).Round(10*time.Microsecond), stored)
-}
-
-// load runs clients that send requests made by next until duration has passed; the call that
-// next returns is timed. An error answer counts as failed and is timed; a request that got no
-// answer, or that next could not make, counts as failed only.
-func load(clients int, duration time.Duration, next func(worker, i int) (func() error, error)) result {
-	var res result
-	var mu sync.Mutex
-	var ok, failed atomic.Int64
-	deadline := time.Now().Add(duration)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var lat []time.Duration
-			for i := 0; time.Now().Before(deadline); i++ {
-				call, err := next(w, i)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				t0 := time.Now()
-				err = call()
-				if err != nil && !answered(err) {
-					failed.Add(1)
-					continue
-				}
-				lat = append(lat, time.Since(t0))
-				if err == nil {
-					ok.Add(1)
-				} else {
-					failed.Add(1)
-				}
-			}
-			mu.Lock()
-			res.latencies = append(res.latencies, lat...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	res.elapsed = time.Since(start)
-	res.ok, res.failed = ok.Load(), failed.Load()
-	return res
-}
-
 func count(ctx context.Context, ch driver.Conn, q string, args ...any) (uint64, error) {
 	var n uint64
 	err := ch.QueryRow(ctx, q, args...).Scan(&n)
@@ -352,7 +285,7 @@ func count(ctx context.Context, ch driver.Conn, q string, args ...any) (uint64, 
 // and a tracking key, and serves mtk on a loopback port.
 func start(ctx context.Context) (*setup, error) {
 	env := config.FromEnv()
-	pgURL, chURL, err := freshDatabases(ctx, env)
+	pgURL, chURL, err := benchenv.FreshDatabases(ctx, env, dbName)
 	if err != nil {
 		return nil, err
 	}
@@ -379,46 +312,17 @@ func start(ctx context.Context) (*setup, error) {
 		return nil, err
 	}
 	clk := clock.Real{}
-	store := platform.New(s.pg, clk)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "bench", platform.TierEnterprise)
+	t, err := benchenv.NewTenant(ctx, s.pg, clk, auth.ScopeTrackingWrite)
 	if err != nil {
 		return nil, err
 	}
-	if s.project, err = store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "Bench",
-		Currency: "BRL", Timezone: "America/Sao_Paulo"}); err != nil {
-		return nil, err
-	}
-	alpha, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindAlpha,
-		Name: "Alpha", SourceID: "act_1"})
-	if err != nil {
-		return nil, err
-	}
-	custom, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: s.project.ID, Kind: platform.KindCustom, Name: "Checkout"})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := store.Containers.CreateContainer(ctx, platform.ContainerInput{ProjectID: s.project.ID, Domain: "bench.example"}); err != nil {
-		return nil, err
-	}
-	key, err := store.Keys.CreateAPIKey(ctx, ws.ID, "bench", []string{auth.ScopeTrackingWrite}, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.key = key.Token
-	// The ad that events and orders are attributed to, as a sync stores it.
-	if err := adsync.NewStore(s.pg).SaveObjects(ctx, alpha.ID, []adsync.Object{
-		{Level: "campaign", ID: "900", Name: "Bench", ParentID: "act_1", CampaignID: "900"},
-		{Level: "adset", ID: "901", Name: "Set", ParentID: "900", CampaignID: "900"},
-		{Level: "ad", ID: "902", Name: "Ad", ParentID: "901", CampaignID: "900"},
-	}, clk.Now()); err != nil {
-		return nil, err
-	}
+	s.project, s.key = t.Project, t.Key
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	s.base = "http://" + ln.Addr().String()
-	s.webhook = custom.WebhookKey
+	s.webhook = t.Webhook
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
@@ -438,29 +342,4 @@ func start(ctx context.Context) (*setup, error) {
 		drainCH.Close()
 	}
 	return s, nil
-}
-
-// freshDatabases drops and creates the bench databases and returns their URLs.
-func freshDatabases(ctx context.Context, env config.Config) (string, string, error) {
-	admin, err := pgx.Connect(ctx, withDatabase(env.PostgresURL, "postgres"))
-	if err != nil {
-		return "", "", err
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
-		return "", "", err
-	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+dbName); err != nil {
-		return "", "", err
-	}
-	chURL := withDatabase(env.ClickHouseURL, dbName)
-	ch, err := db.OpenClickHouse(ctx, chURL)
-	if err != nil {
-		return "", "", err
-	}
-	if err := ch.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName); err != nil {
-		return "", "", err
-	}
-	ch.Close()
-	return withDatabase(env.PostgresURL, dbName), chURL, nil
 }

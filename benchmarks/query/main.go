@@ -31,6 +31,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/benchmarks/internal/dashmix"
 	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
 	"mtk/internal/clock"
@@ -88,7 +89,7 @@ func run(ctx context.Context, f flags) error {
 	}
 	defer srv.close() //nolint:errcheck
 
-	mix := dashboardMix(t.project.ID, dataStart.AddDate(0, 0, f.days-1))
+	mix := dashmix.Mix(t.project.ID, dataStart.AddDate(0, 0, f.days-1))
 	p, err := newPaths(srv, ch, svc, t, mix, slices.Max(f.clients))
 	if err != nil {
 		return err

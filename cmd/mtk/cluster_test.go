@@ -169,7 +169,7 @@ func (w *scaleWorld) addTenant(t *testing.T, store *platform.Services, syncer *a
 		go func() {
 			defer wg.Done()
 			s := trafficSender{app: w.app, domain: domain, trackingKey: key.Token, webhook: "/v2/tracking/generic?k=" + custom.WebhookKey,
-				ads: ads, loc: loc, r: rand.New(rand.NewSource(int64(i*100 + day)))}
+				ads: ads, currency: p.Currency, loc: loc, r: rand.New(rand.NewSource(int64(i*100 + day)))}
 			errs <- s.sendDay(day, now)
 		}()
 	}
@@ -259,7 +259,7 @@ func TestClusterAnswersLikeOneServer(t *testing.T) {
 	two := newScaleWorld(t, testenv.ClusterName, sim, srv.URL, clk)
 	t.Logf("%s: fed in %v", two.name, time.Since(start).Round(time.Millisecond))
 
-	for _, table := range []string{"facts_raw", "facts_hourly_in", "facts_daily_in", "events", "fx_rates"} {
+	for _, table := range []string{"facts_raw", "facts_hourly_in", "facts_daily_in", "events", "business_raw", "fx_rates"} {
 		var perShard []uint64
 		var sum uint64
 		for _, sh := range two.cluster.Shards {
@@ -270,6 +270,21 @@ func TestClusterAnswersLikeOneServer(t *testing.T) {
 		t.Logf("%-16s one server %6d rows; cluster %6d = shard 1 %6d + shard 2 %6d", table, want, sum, perShard[0], perShard[1])
 		if sum != want || (table != "fx_rates" && (perShard[0] == 0 || perShard[1] == 0)) {
 			t.Errorf("%s: shards hold %v, one server %d", table, perShard, want)
+		}
+	}
+
+	// The business rollups (summed as they merge) hold on the shards what they hold on one server.
+	for _, table := range []string{"business_hourly", "business_daily"} {
+		sums := "SELECT toString(tuple(toInt64(sum(tx_revenue)), toInt64(sum(tx_units)), toInt64(sum(page_views)), toInt64(sum(leads)))) FROM "
+		var want, got string
+		if err := one.st.ch.QueryRow(context.Background(), sums+table).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if err := two.st.ch.QueryRow(context.Background(), sums+table).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want || want == "(0,0,0,0)" {
+			t.Errorf("%s: cluster sums %s, one server %s", table, got, want)
 		}
 	}
 

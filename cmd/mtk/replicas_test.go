@@ -197,3 +197,75 @@ func call(t *testing.T, base, token string, statuses chan<- int, resets chan<- s
 	statuses <- resp.StatusCode
 	resets <- resp.Header.Get("X-RateLimit-Reset")
 }
+
+// A write through one replica moves the answers every replica keeps: three api replicas behind
+// HAProxy and a worker; a day's orders, asked of each replica twice (the second answer from its
+// cache, and 304 for its ETag), move once an order posted to one replica is drained: each
+// replica then answers the old ETag with 200, a new ETag and the new body, and keeps that.
+func TestReplicasMoveCachedAnswers(t *testing.T) {
+	useTestStores(t)
+	w := newSalesWorld(t)
+	var bases []string
+	for range 3 {
+		_, base := serveProcess(t, "--role", "api")
+		bases = append(bases, base)
+	}
+	serveProcess(t, "--role", "worker")
+	lb, _ := haproxy(t, bases)
+	// The order's day, an hour ago, fixed: the answers are of the same day whenever they are asked.
+	ordered := time.Now().Add(-time.Hour)
+	day := ordered.In(w.zone).Format(time.DateOnly)
+	body := `{"project_id":"` + w.project + `","fields":["tx_count","tx_revenue"],"time":{"start":"` + day + `","end":"` + day + `"}}`
+	var etag, before string
+	for i, base := range append(bases, lb) {
+		status, tag, hit, out := w.query(t, base, body, "")
+		if status != 200 || tag == "" {
+			t.Fatalf("replica %d: %d %q %s", i, status, tag, out)
+		}
+		if i == 0 {
+			etag, before = tag, out
+		}
+		if tag != etag || out != before {
+			t.Fatalf("replica %d answers %s %s, replica 0 %s %s", i, tag, out, etag, before)
+		}
+		if status, tag, hit, out = w.query(t, base, body, ""); status != 200 || !hit || tag != etag || out != before {
+			t.Fatalf("replica %d asked again: %d, hit %v, %s %s", i, status, hit, tag, out)
+		}
+		if status, _, _, _ = w.query(t, base, body, etag); status != 304 {
+			t.Fatalf("replica %d: If-None-Match with its ETag: %d, want 304", i, status)
+		}
+	}
+	if !strings.Contains(before, `"tx_count":0`) {
+		t.Fatalf("%s before the order: %s", day, before)
+	}
+
+	if status, err := w.postOrder(bases[1], "order-1", 12345, ordered); err != nil || status != 200 {
+		t.Fatalf("order through replica 1: %d %v", status, err)
+	}
+	w.drained(t)
+	var after string
+	for _, base := range []string{bases[0], bases[2], bases[1], lb} {
+		// The drain's commit announces the move; a replica hears it a moment later.
+		deadline := time.Now().Add(10 * time.Second)
+		status, tag, _, out := w.query(t, base, body, etag)
+		for status == 304 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			status, tag, _, out = w.query(t, base, body, etag)
+		}
+		if status != 200 || tag == "" || tag == etag || !strings.Contains(out, `"tx_count":1`) {
+			t.Fatalf("%s after the order, If-None-Match with the old ETag: %d %q %s", base, status, tag, out)
+		}
+		if after == "" {
+			after = out
+		}
+		if out != after {
+			t.Fatalf("%s after the order: %s, another replica %s", base, out, after)
+		}
+		if status, tag2, hit, out := w.query(t, base, body, ""); status != 200 || !hit || tag2 != tag || out != after {
+			t.Fatalf("%s asked again after the order: %d, hit %v, %s %s", base, status, hit, tag2, out)
+		}
+		if status, _, _, _ := w.query(t, base, body, tag); status != 304 {
+			t.Fatalf("%s: If-None-Match with the new ETag: %d, want 304", base, status)
+		}
+	}
+}

@@ -29,7 +29,8 @@ const demoTrafficDays = 88
 
 // seedDemoTraffic sends the demo's business history through the real routes of an in-process
 // server: page views, leads and checkouts on the demo containers (public and API key calls), and
-// orders on the custom connection's webhook, most of them carrying the UTM of a demo ad. It runs
+// orders on the custom connection's webhook, most of them carrying the UTM of a demo ad, the
+// others from the shop's unpaid sources (sendDay). It runs
 // once: a project that has events is left alone. The fact outbox is drained at the end, so the
 // first query shows the numbers.
 func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo demoOutput, now time.Time) error {
@@ -67,7 +68,8 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 			defer wg.Done()
 			for day := range days {
 				s := trafficSender{app: app, domain: "demo-store.example", trackingKey: demo.Keys[1].Token,
-					webhook: "/v2/tracking/generic?k=" + webhookKey, ads: ads, loc: loc, r: rand.New(rand.NewSource(int64(day)))}
+					webhook: "/v2/tracking/generic?k=" + webhookKey, ads: ads, currency: demo.Project.Currency, loc: loc,
+					r: rand.New(rand.NewSource(int64(day)))}
 				errs <- s.sendDay(day, now)
 			}
 		}()
@@ -93,18 +95,21 @@ type trafficSender struct {
 	domain               string
 	trackingKey, webhook string
 	ads                  []demoAd
+	currency             string         // the project's: what orders from unpaid sources are in
 	loc                  *time.Location // the project's zone, whose dates the ads' days are
 	r                    *rand.Rand
 }
 
-func (s trafficSender) post(path string, body any, key string) error {
+// post sends body to path as the browser ua (the shop's server passes its visitor's User-Agent
+// on with the events it sends).
+func (s trafficSender) post(path string, body any, key, ua string) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
 	req := httptest.NewRequest("POST", path, bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "Mozilla/5.0 (demo seed)")
+	req.Header.Set("User-Agent", ua)
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
@@ -120,13 +125,38 @@ func (s trafficSender) post(path string, body any, key string) error {
 	return nil
 }
 
+// checkoutAgent is the User-Agent of the checkout's webhooks.
+const checkoutAgent = "DemoCheckout-Webhooks/1.0"
+
 // demoSenders is how many days are sent at once.
 const demoSenders = 16
 
-// sendDay sends the shop's traffic of one local date (day days ago), ad by ad: its buyers (its
+// visit is one browser session at the shop: when, with which browser, on which landing page, from
+// which referrer and link.
+type visit struct {
+	id       string // unique in the project: names its events
+	at       time.Time
+	ua       string
+	url      string            // the landing page, with the link's UTM
+	referrer string            // "" for none
+	utm      map[string]string // the link's UTM, nil for none
+}
+
+// newVisit is a visit to landing at at, from a link with utm (nil: none) on referrer.
+func (s trafficSender) newVisit(id string, at time.Time, ua, landing, referrer string, utm map[string]string) visit {
+	u := "https://" + s.domain + landing
+	if q := query(utm); q != "" {
+		u += "?" + q
+	}
+	return visit{id: id, at: at, ua: ua, url: u, referrer: referrer, utm: utm}
+}
+
+// sendDay sends the shop's traffic of one local date (day days ago). Ad by ad: its buyers (its
 // synced clicks that day times its conversion) each view the page from the ad's link, sign up
 // (a Lead), start a checkout and order; as many other visitors only look. Orders carry the
-// ad's UTM as a shop's checkout passes it, and their status updates carry none.
+// ad's UTM as a shop's checkout passes it, and their status updates carry none. Then the unpaid
+// sources bring buyers and lookers in proportion to the day's paid buyers, some buyers come back
+// weeks later through e-mail or WhatsApp, and crawlers read a few pages.
 func (s trafficSender) sendDay(day int, now time.Time) error {
 	local := now.In(s.loc)
 	start := time.Date(local.Year(), local.Month(), local.Day()-day, 0, 0, 0, 0, s.loc)
@@ -136,94 +166,150 @@ func (s trafficSender) sendDay(day int, now time.Time) error {
 	}
 	date := start.Format(time.DateOnly)
 	visitor := day * 100_000
+	paid := 0.0
 	for _, ad := range s.ads {
 		d := ad.days[date]
 		if d.clicks == 0 {
 			continue
 		}
 		expected := float64(d.clicks) * ad.conversion
-		buyers := int(expected)
-		if s.r.Float64() < expected-float64(buyers) {
-			buyers++
-		}
+		paid += expected
+		buyers := s.round(expected)
+		costPerOrder := float64(d.spendMicros) / float64(d.clicks) / ad.conversion / 10_000 // cents
 		for i := 0; i < 2*buyers; i++ {
 			visitor++
 			at := start.Add(time.Duration(s.r.Int63n(int64(span))))
-			if err := s.pageView(visitor, ad.utm, at); err != nil {
+			v := s.newVisit(fmt.Sprint(visitor), at, browser(s.r), pick(s.r, paidLandings), paidReferrer(ad.utm), ad.utm)
+			if err := s.pageView(v); err != nil {
 				return err
 			}
 			if i%2 == 1 {
 				continue // a visitor who only looks
 			}
-			if err := s.buyer(visitor, ad, d, at, now); err != nil {
+			// Worth the ad's cost per order times its ROAS over the share of orders paid (in the ad
+			// account's currency, ±30 %).
+			target := max(int64(costPerOrder*ad.roas/paidShare()*(0.7+0.6*s.r.Float64())), 500)
+			if err := s.buyer(visitor, v, ad.currency, basketNear(s.r, target, ad.currency), now); err != nil {
 				return err
 			}
+		}
+	}
+	for _, ch := range demoChannels {
+		buyers := s.round(paid * ch.share)
+		for i := 0; i < 2*buyers; i++ {
+			visitor++
+			at := start.Add(time.Duration(s.r.Int63n(int64(span))))
+			v := s.channelVisit(fmt.Sprint(visitor), ch, at, browser(s.r))
+			if err := s.pageView(v); err != nil {
+				return err
+			}
+			if i%2 == 0 {
+				if err := s.buyer(visitor, v, s.currency, randomBasket(s.r), now); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for i := range 2 + s.r.Intn(3) {
+		at := start.Add(time.Duration(s.r.Int63n(int64(span))))
+		v := s.newVisit(fmt.Sprintf("%d-bot%d", day, i), at, pick(s.r, crawlers), pick(s.r, paidLandings), "", nil)
+		if err := s.pageView(v); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (s trafficSender) pageView(visitor int, utm map[string]string, at time.Time) error {
-	page := map[string]any{"url": "https://" + s.domain + "/product?" + query(utm), "referrer": "https://alpha.example/"}
-	return s.post("/v3/tracking/events", map[string]any{"domain": s.domain, "source": "website",
-		"event_id": fmt.Sprintf("demo-pv-%d", visitor), "timestamp": at.Unix(), "page": page,
-		"config": map[string]any{"name": "page_view"}}, "")
+// round is x rounded up with the probability of its fraction, so that small expectations add up.
+func (s trafficSender) round(x float64) int {
+	n := int(x)
+	if s.r.Float64() < x-float64(n) {
+		n++
+	}
+	return n
 }
 
-// buyer signs up, starts a checkout and orders.
-func (s trafficSender) buyer(visitor int, ad demoAd, d adDay, at, now time.Time) error {
+// channelVisit is a visit from the unpaid source ch.
+func (s trafficSender) channelVisit(id string, ch channel, at time.Time, ua string) visit {
+	var utm map[string]string
+	if ch.utm != nil {
+		utm = ch.utm(s.r)
+	}
+	return s.newVisit(id, at, ua, pick(s.r, ch.landings), pick(s.r, ch.referrers), utm)
+}
+
+func (s trafficSender) pageView(v visit) error {
+	return s.post("/v3/tracking/events", map[string]any{"domain": s.domain, "source": "website",
+		"event_id": "demo-pv-" + v.id, "timestamp": v.at.Unix(), "page": map[string]any{"url": v.url, "referrer": v.referrer},
+		"config": map[string]any{"name": "page_view"}}, "", v.ua)
+}
+
+// buyer signs up, starts a checkout and orders b; some buyers come back for more later.
+func (s trafficSender) buyer(visitor int, v visit, currency string, b basket, now time.Time) error {
 	lead := map[string]any{"email": fmt.Sprintf("visitor%d@demo.example", visitor), "first_name": "Visitor",
 		"last_name": fmt.Sprint(visitor), "city": "São Paulo", "state": "SP", "country": "BR"}
-	ev := map[string]any{"event_id": fmt.Sprintf("demo-lead-%d", visitor), "timestamp": at.Add(2 * time.Minute).Unix(),
-		"config": map[string]any{"name": "Lead"}, "lead": lead, "utm": ad.utm, "source": "api"}
-	if now.Sub(at) < 6*24*time.Hour { // recent leads are forwarded too
+	ev := map[string]any{"event_id": "demo-lead-" + v.id, "timestamp": v.at.Add(2 * time.Minute).Unix(),
+		"config": map[string]any{"name": "Lead"}, "lead": lead, "source": "api", "page": s.page(v)}
+	if v.utm != nil {
+		ev["utm"] = v.utm
+	}
+	if now.Sub(v.at) < 6*24*time.Hour { // recent leads are forwarded too
 		ev["config"] = map[string]any{"name": "Lead", "alpha": map[string]any{"name": "Lead"}}
 	}
-	if err := s.post("/v3/tracking/events", ev, s.trackingKey); err != nil {
+	if err := s.post("/v3/tracking/events", ev, s.trackingKey, v.ua); err != nil {
 		return err
 	}
-	if err := s.post("/v3/tracking/events", map[string]any{"event_id": fmt.Sprintf("demo-ic-%d", visitor),
-		"timestamp": at.Add(5 * time.Minute).Unix(), "config": map[string]any{"name": "InitiateCheckout"},
-		"lead": lead}, s.trackingKey); err != nil {
+	customer := map[string]any{"email": lead["email"], "name": fmt.Sprint("Visitor ", visitor)}
+	if err := s.checkout(v, customer, currency, b, now); err != nil {
 		return err
 	}
-	return s.order(visitor, ad, d, lead, at.Add(8*time.Minute), now)
+	return s.returns(visitor, v, customer, now)
 }
 
-// order sends a buyer's order, worth the ad's cost per order times its ROAS (in the ad
-// account's currency, ±30 %): pending with the ad's UTM and the customer, then status updates
-// alone, as checkouts send them: mostly approved, some refunded or charged back later, some
-// left pending or failed.
-func (s trafficSender) order(visitor int, ad demoAd, d adDay, lead map[string]any, at, now time.Time) error {
-	costPerOrder := float64(d.spendMicros) / float64(d.clicks) / ad.conversion / 10_000 // cents
-	value := max(int64(costPerOrder*ad.roas*(0.7+0.6*s.r.Float64())), 500)
-	first := map[string]any{"id": fmt.Sprintf("demo-order-%d", visitor), "value": value, "currency": ad.currency,
-		"created_at": at.Format(time.RFC3339), "customer": map[string]any{"email": lead["email"], "name": "Visitor"},
-		"utm": ad.utm, "items": []map[string]any{{"id": fmt.Sprintf("sku-%d", 1+s.r.Intn(5)), "name": "Demo product",
-			"quantity": 1, "unit_price": value, "cost": value * int64(30+s.r.Intn(30)) / 100}}}
-	states := []string{"pending", "approved"}
-	switch n := s.r.Intn(100); {
-	case n < 6:
-		states = append(states, "refunded")
-	case n < 7:
-		states = append(states, "chargeback")
-	case n < 12:
-		states = []string{"pending"}
-	case n < 15:
-		states = []string{"pending", "failed"}
+// page is what the shop's server sends with a visit's events: the visit's landing page and
+// referrer, so that its order keeps where the buyer came from.
+func (s trafficSender) page(v visit) map[string]any {
+	return map[string]any{"url": v.url, "referrer": v.referrer}
+}
+
+// checkout starts a checkout in visit v and orders b.
+func (s trafficSender) checkout(v visit, customer map[string]any, currency string, b basket, now time.Time) error {
+	if err := s.post("/v3/tracking/events", map[string]any{"event_id": "demo-ic-" + v.id,
+		"timestamp": v.at.Add(5 * time.Minute).Unix(), "config": map[string]any{"name": "InitiateCheckout"},
+		"lead": map[string]any{"email": customer["email"]}, "page": s.page(v)}, s.trackingKey, v.ua); err != nil {
+		return err
 	}
-	for i, st := range states {
-		updated := at.Add(time.Duration(i*i*90) * time.Minute)
-		if updated.After(now) {
-			break
+	o := demoOrder{id: "demo-order-" + v.id, at: v.at.Add(8 * time.Minute), currency: currency, customer: customer,
+		utm: v.utm, basket: b, payment: drawPayment(s.r)}
+	for _, body := range o.webhooks(s.r, now) {
+		if err := s.post(s.webhook, body, "", checkoutAgent); err != nil {
+			return err
 		}
-		tx := map[string]any{"id": first["id"], "status": st, "value": value, "currency": ad.currency,
-			"created_at": first["created_at"], "updated_at": updated.Format(time.RFC3339)}
-		if i == 0 {
-			tx = first
-			tx["status"], tx["updated_at"] = st, updated.Format(time.RFC3339)
+	}
+	return nil
+}
+
+// returns sends the later visits of one buyer in eight: one to two more orders, each 7 to 40
+// days after the last, through the shop's e-mails or WhatsApp, mostly from the same device.
+func (s trafficSender) returns(visitor int, first visit, customer map[string]any, now time.Time) error {
+	if s.r.Intn(8) != 0 {
+		return nil
+	}
+	at := first.at
+	for n := range 1 + s.r.Intn(2) {
+		at = at.Add(time.Duration(7*24*60+s.r.Intn(33*24*60)) * time.Minute)
+		if at.After(now.Add(-30 * time.Minute)) {
+			return nil
 		}
-		if err := s.post(s.webhook, map[string]any{"transaction": tx}, ""); err != nil {
+		ua := first.ua
+		if s.r.Intn(5) == 0 {
+			ua = browser(s.r)
+		}
+		v := s.channelVisit(fmt.Sprintf("%d-%d", visitor, n+2), pick(s.r, returningChannels), at, ua)
+		if err := s.pageView(v); err != nil {
+			return err
+		}
+		if err := s.checkout(v, customer, s.currency, randomBasket(s.r), now); err != nil {
 			return err
 		}
 	}

@@ -104,6 +104,8 @@ func startWork(ctx context.Context, sys *wire.System, logger *slog.Logger) (stop
 		workers.Wait()
 		return nil, err
 	}
+	// Every worker fires every job; the tick's claim in PostgreSQL lets one of them run it.
+	runner.Ticks = jobs.PostgresTicks(sys.Postgres)
 	runner.Start()
 	return func() { runner.Stop(); stopWorkers(); workers.Wait() }, nil
 }

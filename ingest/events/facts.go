@@ -2,16 +2,22 @@ package events
 
 import (
 	"strings"
+	"time"
 	"unicode"
 
 	"mtk/facts"
+	"mtk/ingest/attribution"
+	"mtk/ingest/leads"
+	"mtk/ingest/outbox"
+	"mtk/ingest/traffic"
 )
 
 // The business fact an event counts as, from its names: config.alpha.name, else config.name,
 // compared without case, spaces or punctuation. PageView (page_view) counts in page_views;
 // Lead in leads; InitiateCheckout (initiate_checkout) in initiate_checkout. An event that
 // creates a new lead counts in leads too, at most once per event. Other names count nowhere
-// but are kept in the events table.
+// but are kept in the events table. Every event that counts writes a business row (BizRowOf),
+// attributed or not; an attributed one also writes its fact (factsOf).
 
 func foldName(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -21,6 +27,56 @@ func foldName(s string) string {
 		return -1
 	}, s)
 }
+
+// BizRowOf is the business row (kind event) of an event as the events table keeps it, with the
+// ad entity attribution gave it (zero when none), for a project in zone; false when the event
+// counts nowhere. Ingestion and the backfill of stored events (Backfill) both build it
+// here, so that they write the same rows.
+func BizRowOf(e outbox.EventRow, attr attribution.Fact, zone string) (outbox.BizRow, bool) {
+	cfg := EventConfig{Name: e.Name}
+	if e.AlphaName != "" {
+		cfg.Alpha = &AlphaConfig{Name: e.AlphaName}
+	}
+	m := measuresOf(cfg, e.NewLead)
+	if m.IsZero() {
+		return outbox.BizRow{}, false
+	}
+	t := traffic.Of(e.PageURL, e.Referrer, e.UserAgent)
+	var v facts.BizValues
+	v[facts.BizPageViews], v[facts.BizLeads], v[facts.BizInitiateCheckout] = m[facts.PageViews], m[facts.Leads], m[facts.InitiateCheckout]
+	return outbox.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: v,
+		BizKeys: facts.BizKeys{Kind: facts.BizEvent, Source: attr.Source, ConnectionID: attr.ConnectionID,
+			AccountID: attr.AccountID, CampaignID: attr.CampaignID, AdsetID: attr.AdsetID, AdID: attr.AdID,
+			UTMSource: e.UTMSource, UTMMedium: e.UTMMedium, UTMCampaign: e.UTMCampaign, UTMContent: e.UTMContent,
+			UTMTerm: e.UTMTerm, ReferrerHost: t.ReferrerHost, LandingPath: t.LandingPath, Device: t.Device,
+			Currency: e.Currency}}}, true
+}
+
+// bizOf is the business rows of a batch's events (rows, as rowsOf gives them), in order.
+func bizOf(evs []*event, rows []outbox.EventRow) []outbox.BizRow {
+	var out []outbox.BizRow
+	for i, ev := range evs {
+		if r, ok := BizRowOf(rows[i], ev.attr, ev.target.Project.Timezone); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// touchesOf are the touches of a batch's events of a lead (rows, as rowsOf gives them).
+func touchesOf(rows []outbox.EventRow) []leads.Touch {
+	var out []leads.Touch
+	for _, e := range rows {
+		if e.LeadID != "" {
+			out = append(out, leads.Touch{LeadID: e.LeadID, EventID: e.EventID, Time: e.Time,
+				Touch: traffic.Of(e.PageURL, e.Referrer, e.UserAgent)})
+		}
+	}
+	return out
+}
+
+// eventTime is an event's instant.
+func eventTime(ev *event) time.Time { return time.Unix(*ev.in.Timestamp, 0).UTC() }
 
 func measuresOf(cfg EventConfig, newLead bool) facts.Values {
 	var m facts.Values

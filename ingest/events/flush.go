@@ -199,9 +199,12 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 		}
 	}
 	c.queueLeads(w, evs, stored, found)
-	outbox.QueueEvents(w, rowsOf(keep, kept))
+	rows := rowsOf(keep, kept)
+	outbox.QueueEvents(w, rows)
+	leads.QueueTouches(w, touchesOf(rows))
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
-	outbox.QueueJourneys(w, touchesOf(keep, kept), now)
+	outbox.QueueBiz(w, bizOf(keep, rows), now)
+	outbox.QueueJourneys(w, journeyTouchesOf(keep, kept), now)
 	for i, ev := range keep {
 		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
 			return nil, 0, err
@@ -237,13 +240,17 @@ func rollBack(ctx context.Context, conn *pgxpool.Conn, refused error) error {
 	return refused
 }
 
-// fit is how many of evs's first events the outboxes have room for, at most one row of each
-// outbox per event (attributed events write a fact).
+// fit is how many of evs's first events the outboxes have room for: an event row each, and in
+// the fact outbox a business row for one that may count (its name counts, or it may create a
+// lead) and a fact for an attributed one of those.
 func (s *Service) fit(sizes outbox.Sizes, evs []*event) int {
 	facts := 0
 	for i, ev := range evs {
-		if ev.attributed {
+		if !measuresOf(ev.in.Config, ev.in.Lead.Identified()).IsZero() {
 			facts++
+			if ev.attributed {
+				facts++
+			}
 		}
 		if !s.bounds.Fits(sizes, i+1, facts) {
 			return i
@@ -379,7 +386,7 @@ func rowsOf(evs []*event, found []leads.Result) []outbox.EventRow {
 		}
 		u, a := ev.utm, ev.attr
 		out[i] = outbox.EventRow{ProjectID: ev.target.Project.ID, ContainerID: ev.target.Container.ID,
-			EventID: ev.in.EventID, Time: time.Unix(*ev.in.Timestamp, 0).UTC(), ReceivedAt: ev.received.UTC(),
+			EventID: ev.in.EventID, Time: eventTime(ev), ReceivedAt: ev.received.UTC(),
 			Name: ev.in.Config.Name, AlphaName: alpha, Source: ev.in.Source, LeadID: found[i].LeadID,
 			NewLead: found[i].New, UTMSource: u.Source, UTMMedium: u.Medium, UTMCampaign: u.Campaign,
 			UTMContent: u.Content, UTMTerm: u.Term, CampaignID: a.CampaignID, AdsetID: a.AdsetID, AdID: a.AdID,

@@ -18,7 +18,9 @@
 // Attribution: an event's UTM (utm.Extract: body, then page URL, then cookies) is resolved
 // against the project's synced entities; only an attributed event writes facts (facts_raw holds
 // what the attribution metrics count, so totals count attributed facts only), while every event
-// is kept in the events table.
+// is kept in the events table, and every event that counts (page view, lead, checkout) writes a
+// business row (business_raw, through the fact outbox) keyed by its UTM, referrer host, landing
+// path and device (BizRowOf).
 package events
 
 import (

@@ -2,6 +2,7 @@ package orders
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,6 +33,7 @@ type Transaction struct {
 	Sck                string     `json:"sck"`
 	Items              []Item     `json:"items"`
 	ProductCost        *int64     `json:"product_cost"`
+	PaymentMethod      string     `json:"payment_method"`
 }
 
 // Customer is who bought.
@@ -60,10 +62,15 @@ const (
 	StatusChargeback = "chargeback"
 )
 
+// PaymentMethods are the values of transaction.payment_method, exactly; missing (or null) is "".
+var PaymentMethods = []string{"pix", "boleto", "credit_card", "debit_card", "paypal", "other"}
+
 const (
 	maxMoney = 1_000_000_000_000 // cents
 	maxText  = 255               // characters of an identity, a product's id or name, src and sck
 	maxItems = 1000              // lines of one order
+	// maxQuantity bounds a line's units, so that an order's units sum within int64.
+	maxQuantity = 1_000_000_000
 )
 
 // order is a validated transaction.
@@ -124,6 +131,10 @@ func validate(in Input, projectCurrency string) (order, error) {
 	} else if !currencyCode(o.currency) {
 		bad = append(bad, fmt.Sprintf("transaction.currency: %q is not an ISO 4217 code", o.Currency))
 	}
+	if o.PaymentMethod != "" && !slices.Contains(PaymentMethods, o.PaymentMethod) {
+		bad = append(bad, fmt.Sprintf("transaction.payment_method: %q is not one of %s", truncate(t.PaymentMethod, 40),
+			strings.Join(PaymentMethods, ", ")))
+	}
 	bad = append(bad, o.UTM.Problems("transaction.utm")...)
 	for member, v := range map[string]string{"customer.email": o.Customer.Email, "customer.phone": o.Customer.Phone,
 		"customer.document": o.Customer.Document, "customer.name": o.Customer.Name, "src": o.Src, "sck": o.Sck} {
@@ -146,8 +157,8 @@ func validate(in Input, projectCurrency string) (order, error) {
 		if strings.TrimSpace(it.ID) == "" {
 			missing = append(missing, fmt.Sprintf("transaction.items[%d].id: required", i))
 		}
-		if it.Quantity < 1 {
-			bad = append(bad, fmt.Sprintf("transaction.items[%d].quantity: at least 1", i))
+		if it.Quantity < 1 || it.Quantity > maxQuantity {
+			bad = append(bad, fmt.Sprintf("transaction.items[%d].quantity: from 1 to 10^9", i))
 		}
 		if it.UnitPrice != nil && (*it.UnitPrice < 0 || *it.UnitPrice > maxMoney) {
 			bad = append(bad, fmt.Sprintf("transaction.items[%d].unit_price: cents, from 0 to 10^12", i))
@@ -192,4 +203,12 @@ func parseTime(member, s string) (time.Time, string) {
 		return t, member + ": must be " + facts.TimeRange()
 	}
 	return t, ""
+}
+
+// truncate cuts s to n bytes, marking the cut, so that an error repeats no more of a value.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }

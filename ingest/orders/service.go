@@ -20,6 +20,11 @@
 // value, tx_count = 1, tx_count_total = 1, tx_product_costs = product_cost; pending counts
 // tx_count_total and tx_count_pending; refunded and chargeback count tx_count_total and
 // tx_count_refunded; failed counts nothing. Its time is the order's created_at.
+//
+// Every order, attributed or not, also writes business rows (business.go: the order and its
+// products, keyed by UTM, payment method, customer type and its lead's touch: the referrer,
+// landing path and device of the lead's latest event before the order), changed the same way:
+// the stored state's rows negated and the new state's.
 package orders
 
 import (
@@ -27,6 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -34,6 +40,7 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
+	"mtk/ingest/traffic"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/platform"
@@ -43,6 +50,7 @@ import (
 // Service takes orders.
 type Service struct {
 	pool     *pgxpool.Pool
+	ch       driver.Conn // read for an order's touch (LeadTouch)
 	resolver *attribution.Resolver
 	clock    clock.Clock
 	bounds   outbox.Bounds
@@ -55,9 +63,9 @@ type Service struct {
 
 // New returns a Service; a webhook whose facts would pass the fact outbox's bound (zero:
 // outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
-func New(pool *pgxpool.Pool, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
+func New(pool *pgxpool.Pool, ch driver.Conn, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
 	resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
-	return &Service{pool: pool, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
+	return &Service{pool: pool, ch: ch, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
 		connections: connections, projects: projects, containers: containers}
 }
 
@@ -114,7 +122,7 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 		}
 	}
 	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID, explicitUTM: explicitUTM,
-		namesCustomer: leadRef != "" || o.Customer != (Customer{})}
+		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		return s.apply(ctx, tx, conn, p, st, pixels)
 	})
@@ -151,29 +159,42 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 		if err != nil {
 			return err
 		}
+		if found {
+			if !st.updated.After(prev.updated) {
+				return nil // not newer than what is stored: nothing changes
+			}
+			st = st.keeping(prev)
+		}
+		// The touch is read once for the order's lead and time, and kept while they stay.
+		if found && prev.business && prev.leadID == st.leadID && prev.created.Equal(st.created) {
+			st.touch = prev.touch
+		} else if st.touch, err = LeadTouch(ctx, tx, s.ch, p.ID, st.leadID, st.created); err != nil {
+			return apperr.Unavailable("The order's traffic source could not be read; retry shortly.", fullRetryAfter).WithCause(err)
+		}
+		if st.customerType, err = customerType(ctx, tx, p.ID, conn.ID, st); err != nil {
+			return err
+		}
 		w := &pgx.Batch{}
-		switch {
-		case !found:
+		if !found {
 			if err := insertOrder(ctx, tx, conn, st, now); errors.Is(err, errRetry) {
 				continue
 			} else if err != nil {
 				return err
 			}
-		case !st.updated.After(prev.updated):
-			return nil // not newer than what is stored: nothing changes
-		default:
-			st = st.keeping(prev)
+		} else {
 			updateOrder(w, conn, st, now)
 		}
-		if facts := factChange(p, prev, found, st); len(facts) > 0 {
+		facts, biz := factChange(p, prev, found, st), bizChange(p, prev, found, st)
+		if len(facts)+len(biz) > 0 {
 			sizes, err := outbox.ReadSizesTx(ctx, tx)
 			if err != nil {
 				return err
 			}
-			if !s.bounds.Fits(sizes, 0, len(facts)) {
+			if !s.bounds.Fits(sizes, 0, len(facts)+len(biz)) {
 				return apperr.Unavailable("Too many orders are waiting for the analytics store; retry shortly.", fullRetryAfter)
 			}
 			outbox.QueueFacts(w, facts, now)
+			outbox.QueueBiz(w, biz, now)
 		}
 		if err := queueJourney(ctx, tx, w, conn, p, prev, found, st, now); err != nil {
 			return err
@@ -198,6 +219,11 @@ type stored struct {
 	purchaseQueued bool
 	// explicitUTM and namesCustomer say what a webhook carried (see keeping).
 	explicitUTM, namesCustomer bool
+	// touch, customerType and business are the order's business keys and whether its business
+	// rows were written (see business.go).
+	touch        traffic.Touch
+	customerType string
+	business     bool
 }
 
 // contribution is the fact a state adds, and false when it adds none.

@@ -7,11 +7,13 @@
 // here (QueueEvents). NewEventDrainer moves them to the events table exactly as the fact
 // drainer below moves facts (each event carries its outbox id in events.outbox_id).
 //
-// # Facts (fact_outbox → ClickHouse facts_raw)
+// # Facts (fact_outbox → ClickHouse facts_raw and business_raw)
 //
 // An attributed event's business fact is queued with the event; an order's change as signed
-// fact rows: its previous contribution negated and its new one. The Drainer moves them to
-// facts_raw in id order, each fact carrying its outbox row id (facts_raw.outbox_id).
+// fact rows: its previous contribution negated and its new one. Business rows (BizRow: every
+// counting event and every order with its items, attributed or not) travel in the same outbox,
+// told apart by their kind. The Drainer moves each row to facts_raw or business_raw in id order,
+// carrying its outbox row id (outbox_id), and looks suspects up in both.
 //
 // # Exactly once
 //

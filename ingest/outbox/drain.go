@@ -20,7 +20,7 @@ import (
 const DrainBatch = 20000
 
 // Drainer moves one outbox table's rows into ClickHouse exactly once (see the package comment):
-// NewDrainer the fact outbox into facts_raw, NewEventDrainer the event outbox into events.
+// NewDrainer the fact outbox into facts_raw and business_raw, NewEventDrainer the event outbox into events.
 type Drainer struct {
 	// Partitions is how many partitions the outbox is drained in (MTK_DRAIN_PARTITIONS; 0 is 1):
 	// Drainers in several processes then drain different partitions at once. A Drainer of one
@@ -43,9 +43,11 @@ type Drainer struct {
 
 // drainTable is what a Drainer needs of one outbox table.
 type drainTable struct {
-	name   string // the PostgreSQL table
-	target string // the ClickHouse table its rows go to (facts_raw or events)
-	lock   int64  // the table's advisory lock (pglock.FactDrainer)
+	name string // the PostgreSQL table
+	// targets are the ClickHouse tables its rows go to (events; facts_raw and business_raw), each
+	// row to one of them, holding its id in outbox_id.
+	targets []string
+	lock    int64 // the table's advisory lock (pglock.FactDrainer)
 	// load reads at most limit rows of the partition in id order.
 	load func(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error)
 }
@@ -154,9 +156,11 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 			return 0, fmt.Errorf("outbox: record attempt: %w", err)
 		}
 	}
-	present, err := attempted.lookup(ctx, d.ch, d.table.target)
-	if err != nil {
-		return 0, err
+	present := map[uint64]bool{}
+	for _, target := range d.table.targets {
+		if err := attempted.lookup(ctx, d.ch, target, present); err != nil {
+			return 0, err
+		}
 	}
 	if err := d.crash("insert", keys); err != nil {
 		return 0, err

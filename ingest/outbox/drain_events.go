@@ -18,7 +18,7 @@ import (
 // events table and deletes them.
 func NewEventDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "event_outbox", target: "events", lock: pglock.EventDrainer, load: loadEvents,
+		name: "event_outbox", targets: []string{"events"}, lock: pglock.EventDrainer, load: loadEvents,
 	})
 }
 

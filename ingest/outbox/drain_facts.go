@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -16,36 +18,80 @@ import (
 )
 
 // NewDrainer returns the Drainer of the fact outbox: it moves fact_outbox rows into facts_raw
-// and deletes them.
+// (rows of empty kind) and business_raw (the others) and deletes them.
 func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "fact_outbox", target: "facts_raw", lock: pglock.FactDrainer, load: loadFacts,
+		name: "fact_outbox", targets: []string{"facts_raw", "business_raw"}, lock: pglock.FactDrainer, load: loadFacts,
 	})
 }
 
+// pendingFact is one fact outbox row: a facts_raw row (fact) or, when biz.Kind is set, a
+// business_raw row (biz).
 type pendingFact struct {
 	id       int64
 	timezone string
 	fact     facts.Fact
+	biz      facts.BizFact
 }
+
+func (p *pendingFact) isBiz() bool { return p.biz.Kind != "" }
 
 type factRows []pendingFact
 
+// measureColumns are the fact outbox's measure columns: facts.Business's, then those only the
+// business family has; factAt and bizAt are each measure's index among them.
+var measureColumns, factAt, bizAt = func() ([]string, []int, []int) {
+	cols := strings.Split(facts.Columns(facts.Business, ""), ", ")
+	factAt := make([]int, len(cols))
+	for i := range cols {
+		factAt[i] = i
+	}
+	var bizAt []int
+	for _, c := range strings.Split(facts.BizColumns(), ", ") {
+		i := slices.Index(cols, c)
+		if i < 0 {
+			i = len(cols)
+			cols = append(cols, c)
+		}
+		bizAt = append(bizAt, i)
+	}
+	return cols, factAt, bizAt
+}()
+
 func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error) {
-	rows, err := conn.Query(ctx, `SELECT id, timezone, project_id, ts, source, connection_id, account_id,
-		campaign_id, adset_id, ad_id, currency, `+facts.Columns(facts.Business, "")+` FROM fact_outbox WHERE `+partitionWhere+` ORDER BY id LIMIT $1`,
+	rows, err := conn.Query(ctx, `SELECT id, timezone, project_id, ts, `+strings.Join(facts.BizKeyColumns, ", ")+`, `+
+		strings.Join(measureColumns, ", ")+` FROM fact_outbox WHERE `+partitionWhere+` ORDER BY id LIMIT $1`,
 		limit, part.count, part.index)
 	if err != nil {
 		return nil, err
 	}
 	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingFact, error) {
 		var p pendingFact
-		f := &p.fact
-		dest := []any{&p.id, &p.timezone, &f.ProjectID, &f.Time, &f.Source, &f.ConnectionID, &f.AccountID,
-			&f.CampaignID, &f.AdsetID, &f.AdID, &f.Currency}
-		err := r.Scan(append(dest, f.Values.Dest(facts.Business)...)...)
-		f.OutboxID = uint64(p.id)
-		return p, err
+		var t time.Time
+		k := &p.biz.BizKeys
+		m := make([]int64, len(measureColumns))
+		dest := append([]any{&p.id, &p.timezone, &p.biz.ProjectID, &t}, k.Dest()...)
+		for i := range m {
+			dest = append(dest, &m[i])
+		}
+		if err := r.Scan(dest...); err != nil {
+			return p, err
+		}
+		if p.isBiz() {
+			p.biz.Time, p.biz.OutboxID = t, uint64(p.id)
+			for i, at := range bizAt {
+				p.biz.Values[i] = m[at]
+			}
+			return p, nil
+		}
+		p.fact = facts.Fact{ProjectID: p.biz.ProjectID, Time: t, Source: k.Source, ConnectionID: k.ConnectionID,
+			AccountID: k.AccountID, CampaignID: k.CampaignID, AdsetID: k.AdsetID, AdID: k.AdID, Currency: k.Currency,
+			OutboxID: uint64(p.id)}
+		for i, ms := range facts.Business {
+			p.fact.Values[ms] = m[factAt[i]]
+		}
+		p.biz = facts.BizFact{}
+		return p, nil
 	})
 	return factRows(got), err
 }
@@ -54,47 +100,77 @@ func (rs factRows) keys() []rowKey {
 	keys := make([]rowKey, len(rs))
 	for i, p := range rs {
 		keys[i] = rowKey{id: p.id, project: p.fact.ProjectID, ts: p.fact.Time}
+		if p.isBiz() {
+			keys[i].project, keys[i].ts = p.biz.ProjectID, p.biz.Time
+		}
 	}
 	return keys
 }
 
-// changes are the local days of the rows' projects, in each project's zone.
-func (rs factRows) changes() ([]facts.Change, error) {
-	byZone := map[string][]facts.Fact{}
+// zoned are rows of one time zone, of each family.
+type zoned struct {
+	loc   *time.Location
+	facts []facts.Fact
+	biz   []facts.BizFact
+}
+
+// byZone groups the rows that skip does not list by time zone, in the order zones first appear.
+func (rs factRows) byZone(skip map[uint64]bool) ([]*zoned, error) {
+	var out []*zoned
+	index := map[string]*zoned{}
 	for _, p := range rs {
-		byZone[p.timezone] = append(byZone[p.timezone], p.fact)
-	}
-	var out []facts.Change
-	for zone, fs := range byZone {
-		loc, err := time.LoadLocation(zone)
-		if err != nil {
-			return nil, fmt.Errorf("outbox: time zone %q: %w", zone, err)
+		if skip[uint64(p.id)] {
+			continue
 		}
-		out = append(out, facts.FactChanges(loc, fs)...)
+		z := index[p.timezone]
+		if z == nil {
+			loc, err := time.LoadLocation(p.timezone)
+			if err != nil {
+				return nil, fmt.Errorf("outbox: time zone %q: %w", p.timezone, err)
+			}
+			z = &zoned{loc: loc}
+			index[p.timezone] = z
+			out = append(out, z)
+		}
+		if p.isBiz() {
+			z.biz = append(z.biz, p.biz)
+		} else {
+			z.facts = append(z.facts, p.fact)
+		}
 	}
 	return out, nil
 }
 
-// insert writes the rows facts_raw does not hold yet, per project time zone.
-func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
-	byZone := map[string][]facts.Fact{}
-	var zones []string
-	for _, p := range rs {
-		if skip[p.fact.OutboxID] {
-			continue
-		}
-		if _, ok := byZone[p.timezone]; !ok {
-			zones = append(zones, p.timezone)
-		}
-		byZone[p.timezone] = append(byZone[p.timezone], p.fact)
+// changes are the local days of the rows' projects, in each project's zone.
+func (rs factRows) changes() ([]facts.Change, error) {
+	zones, err := rs.byZone(nil)
+	if err != nil {
+		return nil, err
 	}
-	for _, zone := range zones {
-		loc, err := time.LoadLocation(zone)
-		if err != nil {
-			return fmt.Errorf("outbox: time zone %q: %w", zone, err)
+	var out []facts.Change
+	for _, z := range zones {
+		out = append(out, facts.FactChanges(z.loc, z.facts)...)
+		out = append(out, facts.BizChanges(z.loc, z.biz)...)
+	}
+	return out, nil
+}
+
+// insert writes the rows facts_raw and business_raw do not hold yet, per project time zone.
+func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
+	zones, err := rs.byZone(skip)
+	if err != nil {
+		return err
+	}
+	for _, z := range zones {
+		if len(z.facts) > 0 {
+			if err := facts.InsertFacts(ctx, ch, z.loc, z.facts); err != nil {
+				return err
+			}
 		}
-		if err := facts.InsertFacts(ctx, ch, loc, byZone[zone]); err != nil {
-			return err
+		if len(z.biz) > 0 {
+			if err := facts.InsertBizFacts(ctx, ch, z.loc, z.biz); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

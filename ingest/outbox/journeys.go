@@ -83,7 +83,7 @@ func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
 // the journeys table and deletes them.
 func NewJourneyDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "journey_outbox", target: "journeys", lock: pglock.JourneyDrainer, load: loadJourneys,
+		name: "journey_outbox", targets: []string{"journeys"}, lock: pglock.JourneyDrainer, load: loadJourneys,
 	})
 }
 

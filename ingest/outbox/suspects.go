@@ -46,17 +46,16 @@ func (s *suspects) add(id uint64, project string, ts time.Time) {
 // to 20 digits stay far below it, a whole DrainBatch might not.
 const lookupIDs = 5000
 
-// lookup returns which suspects table holds, by outbox_id, reading only their projects and time
-// range. table is facts_raw or events.
-func (s *suspects) lookup(ctx context.Context, ch driver.Conn, table string) (map[uint64]bool, error) {
-	present := map[uint64]bool{}
+// lookup adds to present which suspects table holds, by outbox_id, reading only their projects
+// and time range. table is facts_raw, business_raw or events.
+func (s *suspects) lookup(ctx context.Context, ch driver.Conn, table string, present map[uint64]bool) error {
 	projects := slices.Sorted(maps.Keys(s.projects))
 	for ids := range slices.Chunk(s.ids, lookupIDs) {
 		if err := lookupChunk(ctx, ch, table, projects, s.from, s.to, ids, present); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return present, nil
+	return nil
 }
 
 // lookupChunk adds to present the ids that table holds.

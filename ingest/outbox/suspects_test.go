@@ -51,8 +51,8 @@ func TestSuspectsLookupInChunks(t *testing.T) {
 	for i := range uint64(DrainBatch - len(want)) {
 		s.add(1_000_000_000_000+i, "prj_1", clk.Now().Add(-time.Hour))
 	}
-	got, err := s.lookup(ctx, ch.Conn, "events")
-	if err != nil {
+	got := map[uint64]bool{}
+	if err := s.lookup(ctx, ch.Conn, "events", got); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -64,6 +64,15 @@ func (s *System) Jobs() []jobs.Job {
 			}),
 		},
 		{
+			// Writes the business rows of the orders and events stored before the business facts
+			// existed (BackfillBusiness); once done, a step only reads that nothing is left.
+			Name: "business-backfill", Schedule: "@every 1m", Jitter: 10 * time.Second, Timeout: 6 * time.Hour,
+			Run: func(ctx context.Context) error {
+				_, _, err := s.BackfillBusiness(ctx, BackfillBatch)
+				return err
+			},
+		},
+		{
 			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5
 			// minutes) has passed since its last run; see adsync.Scheduler. A run that takes 30
 			// minutes (a network or store that stopped answering) ends, recorded as failed.

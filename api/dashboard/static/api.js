@@ -1,7 +1,9 @@
 'use strict';
-// api.js: calls to mtk's public API with the signed-in key, and its errors.
+// api.js: calls to mtk's public API with the signed-in credential (an API key, or the login
+// token of an e-mail and password), and its errors.
 
 const KEY_STORAGE = 'mtk.dashboard.key';
+const JWT_STORAGE = 'mtk.dashboard.jwt';
 
 // ApiError is a refused call: the envelope's message, code, details and request id (or the
 // {error, message} body of the projects listing), with the HTTP status.
@@ -27,20 +29,54 @@ function parseExact(text) {
   });
 }
 
+function storedLogin() {
+  try {
+    return JSON.parse(sessionStorage.getItem(JWT_STORAGE) || 'null');
+  } catch (_) {
+    return null;
+  }
+}
+
 const api = {
   key: sessionStorage.getItem(KEY_STORAGE) || '',
+  // login is {token, email} after signing in with a password: the token is a JWT, which data
+  // routes take only with the workspace it acts in (X-Workspace-Id, the project's).
+  login: storedLogin(),
 
+  signedIn() {
+    return Boolean(this.key || this.login);
+  },
+  // who names the credential in use for the top bar: the user's e-mail, or the key's ends.
+  who() {
+    return this.login ? this.login.email : this.key.slice(0, 13) + '…' + this.key.slice(-4);
+  },
   signIn(key) {
+    this.signOut();
     this.key = key;
     sessionStorage.setItem(KEY_STORAGE, key);
   },
+  // signInWithPassword exchanges an e-mail and password for a login token (POST /v3/auth/login).
+  async signInWithPassword(email, password) {
+    this.signOut();
+    const res = await this.call('POST', '/v3/auth/login', { email, password });
+    this.login = { token: res.token, email: res.user.email };
+    sessionStorage.setItem(JWT_STORAGE, JSON.stringify(this.login));
+  },
+  // signOut forgets the credential; a login token is also revoked (POST /v3/auth/logout), so
+  // a copy of it is refused from then on. The page does not wait for that answer.
   signOut() {
+    if (this.login) this.call('POST', '/v3/auth/logout').catch(() => {});
     this.key = '';
+    this.login = null;
     sessionStorage.removeItem(KEY_STORAGE);
+    sessionStorage.removeItem(JWT_STORAGE);
   },
 
-  async call(method, path, body, signal) {
-    const headers = { Authorization: 'Bearer ' + this.key, Accept: 'application/json' };
+  async call(method, path, body, signal, workspace) {
+    const headers = { Accept: 'application/json' };
+    const bearer = this.login ? this.login.token : this.key;
+    if (bearer) headers.Authorization = 'Bearer ' + bearer;
+    if (this.login && workspace) headers['X-Workspace-Id'] = workspace;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res;
     try {
@@ -60,6 +96,7 @@ const api = {
       data = null;
     }
     if (!res.ok) throw new ApiError(res.status, data, res.headers.get('X-Request-Id'));
+    if (res.status === 204) return null;
     if (data === null) throw new ApiError(res.status, { message: 'The API answered something that is not JSON.' });
     return data;
   },
@@ -67,7 +104,8 @@ const api = {
   projects(signal) {
     return this.call('GET', '/v3/projects', undefined, signal);
   },
-  query(body, signal) {
-    return this.call('POST', '/v3/query', body, signal);
+  // query asks POST /v3/query in the workspace of the body's project.
+  query(body, signal, workspace) {
+    return this.call('POST', '/v3/query', body, signal, workspace);
   },
 };

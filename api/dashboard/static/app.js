@@ -19,9 +19,15 @@ const KPIS = [
 
 const state = {
   projects: [],
-  view: { project: '', range: '30d', start: '', end: '', granularity: 'day', level: 'campaign', currency: '' },
+  // page is the view shown: performance (the ad hierarchy), sources or products; dimension is
+  // the Sources view's, metrics the metric of each breakdown view's bars and trends.
+  view: {
+    project: '', range: '30d', start: '', end: '', granularity: 'day', level: 'campaign', currency: '',
+    page: 'performance', dimension: 'utm_source', metrics: { sources: 'tx_revenue', products: 'tx_revenue' },
+  },
   controller: null,
   seq: 0,
+  signInMode: 'password',
   charts: null, // the last chart data, drawn again when the page is resized
 };
 
@@ -62,8 +68,24 @@ function showSignIn(message) {
   $('signin-error').textContent = message || '';
   $('signin-submit').disabled = false;
   $('signin-key').value = '';
-  $('signin-key').focus();
+  $('signin-pass').value = '';
+  setSignInMode(state.signInMode);
   setState('signed-out');
+}
+
+// setSignInMode shows the e-mail and password fields ('password') or the API key's ('key').
+function setSignInMode(mode) {
+  state.signInMode = mode;
+  for (const b of document.querySelectorAll('[data-signin]')) b.setAttribute('aria-pressed', String(b.dataset.signin === mode));
+  $('signin-password').hidden = mode !== 'password';
+  $('signin-apikey').hidden = mode !== 'key';
+  (mode === 'key' ? $('signin-key') : $('signin-email').value ? $('signin-pass') : $('signin-email')).focus();
+}
+
+// refusal is the sign-in form's message for a credential the API refused.
+function refusal(err) {
+  if (err.status !== 401 && err.status !== 403) return err.message;
+  return (api.key ? 'The API refused this key: ' : 'The API refused this sign-in: ') + err.message;
 }
 
 async function enter() {
@@ -72,15 +94,16 @@ async function enter() {
   try {
     projects = await api.projects();
   } catch (err) {
+    const message = refusal(err);
     api.signOut();
-    showSignIn(err.status === 401 || err.status === 403 ? 'The API refused this key: ' + err.message : err.message);
+    showSignIn(message);
     finish('signed-out');
     return;
   }
   state.projects = projects;
   $('signin').hidden = true;
   $('app').hidden = false;
-  $('key-hint').textContent = api.key.slice(0, 13) + '…' + api.key.slice(-4);
+  $('key-hint').textContent = api.who();
   restoreView();
   if (!currentProject() && projects.length) state.view.project = projects[0].id;
   $('project').replaceChildren(...projects.map((p) => {
@@ -96,6 +119,22 @@ async function enter() {
 
 function syncControls() {
   const v = state.view;
+  const page = v.page;
+  for (const b of document.querySelectorAll('[data-page]')) b.setAttribute('aria-pressed', String(b.dataset.page === page));
+  for (const e of document.querySelectorAll('.page-performance')) e.hidden = page !== 'performance';
+  for (const e of document.querySelectorAll('.page-breakdown')) e.hidden = page === 'performance';
+  $('level-field').hidden = page !== 'performance';
+  if (page !== 'performance') {
+    $('breakdown-dimension-field').hidden = page !== 'sources';
+    $('breakdown-dimension').value = v.dimension;
+    $('breakdown-title').textContent = BREAKDOWNS[page].title;
+    $('breakdown-metric').replaceChildren(...BREAKDOWNS[page].fields.map((f) => {
+      const o = el('option', '', METRICS[f].label);
+      o.value = f;
+      return o;
+    }));
+    $('breakdown-metric').value = v.metrics[page];
+  }
   $('project').value = v.project;
   $('granularity').value = v.granularity;
   $('level').value = v.level;
@@ -109,12 +148,26 @@ function syncControls() {
 }
 
 function wireControls() {
-  $('signin-form').addEventListener('submit', (e) => {
+  for (const b of document.querySelectorAll('[data-signin]')) b.addEventListener('click', () => setSignInMode(b.dataset.signin));
+  $('signin-form').addEventListener('submit', async (e) => {
     e.preventDefault();
-    const key = $('signin-key').value.trim();
-    if (!key) return;
+    if (state.signInMode === 'key') {
+      const key = $('signin-key').value.trim();
+      if (!key) return;
+      $('signin-submit').disabled = true;
+      api.signIn(key);
+      enter();
+      return;
+    }
     $('signin-submit').disabled = true;
-    api.signIn(key);
+    setState('loading');
+    try {
+      await api.signInWithPassword($('signin-email').value.trim(), $('signin-pass').value);
+    } catch (err) {
+      showSignIn(refusal(err));
+      finish('signed-out');
+      return;
+    }
     enter();
   });
   $('signout').addEventListener('click', () => {
@@ -133,6 +186,25 @@ function wireControls() {
   change('currency', 'currency');
   change('range-start', 'start');
   change('range-end', 'end');
+  change('breakdown-dimension', 'dimension');
+  $('breakdown-dimension').replaceChildren(...Object.entries(SOURCE_DIMENSIONS).map(([d, label]) => {
+    const o = el('option', '', label);
+    o.value = d;
+    return o;
+  }));
+  $('breakdown-metric').addEventListener('change', () => {
+    state.view.metrics[state.view.page] = $('breakdown-metric').value;
+    saveView();
+    load();
+  });
+  for (const b of document.querySelectorAll('[data-page]')) {
+    b.addEventListener('click', () => {
+      state.view.page = b.dataset.page;
+      saveView();
+      syncControls();
+      load();
+    });
+  }
   for (const b of document.querySelectorAll('[data-range]')) {
     b.addEventListener('click', () => {
       const project = currentProject();
@@ -151,6 +223,7 @@ function wireControls() {
     cancelAnimationFrame(frame);
     frame = requestAnimationFrame(drawCharts);
   }).observe($('chart-money'));
+  new ResizeObserver(fitKpis).observe($('kpis'));
 }
 
 // --- loading ---------------------------------------------------------------------------------
@@ -160,10 +233,15 @@ function abortLoad() {
   state.controller = null;
 }
 
-// bodies are the queries of the view: the time series, the totals, and the rows by entity
-// (none at project level, where the totals are the one row).
+// bodies are the queries of the view. Performance: the time series, the totals, and the rows
+// by entity (none at project level, where the totals are the one row); Sources and Products:
+// breakdown.bodies.
 function bodies(project, r) {
   const v = state.view;
+  if (v.page !== 'performance') {
+    return breakdown.bodies(v.page, { project: project.id, start: r.start, end: r.end },
+      { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, currency: v.currency });
+  }
   const meta = v.currency ? { convert_to_currency: v.currency } : null;
   const withMeta = (b, extra) => {
     const m = Object.assign({}, meta, extra);
@@ -202,19 +280,19 @@ async function load() {
   $('loading').hidden = false;
   document.querySelector('.content').classList.add('is-loading');
   try {
-    const [series, totals, table] = await Promise.all([
-      api.query(b.series, controller.signal),
-      api.query(b.totals, controller.signal),
-      b.table ? api.query(b.table, controller.signal) : null,
-    ]);
+    const names = Object.keys(b);
+    const answers = await Promise.all(names.map((n) => (b[n] ? api.query(b[n], controller.signal, project.workspace_id) : null)));
     if (controller !== state.controller) return;
-    render(project, r, { series, totals, table });
+    const res = Object.fromEntries(names.map((n, i) => [n, answers[i]]));
+    if (state.view.page === 'performance') render(project, r, res);
+    else renderBreakdown(project, r, res);
     finish('ready');
   } catch (err) {
     if (err.name === 'AbortError' || controller !== state.controller) return;
     if (err.status === 401) {
+      const message = refusal(err);
       api.signOut();
-      showSignIn('The API refused this key: ' + err.message);
+      showSignIn(message);
       finish('signed-out');
       return;
     }
@@ -233,11 +311,35 @@ function finish(s) {
 
 // --- rendering -------------------------------------------------------------------------------
 
+// showAnswered clears an earlier error and lists the answers' warnings.
+function showAnswered(answers) {
+  $('error').hidden = true;
+  document.querySelector('.content').classList.remove('has-error');
+  const warnings = [...new Set(answers.flatMap((x) => (x && x.warnings) || []))];
+  $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
+  $('warnings').hidden = !warnings.length;
+}
+
+function renderBreakdown(project, r, res) {
+  const v = state.view;
+  const currency = res.breakdown.currency;
+  showAnswered(Object.values(res));
+  $('title').textContent = project.name;
+  $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · trends by ' + v.granularity + ' · ' + currency;
+  const rows = res.breakdown.data;
+  const all = res.breakdown.total_rows;
+  $('breakdown-note').textContent = (all > rows.length ? fmt.count(rows.length) + ' of ' : '') + fmt.count(all) + (all === 1 ? ' row' : ' rows') +
+    ' by ' + METRICS[v.metrics[v.page]].label.toLowerCase() +
+    (v.page === 'products' ? '. Sales count the orders that hold the product: an order of several products counts in each.' : '.');
+  $('breakdown-note').dataset.total = String(all);
+  breakdown.show($('breakdown-table'), v.page,
+    { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, tz: project.timezone || 'UTC', range: r }, res, currency);
+}
+
 function render(project, r, res) {
   const v = state.view;
   const currency = res.totals.currency;
-  $('error').hidden = true;
-  document.querySelector('.content').classList.remove('has-error');
+  showAnswered([res.series, res.totals, res.table]);
   // Rows answered coarser than asked carry their granularity (days whose ad data exists only
   // per day inside an hour chart, ad metrics at hour in a sub-hour one, a fallback).
   const rows = res.series.data;
@@ -249,16 +351,17 @@ function render(project, r, res) {
   $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · by ' + granularity +
     (granularity === v.granularity ? '' : ' (asked: ' + v.granularity + ')') + some.map((x) => ' (' + x + ')').join('') +
     ' · ' + currency;
-  const warnings = [...new Set([res.series, res.totals, res.table].flatMap((x) => (x && x.warnings) || []))];
-  $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
-  $('warnings').hidden = !warnings.length;
 
   const totals = res.totals.data[0] || {};
   $('kpis').replaceChildren(...KPIS.map((k) => {
     const card = el('div', 'kpi');
     card.dataset.key = k.key;
     card.dataset.value = totals[k.key] == null ? 'null' : totals[k.key];
+    // The exact value, or where it does not fit its card the short one (fitKpis), with the exact
+    // value on hover.
     const value = el('div', 'kpi-value', fmt.metric(k.key, totals[k.key], currency));
+    value.title = value.textContent;
+    value.dataset.short = fmt.short(k.key, totals[k.key], currency);
     if (typeof totals[k.key] === 'string' && totals[k.key].startsWith('-')) value.classList.add('neg');
     // The change against the previous period: its arrow says which way, not whether it is good.
     const delta = totals.change ? totals.change[k.key] : null;
@@ -269,8 +372,9 @@ function render(project, r, res) {
     card.append(el('div', 'kpi-label', METRICS[k.key].label), value, el('div', 'kpi-sub', k.sub(totals, currency)), change);
     return card;
   }));
+  fitKpis();
 
-  state.charts = { rows, currency, granularity };
+  state.charts = { rows, currency, granularity, tz: project.timezone || 'UTC', range: r };
   drawCharts();
 
   const level = v.level;
@@ -281,6 +385,20 @@ function render(project, r, res) {
     (all === 1 ? ' row' : ' rows') + (res.table && res.table.has_more ? ' · the first ' + fmt.count(tableRows.length) + ' by spend' : '');
   $('table-note').dataset.total = String(all);
   entityTable.show($('table'), { rows: tableRows, level, currency, totals, projectName: project.name });
+}
+
+// fitKpis shows each total whole: its exact value where it fits its card, in a smaller type if
+// need be, else its short form.
+function fitKpis() {
+  for (const v of document.querySelectorAll('#kpis .kpi-value')) {
+    v.textContent = v.title;
+    v.classList.remove('kpi-value-small');
+    if (v.scrollWidth > v.clientWidth) v.classList.add('kpi-value-small');
+    if (v.scrollWidth > v.clientWidth) {
+      v.classList.remove('kpi-value-small');
+      v.textContent = v.dataset.short;
+    }
+  }
 }
 
 function drawCharts() {
@@ -307,12 +425,13 @@ function showError(err) {
   $('subtitle').textContent = '';
   document.querySelector('.content').classList.add('has-error');
   state.charts = null;
-  for (const id of ['kpis', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas']) $(id).replaceChildren();
+  for (const id of ['kpis', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas', 'breakdown-table']) $(id).replaceChildren();
   $('table-note').textContent = '';
+  $('breakdown-note').textContent = '';
 }
 
 function showRequests(b) {
-  const names = { series: 'Time series', totals: 'Totals', table: 'By entity' };
+  const names = { series: 'Time series', totals: 'Totals', table: 'By entity', breakdown: 'Rows by dimension', trend: 'Trends by dimension' };
   $('requests').replaceChildren(...Object.entries(b).filter(([, body]) => body).map(([name, body]) => {
     const block = el('div', 'request');
     const pre = el('pre', '', 'POST /v3/query\n' + JSON.stringify(body, null, 2));
@@ -325,6 +444,6 @@ function showRequests(b) {
 
 document.addEventListener('DOMContentLoaded', () => {
   wireControls();
-  if (api.key) enter();
+  if (api.signedIn()) enter();
   else showSignIn('');
 });

@@ -5,14 +5,55 @@
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const CHART_HEIGHT = 260;
-// Steps between labelled buckets, per granularity: whole hours of a day, days of a week...
-const LABEL_STEPS = {
-  hour: [1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720],
-  day: [1, 2, 3, 7, 14, 28, 56, 91, 182, 364],
-  week: [1, 2, 4, 8, 13, 26, 52],
-  month: [1, 2, 3, 6, 12, 24],
-};
+const HOUR = 3600e3;
+// The length of a sub-day bucket; day and coarser buckets run from a local midnight to another.
+const BUCKET_MS = { '5min': 300e3, '10min': 600e3, '15min': 900e3, '30min': 1800e3, hour: HOUR };
+const BUCKET_MONTHS = { month: 1, quarter: 3, year: 12 };
+// Steps between the time axis's ticks, finest first: hours of a day, days, months.
+const TICK_STEPS = [
+  { hours: 1 }, { hours: 2 }, { hours: 3 }, { hours: 6 }, { hours: 12 },
+  { days: 1 }, { days: 2 }, { days: 7 }, { days: 14 },
+  { months: 1 }, { months: 2 }, { months: 3 }, { months: 6 }, { months: 12 },
+];
 
+// bucketSpan is the instants [start, end) in ms of a row's time bucket of granularity g: a
+// sub-day bucket's date carries its UTC offset, a day or coarser one is a date in zone tz.
+function bucketSpan(date, g, tz) {
+  if (date.includes('T')) {
+    const start = Date.parse(date);
+    return [start, start + (BUCKET_MS[g] || HOUR)];
+  }
+  const day = date.slice(0, 10);
+  const next = BUCKET_MONTHS[g] ? dates.addMonths(day, BUCKET_MONTHS[g]) : dates.addDays(day, g === 'week' ? 7 : 1);
+  return [dates.midnight(day, tz), dates.midnight(next, tz)];
+}
+
+// timeTicks gives the ticks of the time axis over [t0, t1] in zone tz, at most one per minGap of
+// span: [{t, label}] at local hours, midnights or months' firsts. A tick at a midnight shows its date.
+function timeTicks(t0, t1, tz, span) {
+  const day = 24 * HOUR;
+  const size = (s) => (s.hours ? s.hours * HOUR : s.days ? s.days * day : s.months * 30.4 * day);
+  const step = TICK_STEPS.find((s) => size(s) >= span) || TICK_STEPS[TICK_STEPS.length - 1];
+  const ticks = [];
+  const add = (t, label) => { if (t >= t0 && t <= t1) ticks.push({ t, label }); };
+  const last = dates.dateAt(t1, tz);
+  if (step.months) {
+    for (let d = dates.dateAt(t0, tz).slice(0, 8) + '01'; d <= last; d = dates.addMonths(d, 1)) {
+      const m = Number(d.slice(5, 7)) - 1;
+      if (m % step.months === 0) add(dates.midnight(d, tz), fmt.bucket(d, m === 0 ? 'month' : 'day', false).replace(/ 1$/, ''));
+    }
+    return ticks;
+  }
+  for (let d = dates.dateAt(t0, tz), i = 0; d <= last; d = dates.addDays(d, 1), i++) {
+    const midnight = dates.midnight(d, tz);
+    if (!step.hours) {
+      if (i % step.days === 0) add(midnight, fmt.bucket(d, 'day', false));
+      continue;
+    }
+    for (let h = 0; h < 24; h += step.hours) add(midnight + h * HOUR, h === 0 ? fmt.bucket(d, 'day', false) : String(h).padStart(2, '0') + ':00');
+  }
+  return ticks;
+}
 // el makes an HTML element with a class and text.
 function el(tag, className, text) {
   const e = document.createElement(tag);
@@ -54,9 +95,13 @@ function renderLegend(box, series, type) {
   }));
 }
 
-// renderChart draws c.rows (the API's rows, one per time bucket) into box.
+// renderChart draws c.rows (the API's rows, one per time bucket) into box, each bucket as wide as
+// the time it covers on a time axis.
 //   c.type: 'line' or 'bar'; c.series: [{key, label, color}]; c.kind: 'money' or 'multiple'
-//   (the y axis); c.currency; c.granularity: of the rows' labels; c.title: for screen readers.
+//   (the y axis); c.currency; c.granularity: of the rows without their own; c.tz: the project's
+//   zone; c.range: the dates asked {start, end} (end included); c.title: for screen readers.
+// A bucket that reaches past the range or past now is partial (today so far, a week of which the
+// range holds a few days): it is drawn hatched or dashed, so that it does not read as a drop.
 function renderChart(box, c) {
   box.replaceChildren();
   if (!c.rows.length) {
@@ -86,108 +131,151 @@ function renderChart(box, c) {
   const bottom = 30;
   const iw = width - left - right;
   const ih = height - top - bottom;
-  const n = c.rows.length;
-  const step = iw / n;
-  const x = (i) => left + step * (i + 0.5);
+
+  const rangeStart = dates.midnight(c.range.start, c.tz);
+  const rangeEnd = Math.min(dates.midnight(dates.addDays(c.range.end, 1), c.tz), Date.now());
+  const buckets = c.rows.map((row) => {
+    const g = row.granularity || c.granularity;
+    const [start, end] = bucketSpan(row.date, g, c.tz);
+    return { row, g, start, end, partial: (start < rangeStart || end > rangeEnd) && start < rangeEnd };
+  });
+  const t0 = Math.min(rangeStart, buckets[0].start);
+  const t1 = Math.max(dates.midnight(dates.addDays(c.range.end, 1), c.tz), buckets[buckets.length - 1].end);
+  const xt = (t) => left + ((t - t0) / (t1 - t0)) * iw;
+  for (const b of buckets) {
+    b.x0 = xt(b.start);
+    b.x1 = xt(b.end);
+    b.x = (b.x0 + b.x1) / 2;
+  }
   const y = (v) => top + ih - ((v - lo) / (hi - lo)) * ih;
 
   const svg = svgEl('svg', {
     class: 'chart-svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': c.title,
   });
+  const hatch = 'hatch-' + box.id;
+  const pattern = svgEl('pattern', { id: hatch, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+    svgEl('defs', {}, svg));
+  svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 6, class: 'hatch-line' }, pattern);
   const grid = svgEl('g', { class: 'grid' }, svg);
+  for (const b of buckets) {
+    // Rows answered coarser than the chart (days inside an hour chart) and partial buckets are
+    // shaded, so that their height reads as what it is.
+    if (b.partial) svgEl('rect', { class: 'band band-partial', x: b.x0, y: top, width: Math.max(b.x1 - b.x0, 1), height: ih, fill: `url(#${hatch})` }, grid);
+    else if (b.g !== c.granularity) svgEl('rect', { class: 'band band-coarse', x: b.x0, y: top, width: b.x1 - b.x0, height: ih }, grid);
+  }
+  // Each run of coarser rows says what they are where it has room.
+  buckets.forEach((b, i) => {
+    if (b.g === c.granularity || b.partial || (i && buckets[i - 1].g === b.g && !buckets[i - 1].partial)) return;
+    let j = i;
+    while (j + 1 < buckets.length && buckets[j + 1].g === b.g && !buckets[j + 1].partial) j++;
+    if (buckets[j].x1 - b.x0 >= 60) svgEl('text', { x: b.x0 + 6, y: top + 12, class: 'band-label' }, grid).textContent = 'by ' + b.g;
+  });
   ticks.forEach((t, i) => {
     svgEl('line', { x1: left, x2: width - right, y1: y(t), y2: y(t), class: t === 0 ? 'zero' : '' }, grid);
     svgEl('text', { x: left - 8, y: y(t), 'text-anchor': 'end', 'dominant-baseline': 'middle', class: 'tick' }, grid)
       .textContent = labels[i];
   });
-  const need = Math.ceil(n / Math.max(1, Math.floor(iw / 76)));
-  const every = (LABEL_STEPS[c.granularity] || []).find((k) => k >= need) || need;
-  for (let i = 0; i < n; i += every) {
-    svgEl('text', { x: x(i), y: height - 10, 'text-anchor': 'middle', class: 'tick' }, grid)
-      .textContent = fmt.bucket(c.rows[i].date, c.rows[i].granularity || c.granularity, false);
+  for (const tick of timeTicks(t0, t1, c.tz, ((t1 - t0) * 76) / iw)) {
+    const x = xt(tick.t);
+    svgEl('line', { x1: x, x2: x, y1: top + ih, y2: top + ih + 4, class: 'x-tick-mark' }, grid);
+    svgEl('text', { x: Math.min(Math.max(x, left + 18), width - right - 18), y: height - 10, 'text-anchor': 'middle', class: 'tick x-tick' }, grid)
+      .textContent = tick.label;
   }
 
   const plot = svgEl('g', { class: 'plot' }, svg);
-  if (c.type === 'bar') drawBars(plot, c, x, y, step);
-  else drawLines(plot, c, x, y, n);
-  attachHover(box, svg, c, { x, y, left, top, ih, step, width });
+  if (c.type === 'bar') drawBars(plot, c, buckets, y);
+  else drawLines(plot, c, buckets, y);
+  attachHover(box, svg, c, buckets, { y, top, ih, width });
   box.append(svg);
 }
 
-function drawBars(plot, c, x, y, step) {
-  const group = Math.min(step * 0.72, 56);
-  const bw = Math.max(1, group / c.series.length);
-  c.series.forEach((s, si) => {
-    c.rows.forEach((row, i) => {
-      if (row[s.key] == null) return;
-      const v = Number(row[s.key]);
+function drawBars(plot, c, buckets, y) {
+  for (const b of buckets) {
+    const group = (b.x1 - b.x0) * 0.72;
+    const bw = group / c.series.length;
+    c.series.forEach((s, si) => {
+      if (b.row[s.key] == null) return;
+      const v = Number(b.row[s.key]);
       const y0 = y(Math.max(v, 0));
       svgEl('rect', {
-        x: x(i) - group / 2 + si * bw, y: y0, width: Math.max(bw - 1, 1), height: Math.max(y(Math.min(v, 0)) - y0, 0.5),
-        rx: Math.min(3, bw / 4), fill: s.color, class: 'bar',
+        x: b.x - group / 2 + si * bw, y: y0, width: Math.max(bw - 1, 1), height: Math.max(y(Math.min(v, 0)) - y0, 0.5),
+        rx: Math.min(3, bw / 4), fill: s.color, stroke: s.color, class: 'bar' + (b.partial ? ' partial' : ''),
       }, plot);
     });
-  });
+  }
 }
 
-function drawLines(plot, c, x, y, n) {
+// drawLines draws each series through its buckets' middles; a null breaks the line, and a
+// partial bucket's point is hollow and joined by a dashed segment.
+function drawLines(plot, c, buckets, y) {
+  const pathOf = (pts) => pts.map((p, i) => (i ? 'L' : 'M') + p[0].toFixed(1) + ',' + p[1].toFixed(1)).join('');
   c.series.forEach((s) => {
-    // Segments of consecutive non-null values; a null breaks the line.
     const segments = [];
     let seg = null;
-    c.rows.forEach((row, i) => {
-      if (row[s.key] == null) { seg = null; return; }
+    for (const b of buckets) {
+      if (b.row[s.key] == null) { seg = null; continue; }
       if (!seg) segments.push(seg = []);
-      seg.push([x(i), y(Number(row[s.key]))]);
-    });
+      seg.push([b.x, y(Number(b.row[s.key])), b.partial]);
+    }
     for (const pts of segments) {
-      const line = pts.map((p, i) => (i ? 'L' : 'M') + p[0].toFixed(1) + ',' + p[1].toFixed(1)).join('');
       const base = y(0).toFixed(1);
-      const area = line + `L${pts[pts.length - 1][0].toFixed(1)},${base}L${pts[0][0].toFixed(1)},${base}Z`;
+      const area = pathOf(pts) + `L${pts[pts.length - 1][0].toFixed(1)},${base}L${pts[0][0].toFixed(1)},${base}Z`;
       const a = svgEl('path', { d: area, fill: s.color, class: 'area' }, plot);
       a.setAttribute('fill-opacity', '0.08');
-      svgEl('path', { d: line, stroke: s.color, class: 'line' }, plot);
-      if (n <= 62 || pts.length === 1) {
-        for (const p of pts) svgEl('circle', { cx: p[0], cy: p[1], r: 2.5, fill: s.color, class: 'point' }, plot);
+      // Solid runs between whole buckets, dashed steps into or out of a partial one.
+      let run = [];
+      pts.forEach((p, i) => {
+        if (i && (p[2] || pts[i - 1][2])) svgEl('path', { d: pathOf([pts[i - 1], p]), stroke: s.color, class: 'line line-partial' }, plot);
+        if (p[2]) {
+          if (run.length) svgEl('path', { d: pathOf(run), stroke: s.color, class: 'line' }, plot);
+          run = [];
+        } else run.push(p);
+      });
+      if (run.length) svgEl('path', { d: pathOf(run), stroke: s.color, class: 'line' }, plot);
+      for (const p of pts) {
+        if (p[2]) svgEl('circle', { cx: p[0], cy: p[1], r: 3, fill: '#fff', stroke: s.color, class: 'point point-partial' }, plot);
+        else if (buckets.length <= 62 || pts.length === 1) svgEl('circle', { cx: p[0], cy: p[1], r: 2.5, fill: s.color, class: 'point' }, plot);
       }
     }
   });
 }
 
-// attachHover adds the buckets (transparent columns holding the values), a guide line, dots
-// and a tooltip that follows the pointer.
-function attachHover(box, svg, c, g) {
+// attachHover adds the buckets (transparent columns holding the values, as wide as their time),
+// a guide line, dots and a tooltip that follows the pointer.
+function attachHover(box, svg, c, buckets, g) {
   const guide = svgEl('line', { class: 'guide', x1: 0, x2: 0, y1: g.top, y2: g.top + g.ih, visibility: 'hidden' }, svg);
   const dots = c.type === 'line'
     ? c.series.map((s) => svgEl('circle', { r: 4.5, fill: '#fff', stroke: s.color, class: 'hover-dot', visibility: 'hidden' }, svg))
     : [];
   const layer = svgEl('g', { class: 'buckets' }, svg);
-  c.rows.forEach((row, i) => {
+  for (const b of buckets) {
     const r = svgEl('rect', {
-      class: 'bucket', x: g.left + g.step * i, y: g.top, width: g.step, height: g.ih, 'data-date': row.date,
+      class: 'bucket', x: b.x0, y: g.top, width: b.x1 - b.x0, height: g.ih, 'data-date': b.row.date,
     }, layer);
-    for (const s of c.series) r.setAttribute('data-' + s.key, row[s.key] == null ? 'null' : row[s.key]);
-  });
+    for (const s of c.series) r.setAttribute('data-' + s.key, b.row[s.key] == null ? 'null' : b.row[s.key]);
+    if (b.partial) r.classList.add('partial');
+  }
   const tip = el('div', 'tooltip');
   tip.hidden = true;
   box.append(tip);
 
-  const show = (i) => {
-    const row = c.rows[i];
-    guide.setAttribute('x1', g.x(i));
-    guide.setAttribute('x2', g.x(i));
+  const show = (b) => {
+    const row = b.row;
+    guide.setAttribute('x1', b.x);
+    guide.setAttribute('x2', b.x);
     guide.setAttribute('visibility', 'visible');
     c.series.forEach((s, si) => {
       if (!dots[si]) return;
       const v = row[s.key];
       dots[si].setAttribute('visibility', v == null ? 'hidden' : 'visible');
       if (v != null) {
-        dots[si].setAttribute('cx', g.x(i));
+        dots[si].setAttribute('cx', b.x);
         dots[si].setAttribute('cy', g.y(Number(v)));
       }
     });
-    const whole = row.granularity && row.granularity !== c.granularity ? ' (whole ' + row.granularity + ')' : '';
-    tip.replaceChildren(el('div', 'tooltip-title', fmt.bucket(row.date, row.granularity || c.granularity, true) + whole));
+    const whole = b.g !== c.granularity ? ' (whole ' + b.g + ')' : '';
+    tip.replaceChildren(el('div', 'tooltip-title', fmt.bucket(row.date, b.g, true) + whole));
+    if (b.partial) tip.append(el('div', 'tooltip-note', b.end > Date.now() ? 'Partial: so far' : 'Partial: only the days in range'));
     for (const s of c.series) {
       const line = el('div', 'tooltip-row');
       const sw = el('span', 'swatch');
@@ -197,9 +285,9 @@ function attachHover(box, svg, c, g) {
     }
     tip.hidden = false;
     const scale = svg.getBoundingClientRect().width / g.width || 1;
-    const px = g.x(i) * scale;
+    const px = b.x * scale;
     const flip = px + 16 + tip.offsetWidth > box.clientWidth;
-    tip.style.left = (flip ? px - 16 - tip.offsetWidth : px + 16) + 'px';
+    tip.style.left = Math.max(0, flip ? px - 16 - tip.offsetWidth : px + 16) + 'px';
     tip.style.top = g.top + 'px';
   };
   const hide = () => {
@@ -210,8 +298,8 @@ function attachHover(box, svg, c, g) {
   svg.addEventListener('pointermove', (e) => {
     const rect = svg.getBoundingClientRect();
     const px = ((e.clientX - rect.left) * g.width) / rect.width;
-    const i = Math.floor((px - g.left) / g.step);
-    if (i >= 0 && i < c.rows.length) show(i);
+    const b = buckets.find((x) => px >= x.x0 && px < x.x1);
+    if (b) show(b);
     else hide();
   });
   svg.addEventListener('pointerleave', hide);

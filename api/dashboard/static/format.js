@@ -18,6 +18,11 @@ const METRICS = {
   tx_count: { label: 'Sales', kind: 'count' },
   roas: { label: 'ROAS', kind: 'multiple' },
   profit: { label: 'Profit', kind: 'money' },
+  page_views: { label: 'Page views', kind: 'count' },
+  leads: { label: 'Leads', kind: 'count' },
+  initiate_checkout: { label: 'Checkouts', kind: 'count' },
+  tx_units: { label: 'Units', kind: 'count' },
+  tx_product_costs: { label: 'Product costs', kind: 'money' },
 };
 
 const fmt = (() => {
@@ -43,6 +48,17 @@ const fmt = (() => {
       case 'percent': return percent(v);
       case 'multiple': return multiple(v);
       default: return count(v);
+    }
+  };
+
+  // short is metric's value in at most a few characters ("R$102.0K", "3.7M") for a space too
+  // narrow for the exact value; ratios are short already.
+  const short = (key, v, currency) => {
+    if (v == null) return '—';
+    switch ((METRICS[key] || {}).kind) {
+      case 'money': return nf('sm' + currency, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 }).format(v);
+      case 'count': return nf('sc', { notation: 'compact', maximumFractionDigits: 1 }).format(v);
+      default: return metric(key, v, currency);
     }
   };
 
@@ -83,21 +99,54 @@ const fmt = (() => {
     return p ? MONTHS[p.mo - 1] + ' ' + p.d + ', ' + p.y : iso;
   };
 
-  return { money, count, percent, change, multiple, metric, axis, bucket, longDate };
+  return { money, count, percent, change, multiple, metric, short, axis, bucket, longDate };
 })();
 
-// dates: calendar arithmetic on "YYYY-MM-DD" strings, free of the browser's own time zone.
-const dates = {
-  // today is the current date in IANA zone tz (the project's).
-  today(tz) {
-    const p = {};
-    for (const x of new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date())) {
-      p[x.type] = x.value;
+// dates: calendar arithmetic on "YYYY-MM-DD" strings and instants (ms since the epoch) in an IANA
+// zone (the project's), free of the browser's own time zone.
+const dates = (() => {
+  const formatters = new Map();
+  // wall is the wall-clock time of instant t in zone tz: {year, month, day, hour, minute, second}.
+  const wall = (t, tz) => {
+    if (!formatters.has(tz)) {
+      formatters.set(tz, new Intl.DateTimeFormat('en-US', {
+        timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      }));
     }
-    return p.year + '-' + p.month + '-' + p.day;
-  },
-  addDays(iso, n) {
-    const [y, m, d] = iso.split('-').map(Number);
-    return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
-  },
-};
+    const p = {};
+    for (const x of formatters.get(tz).formatToParts(new Date(t))) p[x.type] = Number(x.value);
+    return p;
+  };
+  // offset is zone tz's offset from UTC at instant t, in ms.
+  const offset = (t, tz) => {
+    const p = wall(t, tz);
+    return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(t / 1000) * 1000;
+  };
+  const pad = (n) => String(n).padStart(2, '0');
+  return {
+    // dateAt is the date of instant t in zone tz.
+    dateAt(t, tz) {
+      const p = wall(t, tz);
+      return p.year + '-' + pad(p.month) + '-' + pad(p.day);
+    },
+    // today is the current date in zone tz.
+    today(tz) {
+      return this.dateAt(Date.now(), tz);
+    },
+    // midnight is the instant the date iso starts in zone tz.
+    midnight(iso, tz) {
+      const [y, m, d] = iso.split('-').map(Number);
+      const utc = Date.UTC(y, m - 1, d);
+      const t = utc - offset(utc, tz);
+      return utc - offset(t, tz);
+    },
+    addDays(iso, n) {
+      const [y, m, d] = iso.split('-').map(Number);
+      return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+    },
+    addMonths(iso, n) {
+      const [y, m, d] = iso.split('-').map(Number);
+      return new Date(Date.UTC(y, m - 1 + n, d)).toISOString().slice(0, 10);
+    },
+  };
+})();

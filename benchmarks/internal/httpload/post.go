@@ -1,4 +1,6 @@
-package main
+// Package httpload is the benchmarks' lean HTTP load generator for the write path: closed-loop
+// clients posting JSON bodies made before the clock starts (Poster), timed by Load.
+package httpload
 
 import (
 	"encoding/json"
@@ -12,32 +14,34 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// poster is the load generator's HTTP client: fasthttp's, posting bodies made before the clock
+// Poster is the load generator's HTTP client: fasthttp's, posting bodies made before the clock
 // starts, as wrk or hey would, so that as little of the machine as possible goes to making the
 // requests. The bodies are the JSON that mtk's Go client sends (its types are used to make
 // them); that client, on net/http, costs about a tenth of the machine at 10,000 requests/s.
-type poster struct {
+type Poster struct {
 	hc   *fasthttp.HostClient
 	base string
 	auth string // the Authorization header ("": none)
-	// retry, when set, makes the poster an SDK that retries: every call carries an
+	// Retry, when set, makes the Poster an SDK that Retries: every call carries an
 	// Idempotency-Key of its own and is sent again with it, after the Retry-After it was told,
 	// when it is answered 503 or not answered; nil sends each call once.
-	retry *retries
+	Retry *Retries
 	keys  atomic.Int64
 }
 
-// retries counts the calls a retrying poster sent again, and those of them answered 409
+// Retries counts the calls a retrying Poster sent again, and those of them answered 409
 // idempotency_conflict: a key that a failed call still held.
-type retries struct {
-	sent, conflicts atomic.Int64
+type Retries struct {
+	Sent, Conflicts atomic.Int64
 }
 
-// maxAttempts bounds how many times a retrying poster sends one call.
+// maxAttempts bounds how many times a retrying Poster sends one call.
 const maxAttempts = 20
 
-func newPoster(base, apiKey string, conns int) *poster {
-	p := &poster{hc: &fasthttp.HostClient{Addr: strings.TrimPrefix(base, "http://"), MaxConns: conns}, base: base}
+// NewPoster posts to base (http://host:port) over at most conns connections, with apiKey as a
+// bearer token unless empty.
+func NewPoster(base, apiKey string, conns int) *Poster {
+	p := &Poster{hc: &fasthttp.HostClient{Addr: strings.TrimPrefix(base, "http://"), MaxConns: conns}, base: base}
 	if apiKey != "" {
 		p.auth = "Bearer " + apiKey
 	}
@@ -52,21 +56,21 @@ type answerError struct {
 
 func (e *answerError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.body) }
 
-// answered reports whether err is an answer (rather than a request that got none).
-func answered(err error) bool {
+// Answered reports whether err is an answer (rather than a request that got none).
+func Answered(err error) bool {
 	var a *answerError
 	return errors.As(err, &a)
 }
 
-// request makes the call that posts v's JSON to path (retried when p retries); its error is an
+// Request makes the call that posts v's JSON to path (retried when p Retries); its error is an
 // *answerError for an answer other than 2xx.
-func (p *poster) request(path string, v any) (func() error, error) {
+func (p *Poster) Request(path string, v any) (func() error, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	uri := p.base + path
-	if p.retry == nil {
+	if p.Retry == nil {
 		return func() error {
 			_, err := p.post(uri, body, "")
 			return err
@@ -82,12 +86,12 @@ func (p *poster) request(path string, v any) (func() error, error) {
 				answeredAs = a.status
 			}
 			if attempt > 1 && answeredAs == fasthttp.StatusConflict {
-				p.retry.conflicts.Add(1)
+				p.Retry.Conflicts.Add(1)
 			}
-			if err == nil || answered(err) && answeredAs != fasthttp.StatusServiceUnavailable || attempt == maxAttempts {
+			if err == nil || Answered(err) && answeredAs != fasthttp.StatusServiceUnavailable || attempt == maxAttempts {
 				return err
 			}
-			p.retry.sent.Add(1)
+			p.Retry.Sent.Add(1)
 			time.Sleep(wait)
 		}
 	}, nil
@@ -95,7 +99,7 @@ func (p *poster) request(path string, v any) (func() error, error) {
 
 // post sends body to uri once, with key as its Idempotency-Key unless empty, and returns the
 // answer's Retry-After (1 s when it has none).
-func (p *poster) post(uri string, body []byte, key string) (retryAfter time.Duration, err error) {
+func (p *Poster) post(uri string, body []byte, key string) (retryAfter time.Duration, err error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)

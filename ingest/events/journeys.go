@@ -7,9 +7,9 @@ import (
 	"mtk/ingest/outbox"
 )
 
-// touchesOf is the journey touches of a batch's events (see outbox.JourneyRow): each event of a
+// journeyTouchesOf is the journey touches of a batch's events (see outbox.JourneyRow): each event of a
 // lead whose UTM resolved to an ad entity, in order. Attribution models credit orders from them.
-func touchesOf(evs []*event, found []leads.Result) []outbox.JourneyRow {
+func journeyTouchesOf(evs []*event, found []leads.Result) []outbox.JourneyRow {
 	var out []outbox.JourneyRow
 	for i, ev := range evs {
 		if !ev.attributed || found[i].LeadID == "" {

@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"mtk/facts"
+	"mtk/ingest/events"
+)
+
+// bizSnapshot is every business_raw key of a project with its non-zero sums, one sorted line each.
+func (e *env) bizSnapshot(t *testing.T, project string) []string {
+	t.Helper()
+	keys := strings.Join(facts.BizKeyColumns, ", ")
+	sums := "toInt64(sum(" + strings.ReplaceAll(facts.BizColumns(), ", ", ")), toInt64(sum(") + "))"
+	rows, err := e.ch.Query(context.Background(), `SELECT toString(tuple(toString(day), `+keys+`, `+sums+`))
+		FROM business_raw WHERE project_id = ? GROUP BY day, `+keys+` ORDER BY day, `+keys, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(line, ",0,0,0,0,0,0,0,0,0,0,0)") {
+			out = append(out, line)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A database filled before the business facts (events in ClickHouse's events table, orders
+// without business rows), backfilled, holds the same business rows as one filled after; a
+// backfill stopped midway and run again, and one run twice, change nothing more.
+func TestBusinessBackfill(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	e.productionTraffic(a)
+	filledAfter := e.bizSnapshot(t, a.project.ID)
+	if len(filledAfter) < 10 {
+		t.Fatalf("the traffic wrote only %d business keys", len(filledAfter))
+	}
+
+	// The same data as the code before the business facts left it.
+	for _, table := range []string{"business_raw", "business_hourly", "business_daily"} {
+		if err := e.ch.Exec(ctx, "TRUNCATE TABLE "+table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lastEvent uint64
+	if err := e.ch.QueryRow(ctx, "SELECT max(outbox_id) FROM events").Scan(&lastEvent); err != nil || lastEvent == 0 {
+		t.Fatalf("events' outbox ids: %d %v", lastEvent, err)
+	}
+	pool := e.store.Pool()
+	if _, err := pool.Exec(ctx, `UPDATE orders SET business = false, customer_type = '', referrer_host = '',
+		landing_path = '', device = ''`); err != nil {
+		t.Fatal(err)
+	}
+	// The leads are older than the migration and have no stored touch: orders read their events.
+	if _, err := pool.Exec(ctx, "UPDATE business_backfill SET events_before = $1, migrated_at = now()", int64(lastEvent)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "DELETE FROM lead_touches"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.bizSnapshot(t, a.project.ID); len(got) != 0 {
+		t.Fatalf("business rows before the backfill: %v", got)
+	}
+
+	// A backfill stopped after one step of each kind (committed, not yet drained), then run whole.
+	if done, left, err := e.sys.Orders.BackfillBusiness(ctx, 2); err != nil || done != 2 || left != 2 {
+		t.Fatalf("first orders step: %d done, %d left, %v", done, left, err)
+	}
+	bf := &events.Backfill{Pool: pool, CH: e.ch, Resolver: e.resolver, Projects: e.store.Projects, Now: e.clock.Now}
+	if read, total, finished, err := bf.Step(ctx, 3); err != nil || read != 3 || total != 3 || finished {
+		t.Fatalf("first events step: %d read, %d in all, finished %v, %v", read, total, finished, err)
+	}
+	orders, evs, err := e.sys.BackfillBusiness(ctx, 2)
+	if err != nil || orders != 2 || evs != 7 { // 4 orders, 10 stored events (pv-2 once)
+		t.Fatalf("the rerun: %d orders, %d events, %v", orders, evs, err)
+	}
+	for _, progress := range []string{`"msg":"backfill business: orders","written":2,"left":0`, `"msg":"backfill business: events","read":10,"finished":true`} {
+		if !strings.Contains(e.logs.String(), progress) {
+			t.Errorf("no progress line %s in the log:\n%s", progress, e.logs)
+		}
+	}
+	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
+		t.Fatalf("backfilled:\n%s\nfilled after the change:\n%s", strings.Join(got, "\n"), strings.Join(filledAfter, "\n"))
+	}
+	if orders, evs, err := e.sys.BackfillBusiness(ctx, 2); err != nil || orders != 0 || evs != 0 {
+		t.Fatalf("a second backfill: %d orders, %d events, %v", orders, evs, err)
+	}
+	e.drain()
+	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
+		t.Fatalf("after a second backfill:\n%s", strings.Join(got, "\n"))
+	}
+	// The rollups hold what the raw rows hold.
+	var raw, daily int64
+	if err := e.ch.QueryRow(ctx, `SELECT (SELECT toInt64(sum(tx_revenue + tx_units + page_views + leads)) FROM business_raw),
+		(SELECT toInt64(sum(tx_revenue + tx_units + page_views + leads)) FROM business_daily)`).Scan(&raw, &daily); err != nil || raw != daily || raw == 0 {
+		t.Fatalf("raw %d, daily %d, %v", raw, daily, err)
+	}
+}
+
+// An order stored before the business facts and changed before the backfill reached it writes
+// only its new state's rows (nothing to negate), and the backfill then leaves it alone.
+func TestBusinessOldOrderChangedBeforeBackfill(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	key := a.custom.WebhookKey
+	t0 := e.clock.Now().Add(-time.Hour)
+	if r := e.webhook(key, order("tx-old", "approved", 1000, t0)); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	e.drain()
+	for _, table := range []string{"business_raw", "business_hourly", "business_daily"} {
+		if err := e.ch.Exec(ctx, "TRUNCATE TABLE "+table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.store.Pool().Exec(ctx, "UPDATE orders SET business = false"); err != nil {
+		t.Fatal(err)
+	}
+	refund := order("tx-old", "refunded", 1000, t0.Add(time.Minute))
+	delete(refund, "utm")
+	if r := e.webhook(key, refund); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	e.drain()
+	if orders, _, err := e.sys.BackfillBusiness(ctx, 10); err != nil || orders != 0 {
+		t.Fatalf("backfill: %d orders, %v", orders, err)
+	}
+	got := e.bizTotals(t, a.project.ID, "")
+	want := facts.BizValues{facts.BizTxCountTotal: 1, facts.BizTxCountRefunded: 1}
+	if got[facts.BizOrder] != want || got[facts.BizItem] != want {
+		t.Fatalf("business rows %v, want the refund's %v", got, want)
+	}
+	var negative uint64
+	if err := e.ch.QueryRow(ctx, "SELECT count() FROM business_raw WHERE tx_count_total < 0").Scan(&negative); err != nil || negative != 0 {
+		t.Fatalf("%d negated rows, %v", negative, err)
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// An api replica killed (SIGKILL) under load loses and doubles nothing: clients send events
+// (event_id and Idempotency-Key) and orders (a checkout's resend of the same transaction) through
+// HAProxy to three replicas, retrying whatever was not answered 200 (no answer, a 5xx, 409 for a
+// key the dead replica held) as real clients do. A third of the way through, a table lock holds
+// every replica's batch of events between its keys' claim and its commit, and one replica is
+// killed there: its clients get no answer, and its keys are free once their lease ends. Every
+// acknowledged event and order is then held once, in PostgreSQL and, drained by a worker, in
+// ClickHouse.
+func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
+	useTestStores(t)
+	t.Setenv("MTK_RATE_LIMITS", "off")
+	// The killed replica's backends notice within 100 ms, even waiting for a lock, and roll back.
+	withPGSetting(t, "client_connection_check_interval", "100")
+	w := newSalesWorld(t)
+	var bases []string
+	var victim *os.Process
+	for i := range 3 {
+		proc, base := serveProcess(t, "--role", "api")
+		bases = append(bases, base)
+		if i == 1 {
+			victim = proc.Process
+		}
+	}
+	serveProcess(t, "--role", "worker")
+	lb, lbLog := haproxy(t, bases)
+
+	const clients, perClient = 6, 60
+	events, orders := map[string]bool{}, map[string]bool{}
+	var mu sync.Mutex
+	var acked, retries, conflicts atomic.Int64
+	deadline := time.Now().Add(45 * time.Second)
+	// send retries a write until it is answered 200 and records it in acks.
+	send := func(id string, acks map[string]bool, write func() (status, retryAfter int, err error)) bool {
+		for {
+			status, retryAfter, err := write()
+			if err == nil && status == 200 {
+				mu.Lock()
+				acks[id] = true
+				mu.Unlock()
+				acked.Add(1)
+				return true
+			}
+			if err == nil && status != 409 && status < 500 {
+				t.Errorf("%s: %d", id, status)
+				return false
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%s: still %d %v after 45 s", id, status, err)
+				return false
+			}
+			retries.Add(1)
+			if status == 409 {
+				conflicts.Add(1)
+			}
+			wait := 100 * time.Millisecond
+			if retryAfter > 0 {
+				wait = time.Duration(retryAfter) * time.Second
+			}
+			time.Sleep(wait)
+		}
+	}
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perClient {
+				id := fmt.Sprintf("ev-%d-%d", c, i)
+				if !send(id, events, func() (int, int, error) {
+					status, retryAfter, _, err := postEvent(lb, w.token, id, w.event("shop.example", id))
+					return status, retryAfter, err
+				}) {
+					return
+				}
+				if i%3 == 0 {
+					id := fmt.Sprintf("order-%d-%d", c, i)
+					created := time.Now()
+					if !send(id, orders, func() (int, int, error) {
+						status, err := w.postOrder(lb, id, 1000+i, created)
+						return status, 0, err
+					}) {
+						return
+					}
+				}
+			}
+		}()
+	}
+	total := int64(clients * (perClient + perClient/3))
+	for acked.Load() < total/3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	ctx := context.Background()
+	locker, err := pgx.Connect(ctx, os.Getenv("MTK_POSTGRES_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx) //nolint:errcheck
+	lock, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(ctx, "LOCK TABLE event_ids IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	// Each replica stores one batch at a time: three waiting are one on each.
+	waiting := func() int64 {
+		return w.count(t, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+	}
+	for i := 0; waiting() < 3; i++ {
+		if i == 500 {
+			t.Fatalf("%d replicas' batches wait for the lock, want 3", waiting())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := victim.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; waiting() > 2; i++ {
+		if i == 500 {
+			t.Fatal("the killed replica's batch still waits 5 s after the kill")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Logf("%d writes acknowledged after %d retries", acked.Load(), retries.Load())
+	if conflicts.Load() == 0 {
+		t.Error("no retry met a key of the killed replica's batch (409): the kill missed its in-flight events")
+	}
+	w.exactlyOnce(t, []string{w.project}, events, orders)
+	if n := w.count(t, "SELECT count(*) FROM idempotency_records WHERE status IS NULL"); n != 0 {
+		t.Errorf("%d idempotency keys still claimed", n)
+	}
+	if !strings.Contains(lbLog.String(), "api/api2 ") {
+		t.Errorf("the killed replica answered nothing before it was killed:\n%s", lbLog)
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A worker killed (SIGKILL) in the middle of a drain loses and doubles nothing: a backlog of
+// events (over projects in several of the 4 partitions) and orders waits in the outboxes; a first
+// worker drains it into ClickHouse but is killed before its batches are settled in PostgreSQL (a
+// table lock holds them back), while a second worker waits to settle a batch of another
+// partition; the second then drains every partition, the dead one's included, and what the dead
+// one inserted is found in ClickHouse, not inserted again.
+func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
+	useTestStores(t)
+	// A backend whose client is gone notices within 100 ms, even while it waits for a lock, and
+	// rolls back, as it would on the client's next read.
+	withPGSetting(t, "client_connection_check_interval", "100")
+	t.Setenv("MTK_DRAIN_PARTITIONS", "4")
+	t.Setenv("MTK_RATE_LIMITS", "off")
+	w := newSalesWorld(t)
+	ctx := context.Background()
+
+	// Projects until their events fall in at least three partitions.
+	projects, domains := []string{w.project}, []string{"shop.example"}
+	parts := map[int64]bool{w.count(t, "SELECT (hashtext($1)::bigint + 2147483648) % 4", w.project): true}
+	for i := 0; len(parts) < 3; i++ {
+		if i == 20 {
+			t.Fatalf("20 projects fall in partitions %v", parts)
+		}
+		domain := fmt.Sprintf("shop%d.example", i)
+		projects, domains = append(projects, w.shop(t, domain)), append(domains, domain)
+		parts[w.count(t, "SELECT (hashtext($1)::bigint + 2147483648) % 4", projects[len(projects)-1])] = true
+	}
+
+	_, api := serveProcess(t, "--role", "api")
+	events, orders := map[string]bool{}, map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for c := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				id := fmt.Sprintf("ev-%d-%d", c, i)
+				if status, _, _, err := postEvent(api, w.token, id, w.event(domains[i%len(domains)], id)); err != nil || status != 200 {
+					t.Errorf("event %s: %d %v", id, status, err)
+					return
+				}
+				mu.Lock()
+				events[id] = true
+				mu.Unlock()
+				if i%4 == 0 {
+					id = fmt.Sprintf("order-%d-%d", c, i)
+					if status, err := w.postOrder(api, id, 1000+i, time.Now()); err != nil || status != 200 {
+						t.Errorf("order %s: %d %v", id, status, err)
+						return
+					}
+					mu.Lock()
+					orders[id] = true
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	queued := w.count(t, "SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM fact_outbox)")
+
+	// Settling a batch deletes its outbox rows: the lock lets a worker load, record its attempt
+	// and insert into ClickHouse, and stops it there.
+	locker, err := pgx.Connect(ctx, os.Getenv("MTK_POSTGRES_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx) //nolint:errcheck
+	lock, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(ctx, "LOCK TABLE event_outbox, fact_outbox IN SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	settling := func() int64 {
+		return w.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM %_outbox%'`)
+	}
+	// waitSettling waits until n batches wait to be settled.
+	waitSettling := func(n int64, what string) {
+		t.Helper()
+		for i := 0; settling() != n; i++ {
+			if i == 200 {
+				t.Fatalf("%d batches wait to be settled, want %d: %s", settling(), n, what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	// The first worker takes a partition of each outbox (the facts are all in one); the second
+	// then takes another partition of events, and waits too.
+	first, _ := serveProcess(t, "--role", "worker")
+	waitSettling(2, "the first worker's batches of each outbox")
+	serveProcess(t, "--role", "worker")
+	waitSettling(3, "and the second worker's batch of events")
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait() //nolint:errcheck // killed
+	waitSettling(1, "the killed worker's backends roll back")
+	var inserted uint64
+	if err := w.st.ch.QueryRow(ctx, "SELECT count() FROM events WHERE event_id LIKE 'ev-%'").Scan(&inserted); err != nil {
+		t.Fatal(err)
+	}
+	if inserted == 0 || w.count(t, "SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM fact_outbox)") != queued {
+		t.Fatalf("%d events in ClickHouse, and the outboxes changed: not killed mid-drain", inserted)
+	}
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	w.exactlyOnce(t, projects, events, orders)
+	if n := w.count(t, "SELECT count(*) FROM outbox_attempts"); n != 0 {
+		t.Errorf("%d attempts left after the drain", n)
+	}
+}

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// family is a set of fact tables at the three resolutions: the ad facts (facts_*: ad-network
+// metrics and the events and orders attribution linked to an ad entity) or the business facts
+// (business_*: every event and order, keyed by traffic source, product, payment and customer
+// type; schema/clickhouse/0008_business_facts.sql), whose rollups come in two forms: keyed by
+// every dimension, or per dimension (business_dim_*, 0009), far smaller where UTM values are
+// many, for a query about one dimension (plan.dimension).
+type family int
+
+const (
+	familyAd family = iota
+	familyBusiness
+	familyBusinessDim
+)
+
+var familyTables = [...][3]string{
+	familyAd:          {"facts_raw", "facts_hourly", "facts_daily"},
+	familyBusiness:    {"business_raw", "business_hourly", "business_daily"},
+	familyBusinessDim: {"business_raw", "business_dim_hourly", "business_dim_daily"},
+}
+
+// tableName is the family's table at resolution t.
+func (f family) tableName(t table) string { return familyTables[f][t] }
+
+// rawTable reports whether name is a family's minute table (statements on it keep the server's
+// max_threads).
+func rawTable(name string) bool {
+	for _, ts := range familyTables {
+		if ts[tableRaw] == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Revenue bases of metadata.revenue: gross reads tx_revenue (the order's value), net reads
+// tx_revenue_net (its commission, else its value) wherever a metric is built on tx_revenue.
+const (
+	RevenueGross = "gross"
+	RevenueNet   = "net"
+)
+
+// businessReason names what makes a query read the business family, as a detail line names a
+// member ("dimension \"utm_source\"", "metadata.revenue", "metric \"tx_units\""), or "" when
+// nothing does: a traffic or order dimension grouped or filtered on, a revenue basis, or a metric
+// only the business family holds.
+func (in QueryInput) businessReason() string {
+	for _, d := range in.dimensions() {
+		if x := dimensionsByName[d]; x != nil && x.business {
+			return fmt.Sprintf("dimension %q", d)
+		}
+	}
+	for _, f := range in.Filters {
+		if d := dimensionsByName[f.Member]; d != nil && d.business {
+			return fmt.Sprintf("dimension %q", f.Member)
+		}
+	}
+	if in.revenue() != "" {
+		return "metadata.revenue"
+	}
+	members := append([]string{}, in.Fields...)
+	for _, f := range in.Filters {
+		members = append(members, f.Member)
+	}
+	for _, f := range members {
+		if m := metricsByName[f]; m != nil && m.businessOnly() {
+			return fmt.Sprintf("metric %q", f)
+		}
+	}
+	return ""
+}
+
+// productReason names the product dimension the query groups or filters by, "" when none: it
+// then reads the business family's item rows.
+func (in QueryInput) productReason() string {
+	for _, d := range in.dimensions() {
+		if x := dimensionsByName[d]; x != nil && x.product {
+			return fmt.Sprintf("dimension %q", d)
+		}
+	}
+	for _, f := range in.Filters {
+		if d := dimensionsByName[f.Member]; d != nil && d.product {
+			return fmt.Sprintf("dimension %q", f.Member)
+		}
+	}
+	return ""
+}
+
+// validateFamily refuses what the business family cannot answer: ad-network metrics (and every
+// metric built on one) beside a traffic or order dimension, and event metrics beside a product
+// dimension (items are order lines). Each detail line names the pair.
+func (in QueryInput) validateFamily(p *problems) {
+	why := in.businessReason()
+	if why == "" {
+		return
+	}
+	product := in.productReason()
+	check := func(member string, m *Metric) {
+		switch {
+		case m == nil:
+		case m.adNetwork():
+			p.add("%s: ad-network metric %q cannot be asked with %s", member, m.Name, why)
+		case product != "" && m.event():
+			p.add("%s: event metric %q cannot be asked with %s (products are order lines)", member, m.Name, product)
+		}
+	}
+	for i, f := range in.Fields {
+		check(fmt.Sprintf("fields[%d]", i), metricsByName[f])
+	}
+	for i, f := range in.Filters {
+		check(fmt.Sprintf("filters[%d]", i), metricsByName[f.Member])
+	}
+}
+
+// validateMetadata checks metadata.dimensions (known business dimensions, each once) and
+// metadata.revenue.
+func (in QueryInput) validateMetadata(p *problems) {
+	ds := in.dimensions()
+	if len(ds) > len(BusinessDimensions) {
+		p.add("metadata.dimensions: %d dimensions, at most %d", len(ds), len(BusinessDimensions))
+		return
+	}
+	seen := map[string]bool{}
+	for i, d := range ds {
+		switch x := dimensionsByName[d]; {
+		case x == nil || !x.business:
+			p.add("metadata.dimensions[%d]: unknown dimension %q; want one of %s", i, d, strings.Join(BusinessDimensions, ", "))
+		case seen[d]:
+			p.add("metadata.dimensions[%d]: duplicate dimension %q", i, d)
+		}
+		seen[d] = true
+	}
+	if r := in.revenue(); r != "" && r != RevenueGross && r != RevenueNet {
+		p.add("metadata.revenue: unknown revenue basis %q; want %s or %s", r, RevenueGross, RevenueNet)
+	}
+}
+
+// totalsDimension is the dimension whose per-dimension rollup rows answer a business query
+// that names none: every fact lands once under each dimension, and this one has few values.
+const totalsDimension = "customer_type"
+
+// oneDimension is the dimension a business query is about when it is about at most one: every
+// dimension it groups or filters by is that one (totalsDimension when none), with no level and
+// no source, connection or entity filter (the per-dimension rollups hold none of those keys).
+// It is nil otherwise.
+func (p *plan) oneDimension() *Dimension {
+	if p.level != "" || p.source != "" || len(p.connectionIDs) > 0 || len(p.dims) > 1 {
+		return nil
+	}
+	d := dimensionsByName[totalsDimension]
+	if len(p.dims) == 1 {
+		d = p.dims[0]
+	}
+	for i, f := range p.dimFilters {
+		x := dimensionsByName[f.Member]
+		switch {
+		case !x.business:
+			return nil
+		case len(p.dims) == 0 && i == 0:
+			d = x
+		case x != d:
+			return nil
+		}
+	}
+	return d
+}
+
+// onDimensionRollup reports whether the plan reads table t in its per-dimension form: the
+// dimension's value is then the column value, and rows of other dimensions are left out.
+func (p *plan) onDimensionRollup(t table) bool { return p.family == familyBusinessDim && t != tableRaw }
+
+// dimColumn is the column holding d's value in table t.
+func (p *plan) dimColumn(d *Dimension, t table) string {
+	if p.onDimensionRollup(t) {
+		return "value"
+	}
+	return d.column
+}

@@ -1,0 +1,70 @@
+package orders
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/ingest/outbox"
+	"mtk/platform"
+)
+
+// BackfillBusiness writes the business rows of at most limit orders stored before the business
+// family (orders.business false), in one transaction each batch: every order's rows as its stored
+// state gives them (its touch and customer type read now), queued in the fact outbox with the
+// mark that they are written. A crash loses the batch whole, a rerun takes it again, and an order
+// a webhook changed meanwhile is skipped (its change wrote its rows). It returns how many orders
+// it wrote and how many are left.
+func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT o.connection_id, o.transaction_id, p.id, p.timezone
+			FROM orders o JOIN projects p ON p.id = o.project_id
+			WHERE NOT o.business ORDER BY o.project_id, o.created_at, o.connection_id, o.transaction_id
+			LIMIT $1 FOR UPDATE OF o SKIP LOCKED`, limit)
+		if err != nil {
+			return err
+		}
+		type pending struct{ connection, id, project, zone string }
+		todo, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pending, error) {
+			var p pending
+			return p, r.Scan(&p.connection, &p.id, &p.project, &p.zone)
+		})
+		if err != nil {
+			return err
+		}
+		w := &pgx.Batch{}
+		var biz []outbox.BizRow
+		for _, o := range todo {
+			st, found, err := lockOrder(ctx, tx, o.connection, o.id)
+			if err != nil {
+				return err
+			}
+			if !found || st.business {
+				continue // locked above: not expected, but nothing to write
+			}
+			if st.touch, err = LeadTouch(ctx, tx, s.ch, o.project, st.leadID, st.created); err != nil {
+				return err
+			}
+			if st.customerType, err = customerType(ctx, tx, o.project, o.connection, st); err != nil {
+				return err
+			}
+			biz = append(biz, st.bizRows(platform.Project{ID: o.project, Timezone: o.zone})...)
+			w.Queue(`UPDATE orders SET business = true, customer_type = $3, referrer_host = $4, landing_path = $5,
+				device = $6 WHERE connection_id = $1 AND transaction_id = $2`,
+				o.connection, o.id, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device)
+		}
+		outbox.QueueBiz(w, biz, s.clock.Now())
+		if w.Len() > 0 {
+			if err := tx.SendBatch(ctx, w).Close(); err != nil {
+				return err
+			}
+		}
+		done = len(todo)
+		return tx.QueryRow(ctx, "SELECT count(*) FROM orders WHERE NOT business").Scan(&left)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("orders: backfill business rows: %w", err)
+	}
+	return done, left, nil
+}

@@ -1,0 +1,208 @@
+package orders
+
+import (
+	"math/big"
+	"strings"
+
+	"mtk/facts"
+	"mtk/ingest/outbox"
+	"mtk/platform"
+)
+
+// Business rows of a state (the business family, facts.BizSpecs), attributed or not: one 'order'
+// row with the order's values, and one 'item' row per distinct product (an order without items:
+// one with an empty product) holding the product's share of the order's money by line value
+// (quantity × unit_price; by quantity when no line has a price), rounded by largest remainder so
+// that the items sum to the order to the micro, its units (approved) and the order's counts. net
+// revenue is the commission when sent in the order's currency (or without one), else the value;
+// a commission in another currency is a row of its own in that currency holding only net revenue,
+// for the order and for each item. A failed order writes nothing.
+
+// product is one distinct product of an order.
+type product struct {
+	id, name string
+	weight   *big.Int // cents × units: past int64 for the largest orders
+	units    int64
+}
+
+// products are st's distinct products in the order of their first line, or one empty product.
+func (st stored) products() []product {
+	var out []product
+	at := map[string]int{}
+	for _, it := range st.Items {
+		id := strings.TrimSpace(it.ID)
+		i, ok := at[id]
+		if !ok {
+			i = len(out)
+			at[id] = i
+			out = append(out, product{id: id, weight: new(big.Int)})
+		}
+		p := &out[i]
+		if p.name == "" {
+			p.name = strings.TrimSpace(it.Name)
+		}
+		if it.UnitPrice != nil {
+			p.weight.Add(p.weight, new(big.Int).Mul(big.NewInt(it.Quantity), big.NewInt(*it.UnitPrice)))
+		}
+		p.units += it.Quantity
+	}
+	if len(out) == 0 {
+		return []product{{weight: big.NewInt(1)}}
+	}
+	total := new(big.Int)
+	for _, p := range out {
+		total.Add(total, p.weight)
+	}
+	if total.Sign() == 0 {
+		for i := range out {
+			out[i].weight = big.NewInt(out[i].units)
+		}
+	}
+	return out
+}
+
+// split divides amount among weights (not all zero) in proportion, each share rounded down and
+// the micros left given one by one to the largest remainders (the first on a tie), so that the
+// shares sum to amount exactly.
+func split(amount int64, weights []*big.Int) []int64 {
+	total := new(big.Int)
+	for _, w := range weights {
+		total.Add(total, w)
+	}
+	out := make([]int64, len(weights))
+	if total.Sign() == 0 {
+		out[0] = amount
+		return out
+	}
+	rems := make([]*big.Int, len(weights))
+	left := amount
+	for i, w := range weights {
+		q, r := new(big.Int).QuoRem(new(big.Int).Mul(big.NewInt(amount), w), total, new(big.Int))
+		out[i], rems[i] = q.Int64(), r
+		left -= out[i]
+	}
+	for ; left > 0; left-- {
+		best := 0
+		for i := range rems {
+			if rems[i].Cmp(rems[best]) > 0 {
+				best = i
+			}
+		}
+		out[best]++
+		rems[best] = big.NewInt(-1)
+	}
+	return out
+}
+
+// bizRows are the business rows a state adds (see above), none for a failed order.
+func (st stored) bizRows(p platform.Project) []outbox.BizRow {
+	if st.Status == StatusFailed {
+		return nil
+	}
+	keys := facts.BizKeys{Kind: facts.BizOrder, UTMSource: st.UTM.Source, UTMMedium: st.UTM.Medium,
+		UTMCampaign: st.UTM.Campaign, UTMContent: st.UTM.Content, UTMTerm: st.UTM.Term, ReferrerHost: st.touch.ReferrerHost,
+		LandingPath: st.touch.LandingPath, Device: st.touch.Device, PaymentMethod: st.PaymentMethod,
+		CustomerType: st.customerType, Currency: st.currency}
+	if st.attributed {
+		a := st.attr
+		keys.Source, keys.ConnectionID, keys.AccountID, keys.CampaignID, keys.AdsetID, keys.AdID =
+			a.Source, a.ConnectionID, a.AccountID, a.CampaignID, a.AdsetID, a.AdID
+	}
+	var v facts.BizValues
+	var otherNet int64 // net revenue in the commission's own currency
+	commission := strings.ToUpper(strings.TrimSpace(st.CommissionCurrency))
+	v[facts.BizTxCountTotal] = 1
+	switch st.Status {
+	case StatusApproved:
+		v[facts.BizTxCount] = 1
+		v[facts.BizTxRevenue] = st.value * facts.MicrosPerMinor
+		v[facts.BizTxRevenueNet] = v[facts.BizTxRevenue]
+		v[facts.BizTxProductCosts] = st.productCost * facts.MicrosPerMinor
+		if st.CommissionValue != nil {
+			net := *st.CommissionValue * facts.MicrosPerMinor
+			if commission == "" || commission == st.currency {
+				v[facts.BizTxRevenueNet] = net
+			} else {
+				v[facts.BizTxRevenueNet], otherNet = 0, net
+			}
+		}
+	case StatusPending:
+		v[facts.BizTxCountPending] = 1
+	default: // refunded, chargeback
+		v[facts.BizTxCountRefunded] = 1
+	}
+	prods := st.products()
+	if st.Status == StatusApproved {
+		for _, pr := range prods {
+			v[facts.BizTxUnits] += pr.units
+		}
+	}
+	row := func(k facts.BizKeys, vals facts.BizValues) outbox.BizRow {
+		return outbox.BizRow{TimeZone: p.Timezone, BizFact: facts.BizFact{ProjectID: p.ID, Time: st.created, BizKeys: k, Values: vals}}
+	}
+	rows := []outbox.BizRow{row(keys, v)}
+	other := keys
+	other.Currency = commission
+	if otherNet != 0 {
+		rows = append(rows, row(other, facts.BizValues{facts.BizTxRevenueNet: otherNet}))
+	}
+	weights := make([]*big.Int, len(prods))
+	for i, pr := range prods {
+		weights[i] = pr.weight
+	}
+	shares := map[facts.BizMeasure][]int64{}
+	for _, m := range []facts.BizMeasure{facts.BizTxRevenue, facts.BizTxRevenueNet, facts.BizTxProductCosts} {
+		shares[m] = split(v[m], weights)
+	}
+	otherShares := split(otherNet, weights)
+	for i, pr := range prods {
+		k := keys
+		k.Kind, k.ProductID, k.ProductName = facts.BizItem, pr.id, pr.name
+		iv := v
+		for m, s := range shares {
+			iv[m] = s[i]
+		}
+		iv[facts.BizTxUnits] = 0
+		if st.Status == StatusApproved {
+			iv[facts.BizTxUnits] = pr.units
+		}
+		rows = append(rows, row(k, iv))
+		if otherNet != 0 {
+			ko := k
+			ko.Currency = commission
+			rows = append(rows, row(ko, facts.BizValues{facts.BizTxRevenueNet: otherShares[i]}))
+		}
+	}
+	return rows
+}
+
+// bizChange is the change of the business rows from prev (when found and its rows were written)
+// to st: prev's rows negated and st's, none when they are the same.
+func bizChange(p platform.Project, prev stored, found bool, st stored) []outbox.BizRow {
+	var before []outbox.BizRow
+	if found && prev.business {
+		before = prev.bizRows(p)
+	}
+	after := st.bizRows(p)
+	if equalRows(before, after) {
+		return nil
+	}
+	rows := make([]outbox.BizRow, 0, len(before)+len(after))
+	for _, r := range before {
+		rows = append(rows, r.Negate())
+	}
+	return append(rows, after...)
+}
+
+func equalRows(a, b []outbox.BizRow) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].TimeZone != b[i].TimeZone || a[i].ProjectID != b[i].ProjectID || !a[i].Time.Equal(b[i].Time) ||
+			a[i].BizKeys != b[i].BizKeys || a[i].Values != b[i].Values {
+			return false
+		}
+	}
+	return true
+}

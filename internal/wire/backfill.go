@@ -1,0 +1,62 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"mtk/ingest/events"
+)
+
+// BackfillBatch is how many orders or events one step of the business backfill takes.
+const BackfillBatch = 5000
+
+// BackfillBusiness writes the business rows (business_raw) of the orders and events stored
+// before the business family existed, batch after batch, draining the outboxes as it goes, and
+// logs its progress; it returns when nothing is left (at once when nothing ever was), with how
+// many orders and events it wrote. It is idempotent and restartable: each batch's rows and its
+// progress commit together (orders.Service.BackfillBusiness, events.Backfill), so a crash and a
+// rerun write everything exactly once. `mtk backfill business` runs it, and so does the
+// business-backfill job.
+func (s *System) BackfillBusiness(ctx context.Context, batch int) (orders int, evs int64, err error) {
+	for {
+		done, left, err := s.Orders.BackfillBusiness(ctx, batch)
+		if err != nil {
+			return orders, evs, err
+		}
+		if done == 0 {
+			break
+		}
+		orders += done
+		s.Log.Info("backfill business: orders", "written", orders, "left", left)
+		if err := s.Drain(ctx); err != nil {
+			return orders, evs, err
+		}
+	}
+	bf := &events.Backfill{Pool: s.Postgres, CH: s.ClickHouse, Resolver: s.Resolver, Projects: s.Store.Projects, Now: s.Clock.Now}
+	for {
+		read, total, finished, err := bf.Step(ctx, batch)
+		if errors.Is(err, events.ErrEventsWaiting) {
+			// The events before the business facts move to ClickHouse first; then they are read.
+			if err := s.Drain(ctx); err != nil {
+				return orders, evs, err
+			}
+			if read, total, finished, err = bf.Step(ctx, batch); errors.Is(err, events.ErrEventsWaiting) {
+				return orders, evs, fmt.Errorf("backfill business: %w; retry once they are drained", err)
+			}
+		}
+		if err != nil {
+			return orders, evs, err
+		}
+		evs += int64(read)
+		if read > 0 {
+			s.Log.Info("backfill business: events", "read", total, "finished", finished)
+			if err := s.Drain(ctx); err != nil {
+				return orders, evs, err
+			}
+		}
+		if finished {
+			return orders, evs, nil
+		}
+	}
+}
