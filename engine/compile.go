@@ -13,7 +13,8 @@ type Statement struct {
 
 // Attempt is one way to answer a query: from one table, with an optional probe.
 type Attempt struct {
-	// Table is the fact table read.
+	// Table is the fact table read (journeys when an attribution model credits orders: its
+	// settings are the raw table's).
 	Table string
 	// Probe counts the table's rows for the project in the range (for a coarser table, in the
 	// whole hours or days inside it). When the first attempt's rows show no facts, the first
@@ -110,6 +111,9 @@ func (p *plan) compile(warnings []string) *Compiled {
 		q.gran = coarsen(p.gran, t)
 		q.flagFacts = t == p.table && t != tableDaily
 		a := Attempt{Table: q.tableName(t), Query: q.statement(), plan: &q}
+		if q.crediting() { // most of the work is crediting journeys, which the rollups' threads would slow
+			a.Table = journeysTable
+		}
 		if q.total {
 			st := q.totalStatement()
 			a.Total = &st
@@ -259,6 +263,8 @@ func (p *plan) rollup() fragment {
 		case money && m.money:
 			sel = append(sel, convertedSum(m.name, p.currency))
 			moneyNames = append(moneyNames, m.name)
+		case p.creditsCount(m):
+			sel = append(sel, expr("sum(s_"+m.name+") / "+creditedCountSQL+" AS "+m.name))
 		default:
 			sel = append(sel, expr("sum(s_"+m.name+") AS "+m.name))
 		}
@@ -346,16 +352,25 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 		sel = append(sel, "day", "currency")
 		group = append(group, "day", "currency")
 	}
+	credit := p.crediting()
 	for _, m := range p.measures.members() {
-		sel = append(sel, "sum("+p.sumSource(m)+") AS s_"+m.name)
+		src := p.sumSource(m)
+		if credit {
+			src = "v_" + m.name // creditedSource computed it
+		}
+		sel = append(sel, "sum("+src+") AS s_"+m.name)
 	}
 	where := append([]fragment{expr("project_id = ?", p.projectID)}, p.kindFilter(t)...)
-	where = append(append(where, timeCond), p.scopeFilters(t)...)
-	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.tableName(t) + " WHERE ?"
+	cond := join(" AND ", append(append(where, timeCond), p.scopeFilters(t)...)...)
+	from := expr(p.tableName(t)+" WHERE ?", cond)
+	if credit {
+		from = expr("? AS facts_credited", p.creditedSource(t, cond))
+	}
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM ?"
 	if len(group) > 0 {
 		sql += " GROUP BY " + strings.Join(group, ", ")
 	}
-	return expr(sql, join(" AND ", where...))
+	return expr(sql, from)
 }
 
 // sumSource is what the first aggregation sums for m: tx_revenue_net stands for tx_revenue

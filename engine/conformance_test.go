@@ -27,7 +27,7 @@ import (
 // queries on both and requires the same rows, and runs every golden statement on chDB.
 
 // landingTables are the tables writers fill; the views fill the rest.
-var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in", "business_raw"}
+var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in", "business_raw", "journeys"}
 
 func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	ch := testenv.ClickHouse(t)
@@ -39,6 +39,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	biz := seededBusiness(t, ch.Conn)
+	writeJourneys(t, ch.Conn, "prj_j", generatedJourneys(11))
 	cur, err := chdb.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +108,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 			}
 		}
 	}
+	compareAttribution(t, &c)
 	br := rand.New(rand.NewSource(diffSeed))
 	for i := 0; i < diffQueries/2 && !t.Failed(); i++ {
 		q := randomBizQuery(br, biz)

@@ -15,6 +15,8 @@ type FieldList struct {
 	// clients need no list of their own.
 	Ranges  []string `json:"ranges"`
 	Compare []string `json:"compare"`
+	// Attribution is what metadata.attribution takes.
+	Attribution AttributionChoices `json:"attribution"`
 }
 
 // Fields lists every metric and dimension, or those available for source when it is not empty
@@ -25,7 +27,8 @@ func Fields(source string) (*FieldList, error) {
 			fmt.Sprintf("Unknown source %q. Valid sources: %s.", source, strings.Join(Sources, ", ")),
 			fmt.Sprintf("source: unknown source %q", source))
 	}
-	out := &FieldList{Metrics: []Metric{}, Dimensions: []Dimension{}, Ranges: Ranges, Compare: CompareModes}
+	out := &FieldList{Metrics: []Metric{}, Dimensions: []Dimension{}, Ranges: Ranges, Compare: CompareModes,
+		Attribution: attributionChoices}
 	for _, m := range metricList {
 		if source == "" || contains(m.Sources, source) {
 			out.Metrics = append(out.Metrics, *m)

@@ -49,6 +49,8 @@ type Metadata struct {
 	Dimensions        []string `json:"dimensions,omitzero"`
 	ConvertToCurrency string   `json:"convert_to_currency,omitempty"`
 	Revenue           string   `json:"revenue,omitempty"`
+	// Attribution credits order metrics by a model (attribution.go).
+	Attribution *Attribution `json:"attribution,omitempty"`
 }
 
 // OrderKey is one member of the order object: a field or row key and its direction.

@@ -63,11 +63,21 @@ type sums struct {
 	money  []decimal.Decimal
 	null   []bool
 	counts []int64
+	// credited marks the counts an attribution model credited: in units of creditedCount.
+	credited []bool
 }
 
 func newSums() sums {
 	return sums{money: make([]decimal.Decimal, len(measures)), null: make([]bool, len(measures)),
-		counts: make([]int64, len(measures))}
+		counts: make([]int64, len(measures)), credited: make([]bool, len(measures))}
+}
+
+// countUnit is how many units of count i make one: creditedCount for a credited count.
+func (s sums) countUnit(i int) int64 {
+	if s.credited[i] {
+		return creditedCount
+	}
+	return 1
 }
 
 // anyNull reports whether one of the money measures (by index) is null.
@@ -93,7 +103,7 @@ func (s sums) float(m measure) float64 {
 	if m.money {
 		return toFloat(s.money[m.index])
 	}
-	return float64(s.counts[m.index])
+	return float64(s.counts[m.index]) / float64(s.countUnit(m.index))
 }
 
 func moneySQL(m string) string { return "toFloat64(" + m + ") / 1000000" }
@@ -106,7 +116,13 @@ func countMetric(name, category string, sources ...string) *Metric {
 	i := measureNamed(name).index
 	return &Metric{Name: name, Category: category, Unit: UnitCount, Sources: sourcesOr(sources),
 		needs: []string{name}, sql: name,
-		value: func(s sums) any { return s.counts[i] }}
+		value: func(s sums) any {
+			if s.credited[i] {
+				f := float64(s.counts[i]) / creditedCount
+				return &f
+			}
+			return s.counts[i]
+		}}
 }
 
 func moneyMetric(name, category string) *Metric {
@@ -153,7 +169,7 @@ func moneyPer(name, category, formula, num, den string, per int64) *Metric {
 			if c == 0 {
 				return nil
 			}
-			return Money{centsPer(s.money[n], per, -6, c)}
+			return Money{centsPer(s.money[n], per*s.countUnit(d.index), -6, c)}
 		}}
 }
 

@@ -66,6 +66,8 @@ type plan struct {
 	named *Dates
 	// cmpStart and cmpEnd are the comparison period (time.compare), zero without one.
 	cmpStart, cmpEnd time.Time
+	// credits is metadata.attribution (attribution.go).
+	credits credits
 }
 
 // newPlan validates in (unless Check did) against scope and resolves it. The warnings hold
@@ -99,7 +101,7 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	pl := &plan{
 		projectID: scope.ProjectID, zone: scope.TimeZone, loc: loc, level: in.level(),
 		currency: scope.Currency, source: in.Source, connectionIDs: in.ConnectionIDs,
-		order: in.Order, limit: DefaultLimit, measures: measureSet{},
+		order: in.Order, limit: DefaultLimit, measures: measureSet{}, credits: in.resolveCredits(),
 	}
 	pl.start, pl.end = resolveRange(in.Time, loc, now)
 	if in.Time != nil && in.Time.Range != "" {

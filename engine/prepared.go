@@ -51,6 +51,9 @@ func (p *Prepared) Days() []DayRange {
 
 func (c *Compiled) days() DayRange {
 	first, after := dayRange(c.plan.start, c.plan.end, c.plan.loc)
+	if c.plan.crediting() {
+		return c.plan.creditedDays(first, after)
+	}
 	return DayRange{first, after}
 }
 

@@ -191,6 +191,7 @@ type scanner struct {
 	money     []*decimal.Decimal // per members()[i] when it is money
 	fxNull    []uint8            // per members()[i] when it is money: 1 when a rate was missing
 	counts    []*int64           // per members()[i] otherwise
+	credited  []*float64         // per members()[i] when it is a credited count (plan.creditsCount)
 	fxMissing []string
 	hasFacts  uint8
 	members   []measure
@@ -231,10 +232,14 @@ func (p *plan) scanner() *scanner {
 		s.markedKeys = append([]string{"date", "granularity"}, s.keys[1:]...)
 	}
 	s.money, s.counts = make([]*decimal.Decimal, len(s.members)), make([]*int64, len(s.members))
+	s.credited = make([]*float64, len(s.members))
 	for i, m := range s.members {
 		if m.money {
 			s.money[i] = new(decimal.Decimal)
 			s.dests = append(s.dests, s.money[i])
+		} else if p.creditsCount(m) {
+			s.credited[i] = new(float64)
+			s.dests = append(s.dests, s.credited[i])
 		} else {
 			s.counts[i] = new(int64)
 			s.dests = append(s.dests, s.counts[i])
@@ -279,6 +284,8 @@ func (p *plan) row(s *scanner) Row {
 		if m.money {
 			s.sums.money[m.index] = *s.money[i]
 			s.sums.null[m.index] = s.fxNull[i] != 0
+		} else if c := s.credited[i]; c != nil {
+			s.sums.counts[m.index], s.sums.credited[m.index] = int64(math.Round(*c*creditedCount)), true
 		} else {
 			s.sums.counts[m.index] = *s.counts[i]
 		}

@@ -91,7 +91,7 @@ func New(conn driver.Conn, opts Options) *Service {
 }
 
 // Settings are the ClickHouse settings a statement on table (facts_raw, facts_hourly,
-// facts_daily or their business_* counterparts) runs with: the one place they are set. The query benchmark sends its floor
+// facts_daily, their business_* counterparts, or journeys) runs with: the one place they are set. The query benchmark sends its floor
 // statements with them too.
 func (s *Service) Settings(table string) clickhouse.Settings {
 	secs := int(s.opts.MaxExecutionTime / time.Second)
@@ -104,7 +104,7 @@ func (s *Service) Settings(table string) clickhouse.Settings {
 		"max_memory_usage":   s.opts.MaxMemoryUsage,
 		"max_query_size":     maxStatementBytes,
 	}
-	if !rawTable(table) {
+	if !rawTable(table) && table != journeysTable {
 		set["max_threads"] = s.opts.RollupThreads
 	}
 	return set

@@ -94,6 +94,7 @@ func (in QueryInput) Validate() *apperr.Error {
 	if c := in.convertTo(); c != "" && !KnownCurrency(c) {
 		p.add("metadata.convert_to_currency: unknown currency %q; want a 3-letter ISO 4217 code", c)
 	}
+	in.validateAttribution(&p)
 	in.validateMetadata(&p)
 	if len(in.Fields) <= MaxFields && len(in.Filters) <= MaxFilters && len(in.dimensions()) <= len(BusinessDimensions) {
 		in.validateFamily(&p)

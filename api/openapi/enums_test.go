@@ -33,6 +33,8 @@ func TestEnumsAreTheCode(t *testing.T) {
 		"Granularity":           engine.Granularities,
 		"RangeName":             engine.Ranges,
 		"CompareMode":           engine.CompareModes,
+		"AttributionModel":      engine.Models,
+		"AttributionDate":       engine.AttributionDates,
 		"Operator":              engine.Operators,
 		"TriggerType":           platform.TriggerTypes,
 		"StandardEvent":         platform.StandardEvents,

@@ -44,6 +44,7 @@ Usage:
   mtk outbox stats [--json]     counts of the conversion and fact outboxes
   mtk backfill business [--batch N] [--json]   write the business facts of the orders and events
                                 stored before them (idempotent; the business-backfill job does it too)
+  mtk journeys backfill [--redo]  queue the orders and touches stored before attribution models
   mtk bench --body FILE | --queries DIR [--url U] [--key K] [--concurrency 1,8,32] [--rate 50,200]
             [--max-inflight N] [--duration 10s] [--warmup 2s] [--cache on|off|both] [--json] [--compare FILE.json]
                                 benchmark query bodies against a server (see README.md)
@@ -68,6 +69,7 @@ var commands = map[string]command{
 	"container":    runContainer,
 	"sync":         runSync,
 	"outbox":       runOutbox,
+	"journeys":     runJourneys,
 	"bench":        runBench,
 	"backfill":     runBackfill,
 }

@@ -204,6 +204,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	leads.QueueTouches(w, touchesOf(rows))
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
 	outbox.QueueBiz(w, bizOf(keep, rows), now)
+	outbox.QueueJourneys(w, journeyTouchesOf(keep, kept), now)
 	for i, ev := range keep {
 		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
 			return nil, 0, err

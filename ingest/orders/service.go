@@ -196,6 +196,9 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 			outbox.QueueFacts(w, facts, now)
 			outbox.QueueBiz(w, biz, now)
 		}
+		if err := queueJourney(ctx, tx, w, conn, p, prev, found, st, now); err != nil {
+			return err
+		}
 		if err := queuePurchase(w, conn, p, prev, found, st, pixels, now); err != nil {
 			return err
 		}

@@ -19,6 +19,8 @@ const (
 	// never drain at once.
 	FactDrainer  int64 = 7_346_101
 	EventDrainer int64 = 7_346_102
+	// JourneyDrainer is FactDrainer's lock for the journey outbox.
+	JourneyDrainer int64 = 7_346_103
 )
 
 // KeyedID is the SQL expression of a keyed lock's id, from its name bound as $1.

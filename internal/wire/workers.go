@@ -24,8 +24,10 @@ func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Add(3)
+	journeys := s.journeyDrainer()
+	wg.Add(4)
 	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "facts", drain) }()
+	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "journeys", journeys.RunOnce) }()
 	go func() { defer wg.Done(); outbox.Run(ctx, outbox.EventsInterval, log, "events", events.RunOnce) }()
 	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "conversions", deliverer.RunOnce) }()
 	return &wg
@@ -35,7 +37,7 @@ func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 // (the demo seed and the tests, which have no workers running).
 func (s *System) Drain(ctx context.Context) error {
 	events, facts := s.drainers()
-	for _, d := range []*outbox.Drainer{events, facts} {
+	for _, d := range []*outbox.Drainer{events, facts, s.journeyDrainer()} {
 		if _, err := d.RunOnce(ctx); err != nil {
 			return err
 		}
@@ -49,4 +51,11 @@ func (s *System) drainers() (events, facts *outbox.Drainer) {
 	facts = outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	events.Partitions, facts.Partitions = s.Config.DrainPartitions, s.Config.DrainPartitions
 	return events, facts
+}
+
+// journeyDrainer is the journey outbox's Drainer, in the configured partitions.
+func (s *System) journeyDrainer() *outbox.Drainer {
+	d := outbox.NewJourneyDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	d.Partitions = s.Config.DrainPartitions
+	return d
 }

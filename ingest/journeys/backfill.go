@@ -1,0 +1,207 @@
+// Package journeys backfills the journey outbox (ingest/outbox, JourneyRow) with what was stored
+// before it existed: every order's current state under its lead, every event of a lead whose
+// UTM resolves to an ad entity as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
+// (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
+// under its row lock only while orders.journey is false (a webhook sets it), and an event only
+// when neither journeys nor the outbox holds its event_id; a merge row repeated says what the
+// first said (a lead's latest merge row counts).
+package journeys
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/ingest/attribution"
+	"mtk/ingest/outbox"
+	"mtk/platform/utm"
+)
+
+// chunk is how many orders or touches one transaction copies.
+const chunk = 1000
+
+// Progress is what the backfill reports after each chunk of a project.
+type Progress struct {
+	Project         string
+	Orders, Touches int
+	Done            bool
+}
+
+// Backfill copies the stored orders and touches of every project it has not done yet (all of
+// them again when redo) into the journey outbox, reporting progress after each chunk.
+func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, redo bool,
+	now time.Time, report func(Progress)) error {
+	q := "SELECT id, timezone FROM projects p WHERE NOT EXISTS (SELECT 1 FROM journey_backfill b WHERE b.project_id = p.id) ORDER BY id"
+	if redo {
+		q = "SELECT id, timezone FROM projects ORDER BY id"
+	}
+	rows, err := pool.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	type project struct{ id, zone string }
+	projects, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (project, error) {
+		var p project
+		return p, r.Scan(&p.id, &p.zone)
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range projects {
+		pr := Progress{Project: p.id}
+		for {
+			n, err := copyOrders(ctx, pool, p.id, p.zone, now)
+			if err != nil {
+				return fmt.Errorf("journeys: orders of %s: %w", p.id, err)
+			}
+			pr.Orders += n
+			if n < chunk {
+				break
+			}
+			report(pr)
+		}
+		if err := copyMerges(ctx, pool, p.id, now); err != nil {
+			return fmt.Errorf("journeys: lead merges of %s: %w", p.id, err)
+		}
+		n, err := copyTouches(ctx, pool, ch, resolver, p.id, p.zone, now, func(n int) { pr.Touches += n; report(pr) })
+		if err != nil {
+			return fmt.Errorf("journeys: touches of %s: %w", p.id, err)
+		}
+		pr.Touches, pr.Done = n, true
+		if _, err := pool.Exec(ctx, `INSERT INTO journey_backfill (project_id, done_at) VALUES ($1, $2)
+			ON CONFLICT (project_id) DO UPDATE SET done_at = EXCLUDED.done_at`, p.id, now); err != nil {
+			return err
+		}
+		report(pr)
+	}
+	return nil
+}
+
+// copyOrders copies up to chunk orders of the project that the outbox does not hold, locked, in
+// one transaction, and marks them; it returns how many it marked.
+func copyOrders(ctx context.Context, pool *pgxpool.Pool, project, zone string, now time.Time) (int, error) {
+	var n int
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT connection_id, transaction_id, status, value, currency, product_cost, created_at,
+			coalesce(lead_id, '') FROM orders WHERE project_id = $1 AND NOT journey
+			ORDER BY connection_id, transaction_id LIMIT $2 FOR UPDATE`, project, chunk)
+		if err != nil {
+			return err
+		}
+		type order struct {
+			conn, id, status, currency, lead string
+			value, cost                      int64
+			created                          time.Time
+		}
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (order, error) {
+			var o order
+			return o, r.Scan(&o.conn, &o.id, &o.status, &o.value, &o.currency, &o.cost, &o.created, &o.lead)
+		})
+		if err != nil || len(got) == 0 {
+			return err
+		}
+		n = len(got)
+		var out []outbox.JourneyRow
+		conns, ids := make([]string, n), make([]string, n)
+		for i, o := range got {
+			conns[i], ids[i] = o.conn, o.id
+			r, ok := outbox.OrderJourney(project, zone, o.conn+"/"+o.id, o.lead, o.status, o.currency, o.created, o.value, o.cost)
+			if ok {
+				out = append(out, r)
+			}
+		}
+		b := &pgx.Batch{}
+		outbox.QueueJourneys(b, out, now)
+		b.Queue(`UPDATE orders o SET journey = true FROM unnest($1::text[], $2::text[]) AS k (c, t)
+			WHERE o.connection_id = k.c AND o.transaction_id = k.t`, conns, ids)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	return n, err
+}
+
+// copyTouches copies the project's events of a lead whose UTM resolves to an ad entity that
+// neither journeys nor the outbox holds yet, chunk by chunk; it returns how many it copied.
+func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
+	now time.Time, chunkDone func(int)) (int, error) {
+	known := map[string]bool{}
+	rows, err := pool.Query(ctx, "SELECT event_id FROM journey_outbox WHERE project_id = $1 AND kind = 'touch'", project)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		known[id] = true
+	}
+	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term
+		FROM events WHERE project_id = ? AND lead_id != '' AND campaign_id != ''
+		AND event_id NOT IN (SELECT event_id FROM journeys WHERE project_id = ? AND kind = 'touch')
+		ORDER BY ts, event_id`, project, project)
+	if err != nil {
+		return 0, err
+	}
+	defer crows.Close()
+	total := 0
+	var pending []outbox.JourneyRow
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		b := &pgx.Batch{}
+		outbox.QueueJourneys(b, pending, now)
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
+			return err
+		}
+		total += len(pending)
+		chunkDone(len(pending))
+		pending = pending[:0]
+		return nil
+	}
+	for crows.Next() {
+		var id, lead string
+		var ts time.Time
+		var p utm.Params
+		if err := crows.Scan(&id, &ts, &lead, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term); err != nil {
+			return total, err
+		}
+		if known[id] {
+			continue
+		}
+		known[id] = true
+		a, ok, err := resolver.Resolve(ctx, project, p)
+		if err != nil {
+			return total, err
+		}
+		if !ok {
+			continue
+		}
+		pending = append(pending, outbox.JourneyRow{ProjectID: project, TimeZone: zone, Kind: outbox.JourneyTouch,
+			Time: ts.UTC(), LeadID: lead, EventID: id, Origin: "event", Source: a.Source, ConnectionID: a.ConnectionID,
+			AccountID: a.AccountID, CampaignID: a.CampaignID, AdsetID: a.AdsetID, AdID: a.AdID})
+		if len(pending) == chunk {
+			if err := flush(); err != nil {
+				return total, err
+			}
+		}
+	}
+	if err := crows.Err(); err != nil {
+		return total, err
+	}
+	return total, flush()
+}
+
+// copyMerges queues a merge row for every merged lead of the project: where it points now.
+func copyMerges(ctx context.Context, pool *pgxpool.Pool, project string, now time.Time) error {
+	_, err := pool.Exec(ctx, `WITH ins AS (INSERT INTO journey_outbox (project_id, timezone, kind, ts, lead_id, merged_into, created_at)
+			SELECT l.project_id, p.timezone, 'merge', $2, l.id, l.merged_into, $2 FROM leads l JOIN projects p ON p.id = l.project_id
+			WHERE l.project_id = $1 AND l.merged_into IS NOT NULL RETURNING 1)
+		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT 'journey_outbox', pg_backend_pid(), count(*) FROM ins
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, project, now)
+	return err
+}

@@ -1,0 +1,196 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/facts"
+	"mtk/internal/clock"
+	"mtk/internal/pglock"
+)
+
+// Journey row kinds (journeys.kind).
+const (
+	JourneyTouch = "touch"
+	JourneyOrder = "order"
+	JourneyMerge = "merge"
+)
+
+// JourneyRow is one row for ClickHouse's journeys table (schema/clickhouse/0010_journeys.sql):
+// a lead's touch (an event whose UTM resolved to an ad entity) or an order's signed contribution
+// under its lead, which attribution models credit at query time.
+type JourneyRow struct {
+	ProjectID, TimeZone string
+	Kind                string
+	Time                time.Time
+	LeadID              string
+	// MergedInto is the lead a merge row's lead was merged into.
+	MergedInto string
+	// OrderID names an order row's transaction (connection and id); EventID a touch's event.
+	OrderID, EventID string
+	// Origin is what a touch was ("event").
+	Origin                                                     string
+	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
+	Currency                                                   string
+	// Money in micros of Currency, as in facts_raw.
+	Revenue, Count, CountTotal, CountPending, CountRefunded, ProductCosts int64
+}
+
+// Negate returns r with every value's sign flipped.
+func (r JourneyRow) Negate() JourneyRow {
+	r.Revenue, r.Count, r.CountTotal = -r.Revenue, -r.Count, -r.CountTotal
+	r.CountPending, r.CountRefunded, r.ProductCosts = -r.CountPending, -r.CountRefunded, -r.ProductCosts
+	return r
+}
+
+const journeyColumns = `project_id, timezone, kind, ts, lead_id, merged_into, order_id, event_id, origin, source, connection_id,
+	account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending,
+	tx_count_refunded, tx_product_costs`
+
+func (r *JourneyRow) args() []any {
+	return []any{r.ProjectID, r.TimeZone, r.Kind, r.Time, r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin, r.Source,
+		r.ConnectionID, r.AccountID, r.CampaignID, r.AdsetID, r.AdID, r.Currency, r.Revenue, r.Count, r.CountTotal,
+		r.CountPending, r.CountRefunded, r.ProductCosts}
+}
+
+func (r *JourneyRow) dest() []any {
+	return []any{&r.ProjectID, &r.TimeZone, &r.Kind, &r.Time, &r.LeadID, &r.MergedInto, &r.OrderID, &r.EventID, &r.Origin, &r.Source,
+		&r.ConnectionID, &r.AccountID, &r.CampaignID, &r.AdsetID, &r.AdID, &r.Currency, &r.Revenue, &r.Count,
+		&r.CountTotal, &r.CountPending, &r.CountRefunded, &r.ProductCosts}
+}
+
+// QueueJourneys queues rs on w, in order, and the growth of the outbox's size, to be written in
+// the caller's transaction. Nothing is queued for no rows.
+func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
+	if len(rs) == 0 {
+		return
+	}
+	for i := range rs {
+		w.Queue(`INSERT INTO journey_outbox (`+journeyColumns+`, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+			append(rs[i].args(), now)...)
+	}
+	queueResize(w, "journey_outbox", len(rs))
+}
+
+// NewJourneyDrainer returns the Drainer of the journey outbox: it moves journey_outbox rows into
+// the journeys table and deletes them.
+func NewJourneyDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
+	return newDrainer(pool, ch, clk, log, drainTable{
+		name: "journey_outbox", targets: []string{"journeys"}, lock: pglock.JourneyDrainer, load: loadJourneys,
+	})
+}
+
+type pendingJourney struct {
+	id  int64
+	row JourneyRow
+}
+
+type journeyRows []pendingJourney
+
+func loadJourneys(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error) {
+	rows, err := conn.Query(ctx, `SELECT id, `+journeyColumns+` FROM journey_outbox WHERE `+partitionWhere+
+		` ORDER BY id LIMIT $1`, limit, part.count, part.index)
+	if err != nil {
+		return nil, err
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingJourney, error) {
+		var p pendingJourney
+		err := r.Scan(append([]any{&p.id}, p.row.dest()...)...)
+		return p, err
+	})
+	return journeyRows(got), err
+}
+
+func (rs journeyRows) keys() []rowKey {
+	keys := make([]rowKey, len(rs))
+	for i, p := range rs {
+		keys[i] = rowKey{id: p.id, project: p.row.ProjectID, ts: p.row.Time}
+	}
+	return keys
+}
+
+// changes are the local days of the rows: model answers read them (their cache keys widen the
+// days they read by the window, engine.Prepared.Days).
+func (rs journeyRows) changes() ([]facts.Change, error) {
+	var out []facts.Change
+	seen := map[facts.Change]bool{}
+	for _, p := range rs {
+		loc, err := time.LoadLocation(p.row.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("outbox: time zone %q: %w", p.row.TimeZone, err)
+		}
+		c := facts.FactsOn(p.row.ProjectID, facts.LocalDay(p.row.Time, loc))
+		if p.row.Kind == JourneyMerge { // it moves credits on any day of the lead's
+			c = facts.EntitiesOf(p.row.ProjectID)
+		}
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// insert writes the rows the journeys table does not hold yet, in one INSERT.
+func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
+	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin,
+		source, connection_id, account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total,
+		tx_count_pending, tx_count_refunded, tx_product_costs, outbox_id)`)
+	if err != nil {
+		return fmt.Errorf("outbox: insert journeys: %w", err)
+	}
+	defer batch.Close()
+	for _, p := range rs {
+		if skip[uint64(p.id)] {
+			continue
+		}
+		r := &p.row
+		if err := batch.Append(r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin, r.Source,
+			r.ConnectionID, r.AccountID, r.CampaignID, r.AdsetID, r.AdID, r.Currency, r.Revenue, r.Count, r.CountTotal,
+			r.CountPending, r.CountRefunded, r.ProductCosts, uint64(p.id)); err != nil {
+			return fmt.Errorf("outbox: insert journeys: %w", err)
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("outbox: insert journeys: %w", err)
+	}
+	return nil
+}
+
+// OrderJourney is the journey row of an order's state (status as stored, value and cost in minor
+// units of currency), under its lead at its created time; false for a failed order, which counts
+// nothing. Its values are those the order contributes to facts_raw when attributed.
+func OrderJourney(project, zone, orderID, lead, status, currency string, created time.Time, value, cost int64) (JourneyRow, bool) {
+	if status == "failed" {
+		return JourneyRow{}, false
+	}
+	r := JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyOrder, Time: created.UTC(), LeadID: lead,
+		OrderID: orderID, Currency: currency, CountTotal: 1}
+	switch status {
+	case "approved":
+		r.Revenue, r.Count, r.ProductCosts = value*facts.MicrosPerMinor, 1, cost*facts.MicrosPerMinor
+	case "pending":
+		r.CountPending = 1
+	default: // refunded, chargeback
+		r.CountRefunded = 1
+	}
+	return r, true
+}
+
+// QueueLeadMerge queues, before the merge itself, a merge row for the lead merged and for every
+// lead merged into it before (all of them then point at survivor), with the growth of the
+// outbox's size, in the caller's transaction.
+func QueueLeadMerge(w *pgx.Batch, projectID, merged, survivor string, now time.Time) {
+	w.Queue(`WITH ins AS (INSERT INTO journey_outbox (project_id, timezone, kind, ts, lead_id, merged_into, created_at)
+			SELECT l.project_id, p.timezone, 'merge', $4, l.id, $3, $4 FROM leads l JOIN projects p ON p.id = l.project_id
+			WHERE l.project_id = $1 AND (l.id = $2 OR l.merged_into = $2) RETURNING 1)
+		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT 'journey_outbox', pg_backend_pid(), count(*) FROM ins
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, projectID, merged, survivor, now)
+}
