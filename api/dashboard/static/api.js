@@ -104,6 +104,10 @@ const api = {
   projects(signal) {
     return this.call('GET', '/v3/projects', undefined, signal);
   },
+  // fields is GET /v3/fields (what queries take) in the given workspace.
+  fields(workspace) {
+    return this.call('GET', '/v3/fields', undefined, undefined, workspace);
+  },
   // query asks POST /v3/query in the workspace of the body's project.
   query(body, signal, workspace) {
     return this.call('POST', '/v3/query', body, signal, workspace);

@@ -7,6 +7,21 @@ const $ = (id) => document.getElementById(id);
 const VIEW_STORAGE = 'mtk.dashboard.view';
 const RANGE_DAYS = { '7d': 7, '30d': 30, '90d': 90 };
 const MONEY_SERIES = [{ key: 'spend', label: 'Spend', color: '#4f46e5' }, { key: 'tx_revenue', label: 'Revenue', color: '#0ea371' }];
+// The attribution windows offered (those GET /v3/fields allows, with its default), and how each
+// model reads; a model this page does not know reads as its name.
+const WINDOWS = [1, 7, 28, 90];
+const MODEL_LABELS = {
+  reported: 'Reported', last_click: 'Last click', first_click: 'First click', linear: 'Linear',
+  position_based: 'Position-based', time_decay: 'Time decay',
+};
+// Why the attribution controls are off: the breakdown views' dimensions are answered with the
+// reported attribution only; the reported model has no window and credits the sale's day.
+const ATTRIBUTION_OFF = {
+  breakdown: 'Sources and Products break sales down by traffic and order dimensions, which the API credits with the ' +
+    'reported attribution only (each order on its own UTM, else its lead\'s). Models apply to the Performance view.',
+  reported: 'The reported model credits each order to the ad its own UTM names, else its lead\'s, on the day of the sale. ' +
+    'Choose another model to set a window or credit by click date.',
+};
 const ROAS_SERIES = [{ key: 'roas', label: 'ROAS', color: '#f59e0b' }];
 const KPIS = [
   { key: 'spend', sub: (t, cur) => 'CPC ' + fmt.metric('cpc', t.cpc, cur) },
@@ -24,6 +39,9 @@ const state = {
   view: {
     project: '', range: '30d', start: '', end: '', granularity: 'day', level: 'campaign', currency: '',
     page: 'performance', dimension: 'utm_source', metrics: { sources: 'tx_revenue', products: 'tx_revenue' },
+    // The attribution of the Performance view's order metrics (metadata.attribution); window is
+    // in days, '' until GET /v3/fields gives its default.
+    model: 'reported', window: '', clickDate: false,
   },
   controller: null,
   seq: 0,
@@ -91,8 +109,10 @@ function refusal(err) {
 async function enter() {
   setState('loading');
   let projects;
+  let fields = null;
   try {
     projects = await api.projects();
+    if (projects.length) fields = await api.fields(projects[0].workspace_id);
   } catch (err) {
     const message = refusal(err);
     api.signOut();
@@ -106,6 +126,7 @@ async function enter() {
   $('key-hint').textContent = api.who();
   restoreView();
   if (!currentProject() && projects.length) state.view.project = projects[0].id;
+  if (fields) offerAttribution(fields.attribution);
   $('project').replaceChildren(...projects.map((p) => {
     const o = el('option', '', p.name + ' · ' + p.currency);
     o.value = p.id;
@@ -116,6 +137,51 @@ async function enter() {
 }
 
 // --- controls --------------------------------------------------------------------------------
+
+// offerAttribution fills the model and window selectors with what metadata.attribution takes
+// (choices, from GET /v3/fields) and sets a saved choice it no longer takes to the default.
+function offerAttribution(choices) {
+  const v = state.view;
+  // The API's numbers arrive as their text (api.js).
+  const [min, max, def] = ['min', 'max', 'default'].map((k) => Number(choices.window_days[k]));
+  if (!choices.models.includes(v.model)) v.model = 'reported';
+  const windows = [...new Set(WINDOWS.filter((d) => d >= min && d <= max).concat(def))].sort((a, b) => a - b);
+  if (!windows.includes(Number(v.window))) v.window = String(def);
+  $('model').replaceChildren(...choices.models.map((m) => {
+    const o = el('option', '', MODEL_LABELS[m] || m);
+    o.value = m;
+    return o;
+  }));
+  $('window').replaceChildren(...windows.map((d) => {
+    const o = el('option', '', d + (d === 1 ? ' day' : ' days'));
+    o.value = String(d);
+    return o;
+  }));
+}
+
+// attribution is the view's metadata.attribution, or null for the reported model (the API's
+// default, so the bodies stay as they were without one).
+function attribution(v) {
+  if (v.model === 'reported') return null;
+  return { model: v.model, window_days: Number(v.window), date: v.clickDate ? 'click' : 'conversion' };
+}
+
+// syncAttribution sets the attribution controls, turned off with the reason in their title on the
+// breakdown views, and the window and date under the reported model.
+function syncAttribution() {
+  const v = state.view;
+  $('model').value = v.model;
+  $('window').value = v.window;
+  $('click-date').checked = v.clickDate;
+  const why = v.page !== 'performance' ? ATTRIBUTION_OFF.breakdown : '';
+  const windowWhy = why || (v.model === 'reported' ? ATTRIBUTION_OFF.reported : '');
+  for (const [id, reason] of [['model', why], ['window', windowWhy], ['click-date', windowWhy]]) {
+    const field = $(id).closest('.field');
+    $(id).disabled = Boolean(reason);
+    field.classList.toggle('off', Boolean(reason));
+    field.title = reason;
+  }
+}
 
 function syncControls() {
   const v = state.view;
@@ -145,6 +211,7 @@ function syncControls() {
   $('custom-range').hidden = v.range !== 'custom';
   $('range-start').value = v.start;
   $('range-end').value = v.end;
+  syncAttribution();
 }
 
 function wireControls() {
@@ -184,6 +251,14 @@ function wireControls() {
   change('granularity', 'granularity');
   change('level', 'level');
   change('currency', 'currency');
+  change('model', 'model');
+  change('window', 'window');
+  $('click-date').addEventListener('change', () => {
+    state.view.clickDate = $('click-date').checked;
+    saveView();
+    syncControls();
+    load();
+  });
   change('range-start', 'start');
   change('range-end', 'end');
   change('breakdown-dimension', 'dimension');
@@ -242,7 +317,8 @@ function bodies(project, r) {
     return breakdown.bodies(v.page, { project: project.id, start: r.start, end: r.end },
       { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, currency: v.currency });
   }
-  const meta = v.currency ? { convert_to_currency: v.currency } : null;
+  const credit = attribution(v);
+  const meta = Object.assign({}, v.currency ? { convert_to_currency: v.currency } : null, credit ? { attribution: credit } : null);
   const withMeta = (b, extra) => {
     const m = Object.assign({}, meta, extra);
     if (Object.keys(m).length) b.metadata = m;
@@ -350,7 +426,7 @@ function render(project, r, res) {
   $('title').textContent = project.name;
   $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · by ' + granularity +
     (granularity === v.granularity ? '' : ' (asked: ' + v.granularity + ')') + some.map((x) => ' (' + x + ')').join('') +
-    ' · ' + currency;
+    ' · ' + currency + attributionNote(attribution(v));
 
   const totals = res.totals.data[0] || {};
   $('kpis').replaceChildren(...KPIS.map((k) => {
@@ -385,6 +461,12 @@ function render(project, r, res) {
     (all === 1 ? ' row' : ' rows') + (res.table && res.table.has_more ? ' · the first ' + fmt.count(tableRows.length) + ' by spend' : '');
   $('table-note').dataset.total = String(all);
   entityTable.show($('table'), { rows: tableRows, level, currency, totals, projectName: project.name });
+}
+
+// attributionNote names a model's attribution for the subtitle ('' for the reported one).
+function attributionNote(a) {
+  if (!a) return '';
+  return ' · ' + (MODEL_LABELS[a.model] || a.model) + ', ' + a.window_days + '-day window' + (a.date === 'click' ? ', by click date' : '');
 }
 
 // fitKpis shows each total whole: its exact value where it fits its card, in a smaller type if

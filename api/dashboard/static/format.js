@@ -34,7 +34,8 @@ const fmt = (() => {
 
   const money = (v, currency) =>
     v == null ? '—' : nf('m' + currency, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v);
-  const count = (v) => (v == null ? '—' : nf('c', { maximumFractionDigits: 0 }).format(v));
+  // Counts credited by an attribution model are fractional, to 4 decimals (1.3333 sales).
+  const count = (v) => (v == null ? '—' : nf('c', { maximumFractionDigits: 4 }).format(v));
   const percent = (v) => (v == null ? '—' : nf('p', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v));
   // change shows the size of a relative change, "8.9%" (the page's arrow gives its way), or "—"
   // when there is none (a null or a 0 base).
