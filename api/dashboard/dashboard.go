@@ -1,7 +1,7 @@
 // Package dashboard serves mtk's analytics dashboard at /dashboard: one page of hand-written
 // HTML, CSS and JavaScript embedded in the binary. The page signs in with an API key and reads
-// everything through the public API (GET /v3/projects, POST /v3/query), so it shows nothing a
-// key's owner could not fetch themselves.
+// everything through the public API (GET /v3/projects, GET /v3/fields, POST /v3/query), so it
+// shows nothing a key's owner could not fetch themselves.
 package dashboard
 
 import (
