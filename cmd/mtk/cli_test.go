@@ -299,6 +299,7 @@ func TestSeedDemoIsIdempotent(t *testing.T) {
 		t.Fatalf("the ads' month: ROAS %.2f, orders per click %.4f", roas, conv)
 	}
 	assertDemoTraffic(t, project)
+	assertDemoJourneys(t, project, query)
 }
 
 func TestBackgroundJobsRun(t *testing.T) {

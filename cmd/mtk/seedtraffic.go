@@ -152,8 +152,9 @@ func (s trafficSender) newVisit(id string, at time.Time, ua, landing, referrer s
 }
 
 // sendDay sends the shop's traffic of one local date (day days ago). Ad by ad: its buyers (its
-// synced clicks that day times its conversion) each view the page from the ad's link, sign up
-// (a Lead), start a checkout and order; as many other visitors only look. Orders carry the
+// synced clicks that day times its conversion) each view the page from the ad's link, start a
+// checkout and order, most after a journey of earlier visits from ads (adBuyer) whose first
+// signed them up (a Lead); about as many other visitors only look. Orders carry the
 // ad's UTM as a shop's checkout passes it, and their status updates carry none. Then the unpaid
 // sources bring buyers and lookers in proportion to the day's paid buyers, some buyers come back
 // weeks later through e-mail or WhatsApp, and crawlers read a few pages.
@@ -176,22 +177,31 @@ func (s trafficSender) sendDay(day int, now time.Time) error {
 		paid += expected
 		buyers := s.round(expected)
 		costPerOrder := float64(d.spendMicros) / float64(d.clicks) / ad.conversion / 10_000 // cents
+		// The buyers' journeys' earlier visits stand in for as many lookers, so that the demo
+		// sends about as many page views as before journeys.
+		skip := 0
 		for i := 0; i < 2*buyers; i++ {
+			if i%2 == 1 && skip > 0 {
+				skip--
+				continue
+			}
 			visitor++
 			at := start.Add(time.Duration(s.r.Int63n(int64(span))))
 			v := s.newVisit(fmt.Sprint(visitor), at, browser(s.r), pick(s.r, paidLandings), paidReferrer(ad.utm), ad.utm)
-			if err := s.pageView(v); err != nil {
-				return err
-			}
 			if i%2 == 1 {
+				if err := s.pageView(v, ""); err != nil {
+					return err
+				}
 				continue // a visitor who only looks
 			}
 			// Worth the ad's cost per order times its ROAS over the share of orders paid (in the ad
 			// account's currency, ±30 %).
 			target := max(int64(costPerOrder*ad.roas/paidShare()*(0.7+0.6*s.r.Float64())), 500)
-			if err := s.buyer(visitor, v, ad.currency, basketNear(s.r, target, ad.currency), now); err != nil {
+			earlier, err := s.adBuyer(visitor, v, ad.currency, basketNear(s.r, target, ad.currency), now)
+			if err != nil {
 				return err
 			}
+			skip += earlier
 		}
 	}
 	for _, ch := range demoChannels {
@@ -200,7 +210,7 @@ func (s trafficSender) sendDay(day int, now time.Time) error {
 			visitor++
 			at := start.Add(time.Duration(s.r.Int63n(int64(span))))
 			v := s.channelVisit(fmt.Sprint(visitor), ch, at, browser(s.r))
-			if err := s.pageView(v); err != nil {
+			if err := s.pageView(v, ""); err != nil {
 				return err
 			}
 			if i%2 == 0 {
@@ -213,7 +223,7 @@ func (s trafficSender) sendDay(day int, now time.Time) error {
 	for i := range 2 + s.r.Intn(3) {
 		at := start.Add(time.Duration(s.r.Int63n(int64(span))))
 		v := s.newVisit(fmt.Sprintf("%d-bot%d", day, i), at, pick(s.r, crawlers), pick(s.r, paidLandings), "", nil)
-		if err := s.pageView(v); err != nil {
+		if err := s.pageView(v, ""); err != nil {
 			return err
 		}
 	}
@@ -238,14 +248,32 @@ func (s trafficSender) channelVisit(id string, ch channel, at time.Time, ua stri
 	return s.newVisit(id, at, ua, pick(s.r, ch.landings), pick(s.r, ch.referrers), utm)
 }
 
-func (s trafficSender) pageView(v visit) error {
-	return s.post("/v3/tracking/events", map[string]any{"domain": s.domain, "source": "website",
+// pageView sends v's page view; email names the visitor ("" for none): the shop's site passes
+// the e-mail of a visitor who signed up before, whom it knows by its cookie.
+func (s trafficSender) pageView(v visit, email string) error {
+	ev := map[string]any{"domain": s.domain, "source": "website",
 		"event_id": "demo-pv-" + v.id, "timestamp": v.at.Unix(), "page": map[string]any{"url": v.url, "referrer": v.referrer},
-		"config": map[string]any{"name": "page_view"}}, "", v.ua)
+		"config": map[string]any{"name": "page_view"}}
+	if email != "" {
+		ev["lead"] = map[string]any{"email": email}
+	}
+	return s.post("/v3/tracking/events", ev, "", v.ua)
 }
 
 // buyer signs up, starts a checkout and orders b; some buyers come back for more later.
 func (s trafficSender) buyer(visitor int, v visit, currency string, b basket, now time.Time) error {
+	customer, err := s.signUp(visitor, v, now)
+	if err != nil {
+		return err
+	}
+	if err := s.checkout(v, customer, currency, b, now); err != nil {
+		return err
+	}
+	return s.returns(visitor, v, customer, now)
+}
+
+// signUp sends the Lead of visitor in visit v and returns the customer the checkout names.
+func (s trafficSender) signUp(visitor int, v visit, now time.Time) (map[string]any, error) {
 	lead := map[string]any{"email": fmt.Sprintf("visitor%d@demo.example", visitor), "first_name": "Visitor",
 		"last_name": fmt.Sprint(visitor), "city": "São Paulo", "state": "SP", "country": "BR"}
 	ev := map[string]any{"event_id": "demo-lead-" + v.id, "timestamp": v.at.Add(2 * time.Minute).Unix(),
@@ -257,13 +285,9 @@ func (s trafficSender) buyer(visitor int, v visit, currency string, b basket, no
 		ev["config"] = map[string]any{"name": "Lead", "alpha": map[string]any{"name": "Lead"}}
 	}
 	if err := s.post("/v3/tracking/events", ev, s.trackingKey, v.ua); err != nil {
-		return err
+		return nil, err
 	}
-	customer := map[string]any{"email": lead["email"], "name": fmt.Sprint("Visitor ", visitor)}
-	if err := s.checkout(v, customer, currency, b, now); err != nil {
-		return err
-	}
-	return s.returns(visitor, v, customer, now)
+	return map[string]any{"email": lead["email"], "name": fmt.Sprint("Visitor ", visitor)}, nil
 }
 
 // page is what the shop's server sends with a visit's events: the visit's landing page and
@@ -306,7 +330,7 @@ func (s trafficSender) returns(visitor int, first visit, customer map[string]any
 			ua = browser(s.r)
 		}
 		v := s.channelVisit(fmt.Sprintf("%d-%d", visitor, n+2), pick(s.r, returningChannels), at, ua)
-		if err := s.pageView(v); err != nil {
+		if err := s.pageView(v, ""); err != nil {
 			return err
 		}
 		if err := s.checkout(v, customer, s.currency, randomBasket(s.r), now); err != nil {
