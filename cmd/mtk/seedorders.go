@@ -132,14 +132,23 @@ func randomBasket(r *rand.Rand) basket {
 }
 
 // paymentMethod is a way the shop's customers pay: its share of orders and of those the share
-// never paid (a card declined, a pix or boleto left to expire), in percent.
+// never paid (a card declined, a pix or boleto left to expire), in percent, and the checkout's
+// fee for it (basis points of the value plus a fixed amount in BRL cents), which the webhooks
+// report as the shop's commission: what it receives (metadata.revenue "net").
 type paymentMethod struct {
-	name           string
-	weight, unpaid int
+	name              string
+	weight, unpaid    int
+	feeBps, feeFixBRL int64
 }
 
 var paymentMethods = []paymentMethod{
-	{"credit_card", 48, 8}, {"pix", 30, 20}, {"boleto", 12, 40}, {"debit_card", 5, 8}, {"paypal", 5, 5},
+	{"credit_card", 48, 8, 499, 100}, {"pix", 30, 20, 99, 0}, {"boleto", 12, 40, 0, 349},
+	{"debit_card", 5, 8, 299, 0}, {"paypal", 5, 5, 540, 60},
+}
+
+// received is what the shop keeps of value (in currency's minor units) after m's fee.
+func (m paymentMethod) received(value int64, currency string) int64 {
+	return max(value-value*m.feeBps/10_000-inCurrency(m.feeFixBRL, currency), 0)
 }
 
 func drawPayment(r *rand.Rand) paymentMethod {
@@ -234,7 +243,8 @@ func (o demoOrder) webhooks(r *rand.Rand, now time.Time) []map[string]any {
 		}
 		tx := map[string]any{"id": o.id, "status": st.status, "value": value, "currency": o.currency,
 			"created_at": o.at.Format(time.RFC3339), "updated_at": updated.Format(time.RFC3339),
-			"items": items, "payment_method": o.payment.name}
+			"items": items, "payment_method": o.payment.name,
+			"commission_value": o.payment.received(value, o.currency), "commission_currency": o.currency}
 		if i == 0 {
 			tx["customer"] = o.customer
 			if o.utm != nil {

@@ -12,7 +12,7 @@ import (
 // TestSeedDemoOrdersPayLikeCheckouts: the demo's order webhooks name a payment method on every
 // call; cards and PayPal are approved or declined at once, pix and boletos wait pending and are
 // later paid or expire, in the same transaction; only the first call carries the customer and
-// UTM; the lines are worth the order's value. With a late "now", recent boletos are still pending.
+// UTM; the lines are worth the order's value, and the commission is the value less the fee. With a late "now", recent boletos are still pending.
 func TestSeedDemoOrdersPayLikeCheckouts(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	created := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -41,6 +41,9 @@ func TestSeedDemoOrdersPayLikeCheckouts(t *testing.T) {
 			}
 			if n := len(tx["items"].([]map[string]any)); n < 1 || n > 3 || sum != tx["value"] {
 				t.Fatalf("%d lines worth %d for a value of %v", n, sum, tx["value"])
+			}
+			if c := tx["commission_value"].(int64); c >= sum || c < sum*85/100 || tx["commission_currency"] != o.currency {
+				t.Fatalf("%s: commission %d %v of %d: want the value less the checkout's fee", o.payment.name, c, tx["commission_currency"], sum)
 			}
 			if updated := tx["updated_at"].(string); updated <= last {
 				t.Fatalf("updated_at %s after %s", updated, last)
