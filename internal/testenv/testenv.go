@@ -192,7 +192,9 @@ func ClickHouse(t testing.TB) CH {
 		t.Fatalf("testenv: clickhouse migrations: %v", err)
 	}
 	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// As long as the set-up may take: a database of some thirty tables and views drops
+		// slowly on a loaded server.
+		cctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		defer cancel()
 		if err := conn.Exec(cctx, "DROP DATABASE IF EXISTS "+name); err != nil {
 			t.Errorf("testenv: drop clickhouse %s: %v", name, err)
