@@ -188,23 +188,32 @@ func (p *plan) creditedOrders() fragment {
 		" FROM journeys WHERE project_id = ? AND kind = 'order' AND ts >= ? AND ts < ?"+
 		" GROUP BY project_id, lead_id, order_id, ots, currency HAVING "+strings.Join(nonzero, " OR "),
 		p.projectID, from.UTC(), to.UTC()))
-	buyers := p.asPerson(expr("SELECT DISTINCT lead_id FROM journeys WHERE project_id = ? AND kind = 'order' AND ts >= ? AND ts < ?",
-		p.projectID, from.UTC(), to.UTC()))
+	buyers := expr("SELECT person FROM (?)", p.asPerson(expr("SELECT DISTINCT lead_id FROM journeys"+
+		" WHERE project_id = ? AND kind = 'order' AND ts >= ? AND ts < ?", p.projectID, from.UTC(), to.UTC())))
+	// The identifiers whose touches can be a buyer's: the buyers and every lead merged into one.
+	// Filtering the raw touches by them first spares the merge join and the grouping the touches
+	// of every other lead.
+	leads := expr("SELECT person FROM (?) UNION ALL SELECT lead_id FROM journeys WHERE project_id = ? AND kind = 'merge'"+
+		" AND merged_into GLOBAL IN (?)", buyers, p.projectID, buyers)
+	// A buyer's touches as two arrays, their times and their entities' keys, sorted by time, then
+	// key, so that touches at the same second credit alike on every run. Grouping numbers, not
+	// the entities' strings, is what keeps this cheap; entities() turns keys back into entities.
 	// GLOBAL: on a cluster both sides read the Distributed table (a double-distributed IN).
-	touches := expr("SELECT person, groupArray(tuple(ts, source, connection_id, account_id, campaign_id, adset_id, ad_id)) AS tt"+
-		" FROM (?) WHERE person GLOBAL IN (SELECT person FROM (?)) GROUP BY person",
-		p.asPerson(expr("SELECT lead_id, ts, source, connection_id, account_id, campaign_id, adset_id, ad_id FROM journeys"+
-			" WHERE project_id = ? AND kind = 'touch' AND ts >= ? AND ts < ? AND lead_id != ''",
-			p.projectID, from.Add(-p.credits.window).UTC(), to.UTC())), buyers)
+	touched := expr("project_id = ? AND kind = 'touch' AND ts >= ? AND ts < ? AND lead_id != '' AND lead_id GLOBAL IN (?)",
+		p.projectID, from.Add(-p.credits.window).UTC(), to.UTC(), leads)
+	touches := expr("SELECT person, arraySort((t, e) -> (t, e), gts, gek) AS tts, arraySort((e, t) -> (t, e), gek, gts) AS tek"+
+		" FROM (SELECT person, groupArray(ts) AS gts, groupArray(ek) AS gek FROM (?) WHERE person GLOBAL IN (?) GROUP BY person)",
+		p.asPerson(expr("SELECT lead_id, ts, "+entityKey+" AS ek FROM journeys WHERE ?", touched)), buyers)
+	// tw is the order's touches in its window, as indexes of the touch arrays (in time order),
+	// twt their times. Lambdas capture only ots, which every level passes on to the last:
+	// ClickHouse 18.16 drops a subquery's columns that only a lambda names.
 	ws := strconv.FormatInt(w, 10)
-	joined := expr("SELECT project_id, ots, currency, r0, r1, r2, r3, r4, r5,"+
-		" arraySort(arrayFilter(x -> tupleElement(x, 1) >= ots - "+ws+" AND tupleElement(x, 1) <= ots, tt)) AS tw"+
+	in := "t >= ots - " + ws + " AND t <= ots"
+	const cols = "project_id, ots, currency, r0, r1, r2, r3, r4, r5, tek"
+	joined := expr("SELECT "+cols+", arrayFilter((k, t) -> "+in+", arrayEnumerate(tts), tts) AS tw, arrayFilter(t -> "+in+", tts) AS twt"+
 		" FROM (?) AS o ANY LEFT JOIN (?) AS t USING (person)", orders, touches)
-	// Touches sort by time, then entity, so that touches at the same second credit alike on
-	// every run. A lone row on no entity stands for an order without touches.
-	weighted := expr("SELECT project_id, ots, currency, r0, r1, r2, r3, r4, r5,"+
-		" if(length(tw) = 0, [tuple(ots, '', '', '', '', '', '')], tw) AS tj,"+
-		" if(length(tw) = 0, [toFloat64(1)], "+weights(p.credits.model)+") AS wt FROM (?)", joined)
+	// A lone weight stands for an order without touches: its row is on no entity.
+	weighted := expr("SELECT "+cols+", tw, twt, if(length(tw) = 0, [toFloat64(1)], "+weights(p.credits.model)+") AS wt FROM (?)", joined)
 	cum := expr("SELECT *, arrayCumSum(wt) AS cw, cw[length(cw)] AS wsum FROM (?)", weighted)
 	var shares []string
 	for i, m := range orderMeasures {
@@ -216,15 +225,36 @@ func (p *plan) creditedOrders() fragment {
 	}
 	ts := "ots"
 	if p.credits.click {
-		ts = "tupleElement(tj[i], 1)"
+		ts = "if(length(tw) = 0, ots, twt[i])"
 	}
-	return expr("SELECT project_id, "+ts+" AS ts, tupleElement(tj[i], 2) AS source, tupleElement(tj[i], 3) AS connection_id,"+
-		" tupleElement(tj[i], 4) AS account_id, tupleElement(tj[i], 5) AS campaign_id, tupleElement(tj[i], 6) AS adset_id,"+
-		" tupleElement(tj[i], 7) AS ad_id, currency, "+strings.Join(shares, ", ")+
-		" FROM (?) ARRAY JOIN arrayEnumerate(tj) AS i", cum)
+	// Without touches tw[i] is 0, and an array's element 0 is its type's default: key 0, which
+	// no entity has, so the row's entity columns are empty.
+	var named []string
+	for _, c := range entityColumns {
+		named = append(named, "e_"+c+" AS "+c)
+	}
+	return expr("SELECT project_id, ts, "+strings.Join(named, ", ")+", currency, c_"+strings.Join(orderMeasures, ", c_")+
+		" FROM (SELECT project_id, "+ts+" AS ts, tek[tw[i]] AS ek, currency, "+strings.Join(shares, ", ")+
+		" FROM (?) ARRAY JOIN arrayEnumerate(wt) AS i) AS c ANY LEFT JOIN (?) AS e USING (ek)", cum, p.entities(touched))
 }
 
-// weights is the model's weight of each touch of tw (in time order), as a Float64 array: the
+// entityColumns are the columns that name a touch's ad entity.
+var entityColumns = []string{"source", "connection_id", "account_id", "campaign_id", "adset_id", "ad_id"}
+
+// entityKey is a touch's entity as a number: crediting carries it instead of six strings.
+var entityKey = "cityHash64(" + strings.Join(entityColumns, ", ") + ")"
+
+// entities is every entity of the journeys rows that match where, with its key ek, as columns
+// e_<column> (ClickHouse 18.16 refuses an aggregate named as its column).
+func (p *plan) entities(where fragment) fragment {
+	var anys []string
+	for _, c := range entityColumns {
+		anys = append(anys, "any("+c+") AS e_"+c)
+	}
+	return expr("SELECT "+entityKey+" AS ek, "+strings.Join(anys, ", ")+" FROM journeys WHERE ? GROUP BY ek", where)
+}
+
+// weights is the model's weight of each touch of tw (in time order, at the times twt), as a Float64 array: the
 // allocation normalises them.
 func weights(model string) string {
 	switch model {
@@ -237,7 +267,7 @@ func weights(model string) string {
 		// takes all, two share half each.
 		return "arrayMap(i -> if(length(tw) = 1, 1, if(length(tw) = 2, 0.5, if(i = 1 OR i = length(tw), 0.4, 0.2 / (length(tw) - 2)))), arrayEnumerate(tw))"
 	case ModelTimeDecay:
-		return "arrayMap(x -> pow(2, (toFloat64(tupleElement(x, 1)) - toFloat64(ots)) / " + strconv.Itoa(timeDecayHalfLife) + "), tw)"
+		return "arrayMap(t -> pow(2, (toFloat64(t) - toFloat64(ots)) / " + strconv.Itoa(timeDecayHalfLife) + "), twt)"
 	default: // last_click
 		return "arrayMap(i -> toFloat64(i = length(tw)), arrayEnumerate(tw))"
 	}
