@@ -41,15 +41,20 @@ func (f *FactRow) text() []string {
 
 // insertFactsSQL inserts rows given as one array per column (the text columns, ts, then each
 // business measure) and created_at last; rows take ids in the order given (WITH ORDINALITY).
-var insertFactsSQL = func() string {
-	cols := append(append(slices.Clone(factTextColumns), "ts"), strings.Split(facts.Columns(facts.Business, ""), ", ")...)
+var insertFactsSQL = insertFactOutboxSQL(factTextColumns, strings.Split(facts.Columns(facts.Business, ""), ", "))
+
+// insertFactOutboxSQL inserts into fact_outbox rows given as one array per column: the text
+// columns, ts, then the bigint measures, with created_at last; rows take ids in the order given
+// (WITH ORDINALITY), so that a drain applies them in that order.
+func insertFactOutboxSQL(text, measures []string) string {
+	cols := append(append(slices.Clone(text), "ts"), measures...)
 	arrays := make([]string, len(cols))
-	for i, c := range cols {
+	for i := range cols {
 		typ := "bigint[]"
 		switch {
-		case i < len(factTextColumns):
+		case i < len(text):
 			typ = "text[]"
-		case c == "ts":
+		case i == len(text):
 			typ = "timestamptz[]"
 		}
 		arrays[i] = fmt.Sprintf("$%d::%s", i+1, typ)
@@ -58,7 +63,7 @@ var insertFactsSQL = func() string {
 	return fmt.Sprintf(`INSERT INTO fact_outbox (%s, created_at)
 		SELECT %s, $%d::timestamptz FROM unnest(%s) WITH ORDINALITY AS u (%s, ord) ORDER BY ord`,
 		list, list, len(cols)+1, strings.Join(arrays, ", "), list)
-}()
+}
 
 // QueueFacts queues fs on w as one statement (however many rows), and the growth of the outbox's
 // size, to be written in the caller's transaction. Nothing is queued for no rows.

@@ -1,7 +1,6 @@
 package outbox
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -27,25 +26,8 @@ func (r BizRow) Negate() BizRow {
 // insertBizSQL inserts business rows into fact_outbox given as one array per column (project and
 // zone, the keys, ts, then each business measure) and created_at last; rows take ids in the order
 // given.
-var insertBizSQL = func() string {
-	text := append([]string{"project_id", "timezone"}, facts.BizKeyColumns...)
-	cols := append(append(text, "ts"), strings.Split(facts.BizColumns(), ", ")...)
-	arrays := make([]string, len(cols))
-	for i := range cols {
-		typ := "bigint[]"
-		switch {
-		case i < len(text):
-			typ = "text[]"
-		case i == len(text):
-			typ = "timestamptz[]"
-		}
-		arrays[i] = fmt.Sprintf("$%d::%s", i+1, typ)
-	}
-	list := strings.Join(cols, ", ")
-	return fmt.Sprintf(`INSERT INTO fact_outbox (%s, created_at)
-		SELECT %s, $%d::timestamptz FROM unnest(%s) WITH ORDINALITY AS u (%s, ord) ORDER BY ord`,
-		list, list, len(cols)+1, strings.Join(arrays, ", "), list)
-}()
+var insertBizSQL = insertFactOutboxSQL(append([]string{"project_id", "timezone"}, facts.BizKeyColumns...),
+	strings.Split(facts.BizColumns(), ", "))
 
 // QueueBiz queues rs on w as one statement, and the growth of the fact outbox's size, to be
 // written in the caller's transaction. Nothing is queued for no rows.
