@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
 	"mtk/engine"
 	"mtk/engine/enginetest"
 	"mtk/internal/clock"
@@ -15,24 +17,31 @@ import (
 
 var benchRows = flag.Int("bench.rows", 1_000_000, "raw ad-fact rows BenchmarkQuery writes first")
 
-// BenchmarkQuery writes -bench.rows raw ad facts over 90 days, then times typical queries:
-// go test ./engine -run XXX -bench Query -bench.rows 10000000
-func BenchmarkQuery(b *testing.B) {
-	ch := testenv.ClickHouse(b)
-	ctx := context.Background()
+// benchAdFacts writes the benchmarks' project (90 days of São Paulo, accounts in three
+// currencies) and -bench.rows raw ad facts over its days.
+func benchAdFacts(ctx context.Context, b *testing.B, conn driver.Conn) *enginetest.Dataset {
 	ds, err := enginetest.Generate(enginetest.Config{Seed: 9, Campaigns: 5, AdSets: 4, Ads: 5, FactChance: 0.01,
 		Projects: []enginetest.ProjectSpec{{ID: "prj_bench", TimeZone: "America/Sao_Paulo", Currency: "BRL",
 			Start: day(2024, 1, 1), Days: 90, AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "EUR"}}}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := ds.Write(ctx, ch.Conn); err != nil {
+	if err := ds.Write(ctx, conn); err != nil {
 		b.Fatal(err)
 	}
+	if err := ds.StreamAdFacts(ctx, conn, 1, *benchRows); err != nil {
+		b.Fatal(err)
+	}
+	return ds
+}
+
+// BenchmarkQuery writes -bench.rows raw ad facts over 90 days, then times typical queries:
+// go test ./engine -run XXX -bench Query -bench.rows 10000000
+func BenchmarkQuery(b *testing.B) {
+	ch := testenv.ClickHouse(b)
+	ctx := context.Background()
 	start := time.Now()
-	if err := ds.StreamAdFacts(ctx, ch.Conn, 1, *benchRows); err != nil {
-		b.Fatal(err)
-	}
+	ds := benchAdFacts(ctx, b, ch.Conn)
 	b.Logf("wrote %d raw rows in %v", *benchRows, time.Since(start).Round(time.Millisecond))
 	p := ds.Projects[0]
 	scope := engine.Scope{ProjectID: p.ID, Currency: p.Currency, TimeZone: p.TimeZone, SubHour: true, ConnectionIDs: p.ConnectionIDs}
@@ -85,19 +94,8 @@ func BenchmarkCompile(b *testing.B) {
 func BenchmarkBusinessQuery(b *testing.B) {
 	ch := testenv.ClickHouse(b)
 	ctx := context.Background()
-	ds, err := enginetest.Generate(enginetest.Config{Seed: 9, Campaigns: 5, AdSets: 4, Ads: 5, FactChance: 0.01,
-		Projects: []enginetest.ProjectSpec{{ID: "prj_bench", TimeZone: "America/Sao_Paulo", Currency: "BRL",
-			Start: day(2024, 1, 1), Days: 90, AccountCurrencies: map[string]string{"beta_ads": "USD", "gamma_ads": "EUR"}}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := ds.Write(ctx, ch.Conn); err != nil {
-		b.Fatal(err)
-	}
 	start := time.Now()
-	if err := ds.StreamAdFacts(ctx, ch.Conn, 1, *benchRows); err != nil {
-		b.Fatal(err)
-	}
+	ds := benchAdFacts(ctx, b, ch.Conn)
 	bp := enginetest.BusinessProject{ID: "prj_bench", TimeZone: "America/Sao_Paulo", Currency: "BRL", Start: day(2024, 1, 1),
 		Days: 90, Foreign: []string{"USD"}, Contents: 5000}
 	if err := enginetest.StreamBusiness(ctx, ch.Conn, bp, 2, *benchRows); err != nil {
