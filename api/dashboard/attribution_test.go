@@ -35,11 +35,7 @@ func TestDashboardAttribution(t *testing.T) {
 		t.Run(fmt.Sprintf("%dpx", width), func(t *testing.T) {
 			tb := newTab(t, width, 900)
 			shots := screenshotDir(t)
-			tb.Run(chromedp.Navigate(f.url + "/dashboard"))
-			tb.waitLoaded(-1, "signed-out")
-			tb.Run(chromedp.Click(chromedp.CSS(`[data-signin="key"]`)))
-			tb.act("ready", chromedp.SendKeys(chromedp.ID("signin-key"), f.key), chromedp.Click(chromedp.ID("signin-submit")))
-			tb.act("ready", choose("#project", f.project.ID))
+			tb.signInWithKey(f)
 			tb.act("ready", chromedp.Click(chromedp.CSS(`[data-range="30d"]`)))
 			tb.act("ready", choose("#granularity", "day"))
 			tb.act("ready", choose("#level", "campaign"))

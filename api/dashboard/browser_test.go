@@ -73,6 +73,15 @@ func (tb *tab) waitLoaded(before int, want string) {
 }
 
 // choose sets a form control's value as a person picking it would, firing its change event.
+// signInWithKey opens the dashboard, signs in with f's API key and picks f's project.
+func (tb *tab) signInWithKey(f *fixture) {
+	tb.Run(chromedp.Navigate(f.url + "/dashboard"))
+	tb.waitLoaded(-1, "signed-out")
+	tb.Run(chromedp.Click(chromedp.CSS(`[data-signin="key"]`)))
+	tb.act("ready", chromedp.SendKeys(chromedp.ID("signin-key"), f.key), chromedp.Click(chromedp.ID("signin-submit")))
+	tb.act("ready", choose("#project", f.project.ID))
+}
+
 func choose(selector, value string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const e = document.querySelector(%s); e.value = %s;
 		e.dispatchEvent(new Event('change', {bubbles: true})); })()`, browsertest.JS(selector), browsertest.JS(value)))
