@@ -153,14 +153,5 @@ func InsertBizFacts(ctx context.Context, conn driver.Conn, loc *time.Location, f
 // BizChanges are the data versions that writing fs in the zone loc moves: the facts of each
 // project and local day, which every answer over facts_* and business_* is keyed by.
 func BizChanges(loc *time.Location, fs []BizFact) []Change {
-	var out []Change
-	seen := map[Change]bool{}
-	for _, f := range fs {
-		c := FactsOn(f.ProjectID, LocalDay(f.Time, loc))
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
-	return out
+	return factDays(loc, fs, func(f BizFact) (string, time.Time) { return f.ProjectID, f.Time })
 }

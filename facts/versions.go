@@ -63,10 +63,17 @@ func RatesOn(day time.Time) Change { return Change{Kind: KindRates, Day: day} }
 
 // FactChanges are the changes that writing fs in the zone loc makes: one per project and local day.
 func FactChanges(loc *time.Location, fs []Fact) []Change {
+	return factDays(loc, fs, func(f Fact) (string, time.Time) { return f.ProjectID, f.Time })
+}
+
+// factDays are the facts changes of rows at the projects and instants that at gives: one per
+// project and local day in loc, in the order first seen.
+func factDays[T any](loc *time.Location, rows []T, at func(T) (string, time.Time)) []Change {
 	var out []Change
 	seen := map[Change]bool{}
-	for _, f := range fs {
-		c := FactsOn(f.ProjectID, LocalDay(f.Time, loc))
+	for _, r := range rows {
+		project, t := at(r)
+		c := FactsOn(project, LocalDay(t, loc))
 		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)

@@ -90,6 +90,12 @@ func QueueFacts(w *pgx.Batch, fs []FactRow, now time.Time) {
 			num[i][j] = fs[j].Values[m]
 		}
 	}
+	queueFactOutbox(w, insertFactsSQL, text, ts, num, now)
+}
+
+// queueFactOutbox queues the insert sql (from insertFactOutboxSQL) of the rows given as columns,
+// and the fact outbox's growth by their number.
+func queueFactOutbox(w *pgx.Batch, sql string, text [][]string, ts []time.Time, num [][]int64, now time.Time) {
 	args := make([]any, 0, len(text)+1+len(num)+1)
 	for _, a := range text {
 		args = append(args, a)
@@ -98,8 +104,8 @@ func QueueFacts(w *pgx.Batch, fs []FactRow, now time.Time) {
 	for _, a := range num {
 		args = append(args, a)
 	}
-	w.Queue(insertFactsSQL, append(args, now)...)
-	queueResize(w, "fact_outbox", n)
+	w.Queue(sql, append(args, now)...)
+	queueResize(w, "fact_outbox", len(ts))
 }
 
 // Conversion is one event for one pixel.

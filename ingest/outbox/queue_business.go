@@ -56,14 +56,5 @@ func QueueBiz(w *pgx.Batch, rs []BizRow, now time.Time) {
 			num[i][j] = v
 		}
 	}
-	args := make([]any, 0, len(text)+1+len(num)+1)
-	for _, a := range text {
-		args = append(args, a)
-	}
-	args = append(args, ts)
-	for _, a := range num {
-		args = append(args, a)
-	}
-	w.Queue(insertBizSQL, append(args, now)...)
-	queueResize(w, "fact_outbox", n)
+	queueFactOutbox(w, insertBizSQL, text, ts, num[:], now)
 }
