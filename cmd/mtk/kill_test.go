@@ -84,19 +84,7 @@ func TestKilledServerFreesItsKeys(t *testing.T) {
 	proc, base := serveProcess(t)
 
 	// The event's batch waits on a lock of its first statements, after its key was claimed.
-	pgURL := os.Getenv("MTK_POSTGRES_URL")
-	locker, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close(ctx) //nolint:errcheck
-	lock, err := locker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lock.Exec(ctx, "LOCK TABLE event_ids IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	lock := holdLock(ctx, t, "LOCK TABLE event_ids IN ACCESS EXCLUSIVE MODE")
 	sent := make(chan error, 1)
 	go func() {
 		_, _, _, err := postEvent(base, token, "killed-1", body)
@@ -173,4 +161,24 @@ func TestKilledServerFreesItsKeys(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// holdLock runs stmt (a LOCK TABLE) in a transaction of its own connection to the test's
+// PostgreSQL (MTK_POSTGRES_URL), so that the processes under test wait on it until the test
+// rolls the transaction back; the connection closes when the test ends.
+func holdLock(ctx context.Context, t *testing.T, stmt string) pgx.Tx {
+	t.Helper()
+	locker, err := pgx.Connect(ctx, os.Getenv("MTK_POSTGRES_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locker.Close(context.Background()) }) //nolint:errcheck
+	lock, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(ctx, stmt); err != nil {
+		t.Fatal(err)
+	}
+	return lock
 }

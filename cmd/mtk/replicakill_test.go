@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // An api replica killed (SIGKILL) under load loses and doubles nothing: clients send events
@@ -105,18 +103,7 @@ func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	ctx := context.Background()
-	locker, err := pgx.Connect(ctx, os.Getenv("MTK_POSTGRES_URL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close(ctx) //nolint:errcheck
-	lock, err := locker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lock.Exec(ctx, "LOCK TABLE event_ids IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	lock := holdLock(ctx, t, "LOCK TABLE event_ids IN ACCESS EXCLUSIVE MODE")
 	// Each replica stores one batch at a time: three waiting are one on each.
 	waiting := func() int64 {
 		return w.count(t, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")

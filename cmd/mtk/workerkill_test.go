@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // A worker killed (SIGKILL) in the middle of a drain loses and doubles nothing: a backlog of
@@ -77,18 +74,7 @@ func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 
 	// Settling a batch deletes its outbox rows: the lock lets a worker load, record its attempt
 	// and insert into ClickHouse, and stops it there.
-	locker, err := pgx.Connect(ctx, os.Getenv("MTK_POSTGRES_URL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close(ctx) //nolint:errcheck
-	lock, err := locker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lock.Exec(ctx, "LOCK TABLE event_outbox, fact_outbox IN SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	lock := holdLock(ctx, t, "LOCK TABLE event_outbox, fact_outbox IN SHARE MODE")
 	settling := func() int64 {
 		return w.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
 			AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM %_outbox%'`)
