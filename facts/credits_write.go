@@ -1,0 +1,49 @@
+package facts
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// CreditBatch is credit rows of one project in zone Zone, from one credit_outbox row (OutboxID;
+// 0 for any other writer).
+type CreditBatch struct {
+	ProjectID string
+	Zone      *time.Location
+	OutboxID  uint64
+	Credits   []Credit
+}
+
+// InsertCredits writes batches into credits_raw as one INSERT: each row at its minute, local hour
+// and local day in its batch's zone, as facts_raw's rows.
+func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch) error {
+	batch, err := conn.PrepareBatch(ctx, "INSERT INTO credits_raw (project_id, model, by_click, window_days, ts, hour, day, "+
+		dimColumns+", "+strings.Join(CreditMeasures[:], ", ")+", outbox_id)")
+	if err != nil {
+		return fmt.Errorf("facts: insert credits: %w", err)
+	}
+	defer batch.Close()
+	for _, b := range batches {
+		for _, c := range b.Credits {
+			minute, hour, day := Times(c.Time, b.Zone)
+			e := c.Entity
+			byClick := uint8(0)
+			if c.ByClick {
+				byClick = 1
+			}
+			if err := batch.Append(b.ProjectID, c.Model, byClick, c.WindowDays, minute, hour, day, e.Source, e.ConnectionID,
+				e.AccountID, e.CampaignID, e.AdsetID, e.AdID, c.Currency, c.Values[0], c.Values[1], c.Values[2], c.Values[3],
+				c.Values[4], c.Values[5], b.OutboxID); err != nil {
+				return fmt.Errorf("facts: insert credits: %w", err)
+			}
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("facts: insert credits: %w", err)
+	}
+	return nil
+}
