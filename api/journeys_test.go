@@ -126,10 +126,10 @@ func TestJourneysWrittenOnce(t *testing.T) {
 		wantJSON(t, r.JSON(t)["data"], want.data)
 	}
 	r = e.do("POST", "/v3/query/explain", byClick, bearer(a.readKey)...)
-	if r.Status != 200 || !strings.Contains(string(r.Body), "FROM journeys") {
+	if r.Status != 200 || !strings.Contains(string(r.Body), "FROM credits_daily") {
 		t.Fatalf("explain: %d %s", r.Status, r.Body)
 	}
-	wantJSON(t, r.JSON(t)["attribution"], `{"date":"click","model":"first_click","window_days":28}`)
+	wantJSON(t, r.JSON(t)["attribution"], `{"date":"click","model":"first_click","table":"credits_daily","window_days":28}`)
 	r = e.do("GET", "/v3/fields", nil, bearer(a.readKey)...)
 	wantJSON(t, r.JSON(t)["attribution"], `{"dates":["conversion","click"],"models":["reported","last_click","first_click","linear","position_based","time_decay"],"window_days":{"default":28,"max":90,"min":1}}`)
 }

@@ -1,8 +1,10 @@
 package engine_test
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,11 +13,12 @@ import (
 
 	"mtk/engine"
 	"mtk/engine/enginetest"
+	"mtk/facts"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
 
-// journey is one row of the journeys table, as the journey outbox writes it.
+// journey is one row of a project's journeys, as the journey outbox writes it.
 type journey struct {
 	kind, lead, order string
 	at                time.Time
@@ -26,36 +29,28 @@ type journey struct {
 	total, refunded   int64
 }
 
-func writeJourneys(t testing.TB, conn driver.Conn, project string, js []journey) {
+// writeCredits stores what production derives from js: each order's credits under every model
+// (enginetest.OrderJourneys, facts.Credits), at their local hours and days in zone.
+func writeCredits(t testing.TB, conn driver.Conn, project, zone string, js []journey) {
 	t.Helper()
-	ctx := context.Background()
-	b, err := conn.PrepareBatch(ctx, `INSERT INTO journeys (project_id, kind, ts, lead_id, order_id, event_id, origin,
-		source, connection_id, account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total,
-		tx_count_pending, tx_count_refunded, tx_product_costs, outbox_id)`)
+	loc, err := time.LoadLocation(zone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	rows := make([]enginetest.JourneyRow, len(js))
 	for i, j := range js {
-		src, conn, acc, camp, adset, cur := "", "", "", "", "", "USD"
+		r := enginetest.JourneyRow{Kind: j.kind, Time: j.at, Lead: j.lead, Order: j.order, Currency: "USD",
+			Values: facts.CreditValues{j.revenue, j.count, j.total, 0, j.refunded, 0}}
 		if j.currency != "" {
-			cur = j.currency
+			r.Currency = j.currency
 		}
-		if j.kind == "touch" {
-			src, conn, acc, camp, adset, cur = "alpha_ads", "con_1", "act_1", "c"+j.ad, "s"+j.ad, ""
-			if j.src != "" {
-				src = j.src
-			}
-			if j.camp != "" {
-				camp = j.camp
-			}
+		if j.kind == enginetest.KindTouch {
+			r.Entity = facts.AdEntity{Source: cmp.Or(j.src, "alpha_ads"), ConnectionID: "con_1", AccountID: "act_1",
+				CampaignID: cmp.Or(j.camp, "c"+j.ad), AdsetID: "s" + j.ad, AdID: j.ad}
 		}
-		if err := b.Append(project, j.kind, j.at, j.lead, j.order, "", "", src, conn, acc, camp, adset, j.ad, cur,
-			j.revenue, j.count, j.total, int64(0), j.refunded, int64(0), uint64(i+1)); err != nil {
-			t.Fatal(err)
-		}
+		rows[i] = r
 	}
-	if err := b.Send(); err != nil {
+	if err := enginetest.InsertJourneyCredits(context.Background(), conn, project, loc, enginetest.OrderJourneys(rows)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -87,7 +82,7 @@ var handJourneys = []journey{
 
 func attributionService(t *testing.T) (*engine.Service, engine.Scope) {
 	ch := testenv.ClickHouse(t)
-	writeJourneys(t, ch.Conn, "prj_j", handJourneys)
+	writeCredits(t, ch.Conn, "prj_j", "UTC", handJourneys)
 	return engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)}),
 		engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: "UTC", SubHour: true}
 }
@@ -247,13 +242,13 @@ func checkCredits(t *testing.T, name string, got, want map[string][2]float64) {
 	}
 }
 
-// TestAttributionOnCluster: on the two-shard test cluster, with the hand journeys of projects on
-// both shards, every project's orders are credited as on one server.
+// TestAttributionOnCluster: on the two-shard test cluster, with the credits of the hand journeys
+// of projects on both shards, every project's orders are credited as on one server.
 func TestAttributionOnCluster(t *testing.T) {
 	cl := testenv.ClickHouseCluster(t)
 	projects := []string{"prj_a", "prj_b", "prj_c", "prj_d"}
 	for _, p := range projects {
-		writeJourneys(t, cl.Conn, p, handJourneys)
+		writeCredits(t, cl.Conn, p, "UTC", handJourneys)
 	}
 	svc := engine.New(cl.Conn, engine.Options{Clock: clock.NewFake(testNow)})
 	for _, p := range projects {
@@ -268,8 +263,8 @@ func TestAttributionOnCluster(t *testing.T) {
 	}
 	for i, sh := range cl.Shards {
 		var n uint64
-		if err := sh.QueryRow(context.Background(), "SELECT count() FROM journeys_local").Scan(&n); err != nil || n == 0 {
-			t.Errorf("shard %d holds %d journeys (%v)", i+1, n, err)
+		if err := sh.QueryRow(context.Background(), "SELECT count() FROM credits_raw_local").Scan(&n); err != nil || n == 0 {
+			t.Errorf("shard %d holds %d credits (%v)", i+1, n, err)
 		}
 	}
 }
@@ -295,7 +290,7 @@ func TestAttributionComparesAndCounts(t *testing.T) {
 // conversion date, the touch's by click date; a missing rate makes it null with a warning.
 func TestAttributionConvertsMoney(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	writeJourneys(t, ch.Conn, "prj_fx", []journey{
+	writeCredits(t, ch.Conn, "prj_fx", "UTC", []journey{
 		{kind: "touch", lead: "L9", at: utc(3, 2, 10), ad: "A9"},
 		{kind: "order", lead: "L9", order: "O9", at: utc(3, 3, 10), revenue: 500 * dollar, count: 1, total: 1, currency: "BRL"},
 	})
@@ -318,5 +313,50 @@ func TestAttributionConvertsMoney(t *testing.T) {
 		`"metadata":{"convert_to_currency":"EUR","attribution":{"model":"linear"}}}`)
 	if got := asJSON(res.Data); got != `[{"tx_revenue":null}]` || len(res.Warnings) == 0 {
 		t.Errorf("no EUR rate: %s %q", got, res.Warnings)
+	}
+}
+
+// TestAttributionExplainNamesTheCreditsTable: explain names the model, window, date and the
+// credits table that answers: daily for whole days, hourly for hours, raw for sub-hour buckets.
+func TestAttributionExplainNamesTheCreditsTable(t *testing.T) {
+	svc, scope := attributionService(t)
+	for _, c := range []struct{ time, table string }{
+		{`{"start":"2024-03-01","end":"2024-03-31"}`, "credits_daily"},
+		{`{"start":"2024-03-01","end":"2024-03-31","granularity":"hour"}`, "credits_hourly"},
+		{`{"start":"2024-03-14","end":"2024-03-15","granularity":"15min"}`, "credits_raw"},
+	} {
+		p, err := svc.Prepare(scope, mustInput(t, `{"project_id":"prj_j","fields":["tx_revenue"],"time":`+c.time+
+			`,"metadata":{"attribution":{"model":"linear","window_days":7}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := svc.Explain(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := engine.AttributionUsed{Model: "linear", WindowDays: 7, Date: "conversion", Table: c.table}
+		if ex.Attribution != want || !strings.Contains(strings.Join(ex.SQL, "\n"), "FROM "+c.table+" WHERE") {
+			t.Errorf("%s: %+v, want %+v; %q", c.time, ex.Attribution, want, ex.SQL)
+		}
+	}
+}
+
+// TestAttributionHalfHourZone: in a zone 10:30 ahead of UTC (Lord Howe in June), credits by click
+// date fall in the local hours of their touches, read from the stored local hours.
+func TestAttributionHalfHourZone(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	at := func(d, h, m int) time.Time { return time.Date(2024, 6, d, h, m, 0, 0, time.UTC) }
+	writeCredits(t, ch.Conn, "prj_lh", "Australia/Lord_Howe", []journey{
+		{kind: "touch", lead: "L1", at: at(10, 1, 20), ad: "A1"}, // 11:50 local
+		{kind: "touch", lead: "L1", at: at(10, 1, 40), ad: "A2"}, // 12:10 local
+		{kind: "order", lead: "L1", order: "O1", at: at(11, 2, 0), revenue: 10 * dollar, count: 1, total: 1},
+	})
+	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	scope := engine.Scope{ProjectID: "prj_lh", Currency: "USD", TimeZone: "Australia/Lord_Howe"}
+	res := query(t, svc, scope, `{"project_id":"prj_lh","fields":["tx_revenue"],"time":{"start":"2024-06-10T11:00:00",`+
+		`"end":"2024-06-10T14:00:00","granularity":"hour"},"metadata":{"attribution":{"model":"linear","date":"click"}}}`)
+	if got := asJSON(res.Data); got != `[{"date":"2024-06-10T11:00:00+10:30","tx_revenue":5.00},`+
+		`{"date":"2024-06-10T12:00:00+10:30","tx_revenue":5.00},{"date":"2024-06-10T13:00:00+10:30","tx_revenue":0.00}]` {
+		t.Errorf("hours: %s", got)
 	}
 }

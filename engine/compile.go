@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"time"
+
+	"mtk/facts"
 )
 
 // Statement is one SQL statement and its bound arguments (clickhouse-go binds them client-side).
@@ -13,8 +16,8 @@ type Statement struct {
 
 // Attempt is one way to answer a query: from one table, with an optional probe.
 type Attempt struct {
-	// Table is the fact table read (journeys when an attribution model credits orders: its
-	// settings are the raw table's).
+	// Table is the table read: the fact table, or the credits table when an attribution model
+	// credits order metrics (plan.readTable). Its settings and probe are that table's.
 	Table string
 	// Probe counts the table's rows for the project in the range (for a coarser table, in the
 	// whole hours or days inside it). When the first attempt's rows show no facts, the first
@@ -110,10 +113,7 @@ func (p *plan) compile(warnings []string) *Compiled {
 		q.table = t
 		q.gran = coarsen(p.gran, t)
 		q.flagFacts = t == p.table && t != tableDaily
-		a := Attempt{Table: q.tableName(t), Query: q.statement(), plan: &q}
-		if q.crediting() { // most of the work is crediting journeys, which the rollups' threads would slow
-			a.Table = journeysTable
-		}
+		a := Attempt{Table: q.readTable(t), Query: q.statement(), plan: &q}
 		if q.total {
 			st := q.totalStatement()
 			a.Total = &st
@@ -143,7 +143,7 @@ func (p *plan) compile(warnings []string) *Compiled {
 // probe counts (up to 1) the table's rows of the project in the range (in its whole hours or
 // days for a coarser table).
 func (p *plan) probe() Statement {
-	return expr("SELECT count() FROM (SELECT 1 FROM "+p.tableName(p.table)+" WHERE project_id = ? AND ? LIMIT 1)",
+	return expr("SELECT count() FROM (SELECT 1 FROM "+p.readTable(p.table)+" WHERE project_id = ? AND ? LIMIT 1)",
 		p.projectID, p.table.probeFilter(p.start, p.end, p.loc)).statement()
 }
 
@@ -264,7 +264,7 @@ func (p *plan) rollup() fragment {
 			sel = append(sel, convertedSum(m.name, p.currency))
 			moneyNames = append(moneyNames, m.name)
 		case p.creditsCount(m):
-			sel = append(sel, expr("sum(s_"+m.name+") / "+creditedCountSQL+" AS "+m.name))
+			sel = append(sel, expr("sum(s_"+m.name+") / "+strconv.Itoa(facts.CountUnit)+" AS "+m.name))
 		default:
 			sel = append(sel, expr("sum(s_"+m.name+") AS "+m.name))
 		}

@@ -27,7 +27,7 @@ import (
 // queries on both and requires the same rows, and runs every golden statement on chDB.
 
 // landingTables are the tables writers fill; the views fill the rest.
-var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in", "business_raw", "journeys"}
+var landingTables = []string{"fx_rates", "entities", "facts_raw", "facts_hourly_in", "facts_daily_in", "business_raw", "credits_raw"}
 
 func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	ch := testenv.ClickHouse(t)
@@ -39,7 +39,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	biz := seededBusiness(t, ch.Conn)
-	writeJourneys(t, ch.Conn, "prj_j", generatedJourneys(11))
+	writeCredits(t, ch.Conn, "prj_j", "America/Sao_Paulo", generatedJourneys(11))
 	cur, err := chdb.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +65,8 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	// The rollups sum rows in merges, which drop a row whose measures all sum to 0 (signed
 	// corrections that cancel): whether such a row is still there, and so whether has_facts sees
 	// it, depends on when each engine merged. Both merge everything first.
-	for _, table := range []string{"facts_hourly", "facts_daily", "business_hourly", "business_daily", "business_dim_hourly", "business_dim_daily"} {
+	for _, table := range []string{"facts_hourly", "facts_daily", "business_hourly", "business_daily", "business_dim_hourly", "business_dim_daily",
+		"credits_hourly", "credits_daily"} {
 		if err := ch.Conn.Exec(context.Background(), "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
 			t.Fatal(err)
 		}
@@ -79,6 +80,9 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 	}
 	for _, table := range []string{"business_hourly", "business_daily", "business_dim_hourly", "business_dim_daily"} {
 		c.same("SELECT count(), sum(tx_revenue), sum(tx_revenue_net), sum(tx_units), sum(page_views) FROM " + table)
+	}
+	for _, table := range []string{"credits_hourly", "credits_daily"} {
+		c.same("SELECT count(), sum(tx_revenue), sum(tx_count), sum(window_lo * tx_revenue), sum(window_hi * tx_count) FROM " + table)
 	}
 
 	r := rand.New(rand.NewSource(diffSeed))

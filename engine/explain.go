@@ -70,6 +70,9 @@ func (s *Service) explainCompiled(ctx context.Context, c *Compiled, out *Explana
 	}
 	if prefix == "" {
 		out.Plan = chosen.plan.parts()
+		if chosen.plan.crediting() {
+			out.Attribution.Table = chosen.Table
+		}
 	}
 	for _, w := range append(append([]string{}, c.Warnings...), chosen.Warnings...) {
 		out.Warnings = append(out.Warnings, prefix+w)

@@ -28,9 +28,12 @@ var familyTables = [...][3]string{
 // tableName is the family's table at resolution t.
 func (f family) tableName(t table) string { return familyTables[f][t] }
 
-// rawTable reports whether name is a family's minute table (statements on it keep the server's
-// max_threads).
+// rawTable reports whether name is a family's or the credits' minute table (statements on it
+// keep the server's max_threads).
 func rawTable(name string) bool {
+	if name == creditTables[tableRaw] {
+		return true
+	}
 	for _, ts := range familyTables {
 		if ts[tableRaw] == name {
 			return true

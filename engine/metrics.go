@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"mtk/facts"
 )
 
 // Units of a metric's value.
@@ -63,7 +65,7 @@ type sums struct {
 	money  []decimal.Decimal
 	null   []bool
 	counts []int64
-	// credited marks the counts an attribution model credited: in units of creditedCount.
+	// credited marks the counts an attribution model credited: in units of facts.CountUnit.
 	credited []bool
 }
 
@@ -72,10 +74,10 @@ func newSums() sums {
 		counts: make([]int64, len(measures)), credited: make([]bool, len(measures))}
 }
 
-// countUnit is how many units of count i make one: creditedCount for a credited count.
+// countUnit is how many units of count i make one: facts.CountUnit for a credited count.
 func (s sums) countUnit(i int) int64 {
 	if s.credited[i] {
-		return creditedCount
+		return facts.CountUnit
 	}
 	return 1
 }
@@ -118,7 +120,7 @@ func countMetric(name, category string, sources ...string) *Metric {
 		needs: []string{name}, sql: name,
 		value: func(s sums) any {
 			if s.credited[i] {
-				f := float64(s.counts[i]) / creditedCount
+				f := float64(s.counts[i]) / facts.CountUnit
 				return &f
 			}
 			return s.counts[i]

@@ -49,11 +49,10 @@ func (p *Prepared) Days() []DayRange {
 	return out
 }
 
+// days are the local days of the range. Credits sit on their own days (the order's, or by click
+// date the touch's), so a model's answer reads no day outside the range either.
 func (c *Compiled) days() DayRange {
 	first, after := dayRange(c.plan.start, c.plan.end, c.plan.loc)
-	if c.plan.crediting() {
-		return c.plan.creditedDays(first, after)
-	}
 	return DayRange{first, after}
 }
 

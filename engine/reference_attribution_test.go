@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mtk/engine"
+	"mtk/facts"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -112,11 +113,11 @@ func creditJourneys(js []journey, model string, window time.Duration, click bool
 
 func refWeight(model string, i, n int, age time.Duration) float64 {
 	switch model {
-	case engine.ModelFirstClick:
+	case facts.ModelFirstClick:
 		return b2f(i == 1)
-	case engine.ModelLinear:
+	case facts.ModelLinear:
 		return 1
-	case engine.ModelPositionBased:
+	case facts.ModelPositionBased:
 		switch {
 		case n == 1:
 			return 1
@@ -126,7 +127,7 @@ func refWeight(model string, i, n int, age time.Duration) float64 {
 			return 0.4
 		}
 		return 0.2 / float64(n-2)
-	case engine.ModelTimeDecay:
+	case facts.ModelTimeDecay:
 		return math.Pow(2, -age.Seconds()/(7*24*3600))
 	}
 	return b2f(i == n) // last_click
@@ -181,14 +182,14 @@ func generatedJourneys(seed uint64) []journey {
 	return js
 }
 
-// TestAttributionAgainstReference: for every model, date, granularity and level, the engine's
+// TestAttributionAgainstReference: for every model, date, window, granularity and level, the engine's
 // answer over generated journeys is the reference's credits, row by row (money within a cent of
 // the exact credit, counts to 4 decimals exactly); by conversion date every model's total is the orders' total
 // to the cent, and the entities' credits plus the unattributed are that total.
 func TestAttributionAgainstReference(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	js := generatedJourneys(11)
-	writeJourneys(t, ch.Conn, "prj_j", js)
+	writeCredits(t, ch.Conn, "prj_j", "America/Sao_Paulo", js)
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
 	zone := "America/Sao_Paulo"
 	loc, _ := time.LoadLocation(zone)
@@ -204,6 +205,10 @@ func TestAttributionAgainstReference(t *testing.T) {
 		"":     func(time.Time) string { return "" },
 		"day":  func(t time.Time) string { return t.In(loc).Format(time.DateOnly) },
 		"week": func(t time.Time) string { return monday(t.In(loc)).Format(time.DateOnly) },
+		"15min": func(t time.Time) string {
+			l := t.In(loc)
+			return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute()/15*15, 0, 0, loc).Format(time.RFC3339)
+		},
 		"hour": func(t time.Time) string {
 			l := t.In(loc)
 			return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), 0, 0, 0, loc).Format(time.RFC3339)
@@ -211,7 +216,7 @@ func TestAttributionAgainstReference(t *testing.T) {
 	}
 	for _, model := range engine.Models[1:] {
 		for _, date := range engine.AttributionDates {
-			for _, window := range []int{28} {
+			for _, window := range []int{7, 28, 90} { // one block on raw, 3 or 4 on the rollups
 				credits := creditJourneys(js, model, time.Duration(window)*24*time.Hour, date == engine.DateClick)
 				attr := fmt.Sprintf(`{"model":%q,"date":%q,"window_days":%d}`, model, date, window)
 				var unattributed int64
@@ -220,7 +225,7 @@ func TestAttributionAgainstReference(t *testing.T) {
 						unattributed += c.revenue
 					}
 				}
-				for _, gran := range []string{"", "day", "week", "hour"} {
+				for _, gran := range []string{"", "day", "week", "hour", "15min"} { // 15min reads credits_raw
 					for _, level := range []string{"", "campaign", "ad"} {
 						name := attr + " " + gran + " " + level
 						want := map[string][2]float64{}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"mtk/facts"
 )
 
 // Result is the answer of a query.
@@ -285,7 +287,7 @@ func (p *plan) row(s *scanner) Row {
 			s.sums.money[m.index] = *s.money[i]
 			s.sums.null[m.index] = s.fxNull[i] != 0
 		} else if c := s.credited[i]; c != nil {
-			s.sums.counts[m.index], s.sums.credited[m.index] = int64(math.Round(*c*creditedCount)), true
+			s.sums.counts[m.index], s.sums.credited[m.index] = int64(math.Round(*c*facts.CountUnit)), true
 		} else {
 			s.sums.counts[m.index] = *s.counts[i]
 		}

@@ -91,8 +91,8 @@ func New(conn driver.Conn, opts Options) *Service {
 }
 
 // Settings are the ClickHouse settings a statement on table (facts_raw, facts_hourly,
-// facts_daily, their business_* counterparts, or journeys) runs with: the one place they are set. The query benchmark sends its floor
-// statements with them too.
+// facts_daily, their business_* and credits_* counterparts) runs with: the one place they are
+// set. The query benchmark sends its floor statements with them too.
 func (s *Service) Settings(table string) clickhouse.Settings {
 	secs := int(s.opts.MaxExecutionTime / time.Second)
 	if secs < 1 {
@@ -104,7 +104,7 @@ func (s *Service) Settings(table string) clickhouse.Settings {
 		"max_memory_usage":   s.opts.MaxMemoryUsage,
 		"max_query_size":     maxStatementBytes,
 	}
-	if !rawTable(table) && table != journeysTable {
+	if !rawTable(table) {
 		set["max_threads"] = s.opts.RollupThreads
 	}
 	return set

@@ -20,6 +20,12 @@ var tableLabels = [...]string{"raw", "hourly", "daily"}
 
 func (t table) label() string { return tableLabels[t] }
 
+// creditTables hold the attribution models' credits at each resolution, in the project's zone
+// like the ad facts (schema/clickhouse/0011_credits.sql).
+var creditTables = [...]string{"credits_raw", "credits_hourly", "credits_daily"}
+
+func (t table) creditsName() string { return creditTables[t] }
+
 // timeFilter is the table's time condition on its raw stored time column, with bounds computed
 // here. A coarser table than the range allows widens it to whole hours or days.
 func (t table) timeFilter(start, end time.Time, loc *time.Location) fragment {
