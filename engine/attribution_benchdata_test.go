@@ -39,7 +39,7 @@ func benchAd(k int) facts.AdEntity {
 // no reported total.
 func (bj benchJourneys) buyer(r *rand.Rand, id int, orders int) (rows []enginetest.JourneyRow, reported []facts.Fact) {
 	lead := fmt.Sprintf("B%d", id)
-	at := bj.from.Add(time.Duration(r.Int64N(int64(bj.days) * 86400)) * time.Second)
+	at := bj.from.Add(time.Duration(r.Int64N(int64(bj.days)*86400)) * time.Second)
 	var last *facts.AdEntity
 	for o := range orders {
 		if o > 0 {

@@ -52,3 +52,31 @@ func TestPreparedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedKeysUnderModels: each model, window and date keys its own answer, and a model's
+// Days are its range's (credits sit on their own days: the order's, or by click date the
+// touch's), by either date.
+func TestPreparedKeysUnderModels(t *testing.T) {
+	s := New(nil, Options{Clock: clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))})
+	scope := Scope{ProjectID: "prj_k", Currency: "BRL", TimeZone: "America/Sao_Paulo"}
+	keys := map[string]string{}
+	for _, attr := range []string{`{}`, `{"model":"linear"}`, `{"model":"last_click"}`, `{"model":"linear","window_days":7}`,
+		`{"model":"linear","date":"click"}`} {
+		var in QueryInput
+		body := `{"project_id":"prj_k","fields":["tx_revenue"],"time":{"start":"2026-03-01","end":"2026-03-10"},"metadata":{"attribution":` + attr + `}}`
+		if err := json.Unmarshal([]byte(body), &in); err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.Prepare(scope, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, ok := keys[p.Key()]; ok {
+			t.Errorf("%s shares the key of %s", attr, other)
+		}
+		keys[p.Key()] = attr
+		if d := p.Days(); len(d) != 1 || d[0].First != time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) || d[0].After != time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC) {
+			t.Errorf("%s: days %v", attr, d)
+		}
+	}
+}
