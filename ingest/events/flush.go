@@ -148,6 +148,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	c := queueClaims(load, evs, now)
 	lp := planLeads(evs, func(int) bool { return true })
 	lp.queueLoad(load)
+	clicks := queueOpenClicks(load, evs)
 	br := conn.SendBatch(ctx, load)
 	_, err = br.Exec()
 	if err == nil {
@@ -162,6 +163,9 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	}
 	if err == nil {
 		err = lp.readLoad(br)
+	}
+	if err == nil {
+		err = clicks.read(br)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -204,7 +208,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	leads.QueueTouches(w, touchesOf(rows))
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
 	outbox.QueueBiz(w, bizOf(keep, rows), now)
-	outbox.QueueJourneys(w, journeyTouchesOf(keep, kept), now)
+	outbox.QueueJourneys(w, append(journeyTouchesOf(keep, kept), clicks.claim(w, keep, kept)...), now)
 	for i, ev := range keep {
 		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
 			return nil, 0, err

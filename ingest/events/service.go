@@ -117,6 +117,7 @@ type event struct {
 	utm        utm.Params
 	attr       attribution.Fact
 	attributed bool
+	click      *linkClick
 	received   time.Time
 	raw        []byte
 }
@@ -135,6 +136,9 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 	ev := &event{in: in, meta: meta, target: t, received: now, raw: raw,
 		utm: utm.Extract(in.UTM, in.Page.URL, in.Cookies)}
 	if ev.attr, ev.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, ev.utm); err != nil {
+		return Result{}, err
+	}
+	if ev.click, err = s.clickOf(ctx, t, in.ClickID); err != nil {
 		return Result{}, err
 	}
 	r, err := s.batcher.Submit(ctx, ev)

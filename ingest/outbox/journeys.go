@@ -22,8 +22,14 @@ const (
 	JourneyMerge = "merge"
 )
 
+// Touch origins (journeys.origin): what a touch was; its event_id names it.
+const (
+	OriginEvent     = "event"      // a tracking event, by its event_id
+	OriginLinkClick = "link_click" // a tracking-link click, by its click id
+)
+
 // JourneyRow is one row for ClickHouse's journeys table (schema/clickhouse/0010_journeys.sql):
-// a lead's touch (an event whose UTM resolved to an ad entity) or an order's signed contribution
+// a lead's touch (an event or tracking-link click whose UTM resolved to an ad entity) or an order's signed contribution
 // under its lead, which attribution models credit at query time.
 type JourneyRow struct {
 	ProjectID, TimeZone string
@@ -32,9 +38,10 @@ type JourneyRow struct {
 	LeadID              string
 	// MergedInto is the lead a merge row's lead was merged into.
 	MergedInto string
-	// OrderID names an order row's transaction (connection and id); EventID a touch's event.
+	// OrderID names an order row's transaction (connection and id); EventID a touch's event or
+	// click (by Origin).
 	OrderID, EventID string
-	// Origin is what a touch was ("event").
+	// Origin is what a touch was (OriginEvent, OriginLinkClick).
 	Origin                                                     string
 	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
 	Currency                                                   string
