@@ -41,7 +41,7 @@ Usage:
   mtk sync backfill --connection ID --days N    re-read N days up to today
   mtk outbox list [--status pending|sent|dead] [--limit N] [--json]
   mtk outbox retry <id>         make a dead or pending conversion due now
-  mtk outbox stats [--json]     counts of the conversion and fact outboxes
+  mtk outbox stats [--json]     counts of the conversion, fact, event and journey outboxes
   mtk backfill business [--batch N] [--json]   write the business facts of the orders and events
                                 stored before them (idempotent; the business-backfill job does it too)
   mtk journeys backfill [--redo]  queue the orders and touches stored before attribution models
