@@ -376,6 +376,16 @@ func TestBackgroundJobsRun(t *testing.T) {
 	if out, errOut, code := cli(t, "backfill", "business"); code != 0 || !strings.HasSuffix(out, "business facts backfilled: 0 orders, 0 events\n") {
 		t.Fatalf("mtk backfill business: exit %d %s\n%s", code, errOut, out)
 	}
+
+	// mtk backfill journeys, and its old spelling, which still runs after a one-line notice.
+	out, errOut, code := cli(t, "backfill", "journeys", "--redo")
+	if code != 0 || errOut != "" {
+		t.Fatalf("mtk backfill journeys: exit %d %s\n%s", code, errOut, out)
+	}
+	if old, errOut, code := cli(t, "journeys", "backfill", "--redo"); code != 0 || old != out ||
+		errOut != "mtk: \"mtk journeys backfill\" is deprecated; use \"mtk backfill journeys\"\n" {
+		t.Fatalf("mtk journeys backfill: exit %d, stderr %q\n%s", code, errOut, old)
+	}
 }
 
 // mtk serve starts and takes events while ClickHouse is down: acknowledging needs PostgreSQL
