@@ -49,8 +49,8 @@ type Config struct {
 	Batch batcher.Config
 	// Geo locates leads by IP; nil means none.
 	Geo leads.Geolocator
-	// Bounds are the most rows the event and fact outboxes may hold; an event that would pass
-	// one is refused with 503 (zero values: outbox.DefaultMaxRows).
+	// Bounds are the most rows the event, fact and journey outboxes may hold; an event that would
+	// pass one is refused with 503 (zero values: outbox.DefaultMaxRows).
 	Bounds outbox.Bounds
 	// QueueFull, when set, is called for every event refused because the queue is full (metrics).
 	QueueFull func()
