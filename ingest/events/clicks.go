@@ -10,6 +10,7 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
+	"mtk/platform"
 	"mtk/platform/utm"
 )
 
@@ -110,8 +111,7 @@ func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []
 			AdsetID: a.AdsetID, AdID: a.AdID})
 	}
 	if len(ids) > 0 {
-		w.Queue(`UPDATE link_clicks k SET lead_id = c.lead FROM unnest($1::bigint[], $2::text[]) AS c (id, lead)
-			WHERE k.id = c.id AND k.lead_id IS NULL`, ids, leadIDs)
+		platform.QueueClickLeads(w, ids, leadIDs)
 	}
 	return out
 }
