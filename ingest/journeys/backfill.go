@@ -4,7 +4,7 @@
 // likewise as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
 // (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
 // under its row lock only while orders.journey is false (a webhook sets it), and an event only
-// when neither journeys nor the outbox holds its event_id (a click: its click id); a merge row repeated says what the
+// when neither journeys_by_lead nor the outbox holds its event_id (a click: its click id); a merge row repeated says what the
 // first said (a lead's latest merge row counts).
 package journeys
 
@@ -131,7 +131,7 @@ func copyOrders(ctx context.Context, pool *pgxpool.Pool, project, zone string, n
 }
 
 // copyTouches copies the project's events of a lead whose UTM resolves to an ad entity that
-// neither journeys nor the outbox holds yet, chunk by chunk; it returns how many it copied.
+// neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it copied.
 func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
 	now time.Time, chunkDone func(int)) (int, error) {
 	known, err := knownTouches(ctx, pool, project, outbox.OriginEvent)
@@ -140,7 +140,7 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 	}
 	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term
 		FROM events WHERE project_id = ? AND lead_id != '' AND campaign_id != ''
-		AND event_id NOT IN (SELECT event_id FROM journeys WHERE project_id = ? AND kind = 'touch' AND origin = ?)
+		AND event_id NOT IN (SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?)
 		ORDER BY ts, event_id`, project, project, outbox.OriginEvent)
 	if err != nil {
 		return 0, err
@@ -169,9 +169,9 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 }
 
 // copyClicks copies the tracking-link clicks of the project's leads whose UTM resolves to an ad
-// entity that neither journeys nor the outbox holds yet, chunk by chunk; it returns how many it
+// entity that neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it
 // copied. A click gets its lead once (ingest/events), in the transaction that queues its touch,
-// so the clicks are read first: the touch of any of them is then in the outbox, or in journeys
+// so the clicks are read first: the touch of any of them is then in the outbox, or in journeys_by_lead
 // before it leaves the outbox (read in that order).
 func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
 	now time.Time, chunkDone func(int)) (int, error) {
@@ -199,7 +199,7 @@ func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolve
 	if err != nil {
 		return 0, err
 	}
-	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys WHERE project_id = ? AND kind = 'touch' AND origin = ?",
+	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?",
 		project, outbox.OriginLinkClick)
 	if err != nil {
 		return 0, err

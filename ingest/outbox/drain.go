@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,11 +64,18 @@ type drainRows interface {
 	changes() ([]facts.Change, error)
 }
 
-// rowKey is an outbox row's id and where ClickHouse would hold it (its project and time).
+// settleHook is drainRows that write more in the settle transaction: what must change exactly when
+// the rows leave the outbox (the journey rows' dirty marks for the credit worker).
+type settleHook interface {
+	settled(b *pgx.Batch)
+}
+
+// rowKey is an outbox row's id and where ClickHouse would hold it (its project and time; from
+// when its ClickHouse rows span [from, ts], zero when they are all at ts).
 type rowKey struct {
-	id      int64
-	project string
-	ts      time.Time
+	id       int64
+	project  string
+	ts, from time.Time
 }
 
 func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger, t drainTable) *Drainer {
@@ -142,7 +150,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	for i, k := range keys {
 		ids[i] = k.id
 		if prior[k.id] {
-			attempted.add(uint64(k.id), k.project, k.ts)
+			attempted.add(uint64(k.id), k.project, cmp.Or(k.from, k.ts), k.ts)
 		} else {
 			fresh = append(fresh, k.id)
 		}
@@ -175,7 +183,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	if err != nil {
 		return 0, err
 	}
-	if err := d.settle(ctx, conn, ids, attempt, len(prior) > 0, changes); err != nil {
+	if err := d.settle(ctx, conn, rows, ids, attempt, len(prior) > 0, changes); err != nil {
 		return 0, err
 	}
 	if len(present) > 0 {
@@ -205,8 +213,9 @@ func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[in
 // settle deletes the inserted rows, less their outbox's size by as many, their attempt (0:
 // none), and (when there were prior attempts) every earlier attempt none of whose rows is left,
 // and moves the data versions of what landed, in one transaction: a crash before it commits
-// leaves the rows listed as suspects.
-func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64, prior bool, changes []facts.Change) error {
+// leaves the rows listed as suspects. Rows with a settleHook add their writes.
+func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, rows drainRows, ids []int64, attempt int64, prior bool,
+	changes []facts.Change) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	// The size shrinks by the rows deleted, in the same transaction (see Bounds).
@@ -221,6 +230,9 @@ func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, a
 			AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)
 	}
 	facts.QueueMoved(b, changes)
+	if h, ok := rows.(settleHook); ok {
+		h.settled(b)
+	}
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		// A connection left inside the transaction is closed by the pool on release.
