@@ -56,9 +56,9 @@ type Worker struct {
 	size  int
 	// copied is set once journeys_by_lead holds the journeys stored before it (copyJourneys).
 	copied bool
-	// crash, in tests, is called before a batch commits; an error stops the batch there, as a
-	// crash would.
-	crash func() error
+	// computed, in tests, is called once a batch has computed its changes, before it writes them;
+	// an error stops the batch there, as a crash would.
+	computed func() error
 }
 
 // New returns a Worker.
@@ -66,7 +66,7 @@ func New(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{pool: pool, ch: ch, clock: clk, log: log, size: Batch, crash: func() error { return nil }}
+	return &Worker{pool: pool, ch: ch, clock: clk, log: log, size: Batch, computed: func() error { return nil }}
 }
 
 // RunOnce takes every mark of every partition no other Worker holds, batch after batch, and
@@ -145,15 +145,15 @@ func (w *Worker) batch(ctx context.Context, conn *pgxpool.Conn, count, index int
 	if err := outbox.QueueCredits(b, changes, w.clock.Now()); err != nil {
 		return st, err
 	}
+	if err := w.computed(); err != nil {
+		return st, err
+	}
 	// The marks are locked in key order, as the journey drainer sets them, so that the two never
 	// deadlock; a mark set again since it was read has another seq and stays.
 	b.Queue(`DELETE FROM credit_dirty WHERE ctid IN (SELECT ctid FROM credit_dirty WHERE seq = ANY($1)
 		ORDER BY project_id, lead_id, order_id, order_ts FOR UPDATE)`, seqs)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return st, fmt.Errorf("credits: write: %w", err)
-	}
-	if err := w.crash(); err != nil {
-		return st, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return st, fmt.Errorf("credits: commit: %w", err)
