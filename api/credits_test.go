@@ -215,7 +215,7 @@ func TestCreditsLocalHours(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Set(time.Date(2026, 5, 10, 15, 0, 0, 0, time.UTC)) // standard time, UTC+10:30
-	at := time.Date(2026, 4, 4, 14, 10, 0, 0, time.UTC)       // DST, UTC+11: 01:10 on 5 April
+	at := time.Date(2026, 4, 4, 14, 10, 0, 0, time.UTC)        // DST, UTC+11: 01:10 on 5 April
 	e.event(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM, "timestamp": at.Unix(),
 		"lead": map[string]any{"email": "buyer@x.com"}}, bearer(a.key)...)
 	o := order("tx-1", "approved", 1000, e.clock.Now())
