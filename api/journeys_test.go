@@ -203,7 +203,7 @@ func TestJourneysBackfill(t *testing.T) {
 		t.Errorf("touches %v, want two of lead %s on ad %s", touches, lead, adID)
 	}
 	var clicks uint64
-	if err := e.ch.QueryRow(ctx, "SELECT count() FROM journeys WHERE project_id = ? AND origin = 'link_click' AND event_id = ?",
+	if err := e.ch.QueryRow(ctx, "SELECT count() FROM journeys_by_lead WHERE project_id = ? AND origin = 'link_click' AND event_id = ?",
 		a.project.ID, strconv.FormatInt(clickID, 10)).Scan(&clicks); err != nil || clicks != 1 {
 		t.Errorf("the click's touches: %d %v, want 1", clicks, err)
 	}

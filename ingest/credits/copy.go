@@ -17,12 +17,12 @@ const journeyColumns = `project_id, kind, ts, lead_id, merged_into, order_id, ev
 	account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending,
 	tx_count_refunded, tx_product_costs, outbox_id`
 
-// copyJourneys copies, once per database, the rows of ClickHouse's journeys table (written by the
+// CopyJourneys copies, once per database, the rows of ClickHouse's journeys table (written by the
 // journey drainer before journeys_by_lead existed; nothing reads it since) into journeys_by_lead,
 // and records it in journeys_copied. Its transaction holds the journey drainer's lock
 // exclusively, so that no journey drain runs meanwhile, and copies only the rows journeys_by_lead lacks (by outbox_id),
 // so that a copy interrupted before its record is repeated without a row twice.
-func copyJourneys(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, now time.Time) error {
+func CopyJourneys(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, now time.Time) error {
 	var done bool
 	if err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM journeys_copied)").Scan(&done); err != nil || done {
 		return err

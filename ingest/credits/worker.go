@@ -54,7 +54,7 @@ type Worker struct {
 	clock clock.Clock
 	log   *slog.Logger
 	size  int
-	// copied is set once journeys_by_lead holds the journeys stored before it (copyJourneys).
+	// copied is set once journeys_by_lead holds the journeys stored before it (CopyJourneys).
 	copied bool
 	// computed, in tests, is called once a batch has computed its changes, before it writes them;
 	// an error stops the batch there, as a crash would.
@@ -74,7 +74,7 @@ func New(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) 
 // are copied into it, it copies them first: a person read without them would lose credits.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	if !w.copied {
-		if err := copyJourneys(ctx, w.pool, w.ch, w.clock.Now()); err != nil {
+		if err := CopyJourneys(ctx, w.pool, w.ch, w.clock.Now()); err != nil {
 			return 0, err
 		}
 		w.copied = true

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/attribution"
+	"mtk/ingest/credits"
 	"mtk/ingest/outbox"
 	"mtk/platform/utm"
 )
@@ -37,6 +38,10 @@ type Progress struct {
 // them again when redo) into the journey outbox, reporting progress after each chunk.
 func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, redo bool,
 	now time.Time, report func(Progress)) error {
+	// What is in journeys_by_lead is skipped below: the journeys rows from before it must be there.
+	if err := credits.CopyJourneys(ctx, pool, ch, now); err != nil {
+		return err
+	}
 	q := "SELECT id, timezone FROM projects p WHERE NOT EXISTS (SELECT 1 FROM journey_backfill b WHERE b.project_id = p.id) ORDER BY id"
 	if redo {
 		q = "SELECT id, timezone FROM projects ORDER BY id"
