@@ -28,9 +28,10 @@ const (
 	OriginLinkClick = "link_click" // a tracking-link click, by its click id
 )
 
-// JourneyRow is one row for ClickHouse's journeys table (schema/clickhouse/0010_journeys.sql):
-// a lead's touch (an event or tracking-link click whose UTM resolved to an ad entity) or an order's signed contribution
-// under its lead, which attribution models credit at query time.
+// JourneyRow is one row for ClickHouse's journeys_by_lead table (the columns of
+// schema/clickhouse/0010_journeys.sql): a lead's touch (an event or tracking-link click whose UTM
+// resolved to an ad entity) or an order's signed contribution under its lead, from which the
+// credit worker (ingest/credits) credits orders.
 type JourneyRow struct {
 	ProjectID, TimeZone string
 	Kind                string
