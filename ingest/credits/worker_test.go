@@ -235,11 +235,15 @@ func TestWorkerBatch(t *testing.T) {
 	if n, err := w.RunOnce(ctx); err != nil || n != Batch {
 		t.Fatalf("run: %d orders (%v), want %d", n, err, Batch)
 	}
+	start := time.Now()
 	if _, err := s.credits.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
+	drained := time.Since(start)
 	s.check("one batch", journeys...)
+	_, rowsWritten := s.totals()
 	for _, st := range stats {
-		t.Logf("batch: %d marks, %d people, %d orders, %d journey rows read, %s", st.Marks, st.People, st.Orders, st.RowsRead, st.Took)
+		t.Logf("batch: %d marks, %d people, %d orders, %d journey rows read, %s; drained into %d credit rows in %s",
+			st.Marks, st.People, st.Orders, st.RowsRead, st.Took, rowsWritten, drained)
 	}
 }
