@@ -3,7 +3,6 @@ package outbox
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -90,42 +89,19 @@ func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.L
 // after the other, and returns how many rows it applied. Taking a partition's lock and each batch
 // are given BatchTimeout; a partition that fails does not stop the others.
 func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
-	count := max(d.Partitions, 1)
-	total := 0
-	var errs []error
-	for i := 0; i < count && ctx.Err() == nil; i++ {
-		n, err := d.drain(ctx, partition{index: i, count: count})
-		total += n
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return total, errors.Join(errs...)
-}
-
-// drain applies the rows of one partition, batch after batch, unless another Drainer holds it.
-func (d *Drainer) drain(ctx context.Context, part partition) (int, error) {
-	lctx, cancel := context.WithTimeout(ctx, BatchTimeout)
-	defer cancel()
-	conn, err := d.pool.Acquire(lctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Release()
-	if got, err := part.lock(lctx, conn, d.table.name, d.table.lock); err != nil || !got {
-		return 0, err
-	}
-	defer part.release(ctx, conn, d.table.name, d.table.lock)
-	total := 0
-	for {
-		bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
-		n, err := d.batch(bctx, conn, part)
-		cancel()
-		total += n
-		if err != nil || n < d.size {
-			return total, err
-		}
-	}
+	return RunPartitions(ctx, d.pool, d.table.name, d.table.lock, d.Partitions,
+		func(ctx context.Context, conn *pgxpool.Conn, count, index int) (int, error) {
+			total := 0
+			for {
+				bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
+				n, err := d.batch(bctx, conn, partition{index: index, count: count})
+				cancel()
+				total += n
+				if err != nil || n < d.size {
+					return total, err
+				}
+			}
+		})
 }
 
 // batch applies the partition's oldest rows, at most d.size: it commits an attempt listing them (see
