@@ -18,7 +18,7 @@ func (e *env) journeySums(t *testing.T, projectID string) (touches map[[2]string
 	t.Helper()
 	ctx := context.Background()
 	touches, orders = map[[2]string]uint64{}, map[[2]string][2]int64{}
-	rows, err := e.ch.Query(ctx, `SELECT lead_id, ad_id, count() FROM journeys WHERE project_id = ? AND kind = 'touch'
+	rows, err := e.ch.Query(ctx, `SELECT lead_id, ad_id, count() FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch'
 		GROUP BY lead_id, ad_id`, projectID)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func (e *env) journeySums(t *testing.T, projectID string) (touches map[[2]string
 	}
 	rows.Close()
 	rows, err = e.ch.Query(ctx, `SELECT order_id, lead_id, toInt64(sum(tx_revenue)), toInt64(sum(tx_count_refunded))
-		FROM journeys WHERE project_id = ? AND kind = 'order' GROUP BY order_id, lead_id`, projectID)
+		FROM journeys_by_lead WHERE project_id = ? AND kind = 'order' GROUP BY order_id, lead_id`, projectID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestJourneysBackfill(t *testing.T) {
 		t.Errorf("touches %v, want two of lead %s on ad %s", touches, lead, adID)
 	}
 	var clicks uint64
-	if err := e.ch.QueryRow(ctx, "SELECT count() FROM journeys WHERE project_id = ? AND origin = 'link_click' AND event_id = ?",
+	if err := e.ch.QueryRow(ctx, "SELECT count() FROM journeys_by_lead WHERE project_id = ? AND origin = 'link_click' AND event_id = ?",
 		a.project.ID, strconv.FormatInt(clickID, 10)).Scan(&clicks); err != nil || clicks != 1 {
 		t.Errorf("the click's touches: %d %v, want 1", clicks, err)
 	}

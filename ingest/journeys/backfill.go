@@ -4,7 +4,7 @@
 // likewise as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
 // (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
 // under its row lock only while orders.journey is false (a webhook sets it), and an event only
-// when neither journeys nor the outbox holds its event_id (a click: its click id); a merge row repeated says what the
+// when neither journeys_by_lead nor the outbox holds its event_id (a click: its click id); a merge row repeated says what the
 // first said (a lead's latest merge row counts).
 package journeys
 
@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/attribution"
+	"mtk/ingest/credits"
 	"mtk/ingest/outbox"
 	"mtk/platform/utm"
 )
@@ -37,6 +38,10 @@ type Progress struct {
 // them again when redo) into the journey outbox, reporting progress after each chunk.
 func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, redo bool,
 	now time.Time, report func(Progress)) error {
+	// What is in journeys_by_lead is skipped below: the journeys rows from before it must be there.
+	if err := credits.CopyJourneys(ctx, pool, ch, now); err != nil {
+		return err
+	}
 	q := "SELECT id, timezone FROM projects p WHERE NOT EXISTS (SELECT 1 FROM journey_backfill b WHERE b.project_id = p.id) ORDER BY id"
 	if redo {
 		q = "SELECT id, timezone FROM projects ORDER BY id"
@@ -131,7 +136,7 @@ func copyOrders(ctx context.Context, pool *pgxpool.Pool, project, zone string, n
 }
 
 // copyTouches copies the project's events of a lead whose UTM resolves to an ad entity that
-// neither journeys nor the outbox holds yet, chunk by chunk; it returns how many it copied.
+// neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it copied.
 func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
 	now time.Time, chunkDone func(int)) (int, error) {
 	known, err := knownTouches(ctx, pool, project, outbox.OriginEvent)
@@ -140,7 +145,7 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 	}
 	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term
 		FROM events WHERE project_id = ? AND lead_id != '' AND campaign_id != ''
-		AND event_id NOT IN (SELECT event_id FROM journeys WHERE project_id = ? AND kind = 'touch' AND origin = ?)
+		AND event_id NOT IN (SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?)
 		ORDER BY ts, event_id`, project, project, outbox.OriginEvent)
 	if err != nil {
 		return 0, err
@@ -169,9 +174,9 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 }
 
 // copyClicks copies the tracking-link clicks of the project's leads whose UTM resolves to an ad
-// entity that neither journeys nor the outbox holds yet, chunk by chunk; it returns how many it
+// entity that neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it
 // copied. A click gets its lead once (ingest/events), in the transaction that queues its touch,
-// so the clicks are read first: the touch of any of them is then in the outbox, or in journeys
+// so the clicks are read first: the touch of any of them is then in the outbox, or in journeys_by_lead
 // before it leaves the outbox (read in that order).
 func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
 	now time.Time, chunkDone func(int)) (int, error) {
@@ -199,7 +204,7 @@ func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolve
 	if err != nil {
 		return 0, err
 	}
-	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys WHERE project_id = ? AND kind = 'touch' AND origin = ?",
+	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?",
 		project, outbox.OriginLinkClick)
 	if err != nil {
 		return 0, err
