@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func (e *env) journeySums(t *testing.T, projectID string) (touches map[[2]string
 	t.Helper()
 	ctx := context.Background()
 	touches, orders = map[[2]string]uint64{}, map[[2]string][2]int64{}
-	rows, err := e.ch.Query(ctx, `SELECT lead_id, ad_id, count() FROM journeys WHERE project_id = ? AND kind = 'touch'
+	rows, err := e.ch.Query(ctx, `SELECT lead_id, ad_id, count() FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch'
 		GROUP BY lead_id, ad_id`, projectID)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func (e *env) journeySums(t *testing.T, projectID string) (touches map[[2]string
 	}
 	rows.Close()
 	rows, err = e.ch.Query(ctx, `SELECT order_id, lead_id, toInt64(sum(tx_revenue)), toInt64(sum(tx_count_refunded))
-		FROM journeys WHERE project_id = ? AND kind = 'order' GROUP BY order_id, lead_id`, projectID)
+		FROM journeys_by_lead WHERE project_id = ? AND kind = 'order' GROUP BY order_id, lead_id`, projectID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,15 +164,22 @@ func TestAttributionValidation(t *testing.T) {
 }
 
 // The backfill queues what was stored before the journey outbox, once: run twice (the second
-// with redo), the journeys hold each touch and each order's state once.
+// with redo), the journeys hold each touch (an event's, a click's with a lead) and each order's
+// state once; a click whose UTM names no ad is no touch.
 func TestJourneysBackfill(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	e.seedEntities(a)
+	clickID, _ := e.click(a, attributedUTM)
+	unresolved, _ := e.click(a, map[string]string{"utm_campaign": "Unknown|1"})
 	now := e.clock.Now()
 	r := e.event(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM,
 		"timestamp": now.Add(-2 * 24 * time.Hour).Unix(), "lead": map[string]any{"email": "buyer@x.com"}}, bearer(a.key)...)
 	lead, _ := r.JSON(t)["lead_id"].(string)
+	for _, click := range []int64{clickID, unresolved} {
+		e.event(map[string]any{"config": map[string]any{"name": "Contact"}, "lead": map[string]any{"email": "buyer@x.com"},
+			"click_id": click}, bearer(a.key)...)
+	}
 	if r := e.webhook(a.custom.WebhookKey, order("tx-1", "approved", 4000, now)); r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
@@ -191,13 +199,18 @@ func TestJourneysBackfill(t *testing.T) {
 		e.drain()
 	}
 	touches, orders := e.journeySums(t, a.project.ID)
-	if len(touches) != 1 || touches[[2]string{lead, adID}] != 1 {
-		t.Errorf("touches %v, want one of lead %s on ad %s", touches, lead, adID)
+	if len(touches) != 1 || touches[[2]string{lead, adID}] != 2 {
+		t.Errorf("touches %v, want two of lead %s on ad %s", touches, lead, adID)
+	}
+	var clicks uint64
+	if err := e.ch.QueryRow(ctx, "SELECT count() FROM journeys_by_lead WHERE project_id = ? AND origin = 'link_click' AND event_id = ?",
+		a.project.ID, strconv.FormatInt(clickID, 10)).Scan(&clicks); err != nil || clicks != 1 {
+		t.Errorf("the click's touches: %d %v, want 1", clicks, err)
 	}
 	if len(orders) != 1 || orders[[2]string{a.custom.ID + "/tx-1", lead}] != [2]int64{4000 * 10000, 0} {
 		t.Errorf("orders %v", orders)
 	}
-	want := journeys.Progress{Project: a.project.ID, Orders: 1, Touches: 1, Done: true}
+	want := journeys.Progress{Project: a.project.ID, Orders: 1, Touches: 2, Done: true}
 	if !slices.Contains(reports, want) || reports[len(reports)-1] != (journeys.Progress{Project: a.project.ID, Done: true}) {
 		t.Errorf("progress %+v, want %+v then nothing more", reports, want)
 	}
@@ -235,4 +248,128 @@ func TestJourneysFollowLeadMerges(t *testing.T) {
 		}
 		wantJSON(t, r.JSON(t)["data"], want)
 	}
+}
+
+// click follows a new tracking link of the tenant with utm and returns the click's id (as the chat
+// message's decode answers it) and time.
+func (e *env) click(tn trackingTenant, utm map[string]string) (int64, time.Time) {
+	e.t.Helper()
+	r := e.do("POST", "/v3/tracking/links", map[string]any{"name": "Promo", "phone": "5511912345678", "message": "Oi!", "utm": utm},
+		bearer(tn.key)...)
+	if r.Status != 201 {
+		e.t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	text := e.follow("/l/" + r.JSON(e.t)["slug"].(string)).Query().Get("text")
+	id, ok := e.decode(tn.key, text)[0]["decoded_id"].(float64)
+	if !ok {
+		e.t.Fatalf("no click in %q", text)
+	}
+	return int64(id), e.clock.Now()
+}
+
+// clickTouches are the journey outbox's link-click touches of a click: time, lead and ad of each.
+func (e *env) clickTouches(t *testing.T, clickID int64) []string {
+	t.Helper()
+	rows, err := e.store.Pool().Query(context.Background(), `SELECT ts, lead_id, ad_id FROM journey_outbox
+		WHERE kind = 'touch' AND origin = 'link_click' AND event_id = $1 ORDER BY id`, strconv.FormatInt(clickID, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var ts time.Time
+		var lead, ad string
+		if err := rows.Scan(&ts, &lead, &ad); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ts.UTC().Format(time.RFC3339)+" "+lead+" "+ad)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// clickLead is the lead a click got ("" for none).
+func (e *env) clickLead(t *testing.T, clickID int64) string {
+	t.Helper()
+	var lead *string
+	if err := e.store.Pool().QueryRow(context.Background(), "SELECT lead_id FROM link_clicks WHERE id = $1", clickID).Scan(&lead); err != nil {
+		t.Fatal(err)
+	}
+	if lead == nil {
+		return ""
+	}
+	return *lead
+}
+
+// A tracking-link click is a touch of the lead whose event first carries its id (click_id, the
+// decoded_id of their chat message): once, at the click's time, on the ad its UTM names, whatever
+// repeats; models then credit the lead's order to it. A click whose UTM names no ad gets its lead
+// and no touch; another workspace's click is ignored.
+func TestJourneysLinkClicks(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	b := e.newTrackingTenant("bolt", "act_222", "bolt.example")
+	e.seedEntities(a)
+	clickID, clickedAt := e.click(a, attributedUTM)
+	unresolved, _ := e.click(a, map[string]string{"utm_source": "alpha", "utm_campaign": "Unknown|1"})
+	e.clock.Advance(2 * time.Hour)
+	phone := map[string]any{"phone": "+55 11 97777-0000"}
+	message := func(eventID string, lead map[string]any, click int64) map[string]any {
+		return map[string]any{"event_id": eventID, "config": map[string]any{"name": "Contact"}, "source": "whatsapp",
+			"lead": lead, "click_id": click}
+	}
+	r := e.event(message("msg-1", phone, clickID), bearer(a.key)...)
+	lead, _ := r.JSON(t)["lead_id"].(string)
+	if r.Status != 200 || lead == "" {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	want := []string{clickedAt.UTC().Format(time.RFC3339) + " " + lead + " " + adID}
+	if got := e.clickTouches(t, clickID); !slices.Equal(got, want) || e.clickLead(t, clickID) != lead {
+		t.Fatalf("touches %v, lead %q; want %v, %s", got, e.clickLead(t, clickID), want, lead)
+	}
+	// The message again (a retry, a later message, another person forwarding it): no other touch.
+	e.event(message("msg-1", phone, clickID), bearer(a.key)...)
+	e.event(message("msg-2", phone, clickID), bearer(a.key)...)
+	other := e.event(message("msg-3", map[string]any{"email": "other@x.com"}, clickID), bearer(a.key)...)
+	if got := e.clickTouches(t, clickID); other.Status != 200 || !slices.Equal(got, want) || e.clickLead(t, clickID) != lead {
+		t.Fatalf("after repeats: touches %v, lead %q; want %v, %s", got, e.clickLead(t, clickID), want, lead)
+	}
+	e.event(message("msg-4", phone, unresolved), bearer(a.key)...)
+	if got := e.clickTouches(t, unresolved); len(got) != 0 || e.clickLead(t, unresolved) != lead {
+		t.Fatalf("a click naming no ad: touches %v, lead %q", got, e.clickLead(t, unresolved))
+	}
+	foreign, _ := e.click(b, attributedUTM)
+	if r := e.event(message("msg-5", phone, foreign), bearer(a.key)...); r.Status != 200 || e.clickLead(t, foreign) != "" {
+		t.Fatalf("another workspace's click: %d %s, lead %q", r.Status, r.Body, e.clickLead(t, foreign))
+	}
+	for click, detail := range map[string]string{"0": "click_id: a click id (decoded_id), from 1 to 2^53 - 1",
+		"9007199254740992": "click_id: a click id (decoded_id), from 1 to 2^53 - 1", `"1"`: ""} {
+		r := e.do("POST", "/v3/tracking/events", `{"config":{"name":"Contact"},"click_id":`+click+`}`, bearer(a.key)...)
+		body := wantError(t, r, 400, "validation_error", "invalid_parameter")
+		if detail != "" {
+			wantJSON(t, body["details"], `["`+detail+`"]`)
+		}
+	}
+	e.drain()
+	touches, _ := e.journeySums(t, a.project.ID)
+	if len(touches) != 1 || touches[[2]string{lead, adID}] != 1 {
+		t.Fatalf("journeys' touches %v, want the click's on ad %s", touches, adID)
+	}
+	o := order("tx-1", "approved", 4200, e.clock.Now())
+	o["created_at"], o["customer"] = e.clock.Now().Format(time.RFC3339), phone
+	delete(o, "utm")
+	if r := e.webhook(a.custom.WebhookKey, o); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	e.drain()
+	r = e.do("POST", "/v3/query", map[string]any{"project_id": a.project.ID, "fields": []string{"tx_revenue"},
+		"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}, "metadata": map[string]any{"level": "ad",
+			"attribution": map[string]any{"model": "last_click", "window_days": 1}}}, bearer(a.readKey)...)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	wantJSON(t, r.JSON(t)["data"], `[{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_revenue":42}]`)
 }

@@ -71,6 +71,7 @@ func TestMetricsByRoutePattern(t *testing.T) {
 		{"mtk_events_queue_length", nil, 0},
 		{"mtk_outbox_pending", []string{"outbox", "facts"}, 1}, // the Lead's business row, not drained
 		{"mtk_outbox_pending", []string{"outbox", "conversions"}, 0},
+		{"mtk_outbox_pending", []string{"outbox", "journeys"}, 0}, // the Lead has no lead nor UTM: no touch
 	} {
 		if got, ok := f.Value(c.name, c.labels...); !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)

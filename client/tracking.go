@@ -33,6 +33,9 @@ type Event struct {
 	Value      *int64         `json:"value,omitempty"`
 	Currency   string         `json:"currency,omitempty"`
 	Properties map[string]any `json:"properties,omitempty"`
+	// ClickID is the tracking-link click that brought the person (DecodedMessage.DecodedID of the
+	// chat message they sent): the click becomes a touch of their lead; 0 means none.
+	ClickID int64 `json:"click_id,omitempty"`
 }
 
 // EventConfig names an event: Name for reports, Alpha to also forward it to the first network.

@@ -132,6 +132,17 @@ func TestLinksAndDecodeMessages(t *testing.T) {
 	if plain.DecodedID != nil || plain.Params != nil || plain.TrackingLinkID != nil || plain.DecodedText != plain.Text {
 		t.Fatalf("untracked %+v", plain)
 	}
+	// The sender's event carries the click: the click becomes their lead's.
+	res, err := c.TrackEvent(ctx, &client.Event{Config: client.EventConfig{Name: "Contact"}, Source: client.EventSourceWhatsApp,
+		Lead: &client.Lead{Phone: "+55 11 98888-7777"}, ClickID: *m.DecodedID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lead string
+	if err := w.srv.Postgres.QueryRow(ctx, "SELECT lead_id FROM link_clicks WHERE id = $1", *m.DecodedID).Scan(&lead); err != nil ||
+		res.LeadID == nil || lead != *res.LeadID {
+		t.Fatalf("the click's lead %q (%v), the event's %v", lead, err, res.LeadID)
+	}
 
 	_, err = c.DecodeMessages(ctx, nil)
 	wantAPIError(t, err, 400, client.ErrorTypeValidation, client.CodeInvalidParameter)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+
 	"mtk/internal/apperr"
 	"mtk/internal/ids"
 	"mtk/platform/marker"
@@ -193,4 +195,11 @@ func storable(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n])
+}
+
+// QueueClickLeads queues, in the caller's transaction, giving each click of ids its person: the
+// lead at the same index of leads. A click keeps the first lead it was given.
+func QueueClickLeads(w *pgx.Batch, ids []int64, leads []string) {
+	w.Queue(`UPDATE link_clicks k SET lead_id = c.lead FROM unnest($1::bigint[], $2::text[]) AS c (id, lead)
+		WHERE k.id = c.id AND k.lead_id IS NULL`, ids, leads)
 }

@@ -281,7 +281,7 @@ func (p *probe) others(ctx context.Context) (spent, error) {
 
 // drained waits until the outboxes that events and orders fill are empty.
 func (p *probe) drained(ctx context.Context) error {
-	for _, table := range []string{"event_outbox", "fact_outbox"} {
+	for _, table := range []string{"event_outbox", "fact_outbox", "journey_outbox"} {
 		if err := waitEmpty(ctx, p.e, table, 2*time.Minute); err != nil {
 			return err
 		}

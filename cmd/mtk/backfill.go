@@ -11,15 +11,24 @@ import (
 	"mtk/internal/wire"
 )
 
-// runBackfill: mtk backfill business [--batch N] [--json] writes the business rows of the
-// orders and events stored before the business facts existed (wire.System.BackfillBusiness),
-// logging its progress to out; a rerun, or a run after the business-backfill job finished it,
-// writes nothing.
+// runBackfill: mtk backfill business|journeys writes what was stored before a family of rows
+// existed.
 func runBackfill(ctx context.Context, args []string, out io.Writer) error {
-	_, rest, err := subcommand(args, "business")
+	sub, rest, err := subcommand(args, "business", "journeys")
 	if err != nil {
 		return err
 	}
+	if sub == "journeys" {
+		return backfillJourneys(ctx, rest, out)
+	}
+	return backfillBusiness(ctx, rest, out)
+}
+
+// backfillBusiness: mtk backfill business [--batch N] [--json] writes the business rows of the
+// orders and events stored before the business facts existed (wire.System.BackfillBusiness),
+// logging its progress to out; a rerun, or a run after the business-backfill job finished it,
+// writes nothing.
+func backfillBusiness(ctx context.Context, rest []string, out io.Writer) error {
 	fs := flag.NewFlagSet("backfill business", flag.ContinueOnError)
 	batch := fs.Int("batch", wire.BackfillBatch, "orders or events per step")
 	asJSON := fs.Bool("json", false, "print the counts as JSON")

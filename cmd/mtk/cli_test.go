@@ -356,6 +356,18 @@ func TestBackgroundJobsRun(t *testing.T) {
 		t.Fatalf("stats after the purge: %q, want %q", got, want)
 	}
 
+	// The stats count every outbox that waits for ClickHouse, the journey outbox too.
+	if _, err := st.pg.Exec(context.Background(), `INSERT INTO journey_outbox (project_id, timezone, kind, ts, lead_id, created_at)
+		VALUES ('prj_1', 'UTC', 'touch', now(), 'ld_1', now())`); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := cli(t, "outbox", "stats"); code != 0 || !strings.HasSuffix(out, "\nfacts: 0 pending\nevents: 0 pending\njourneys: 1 pending\n") {
+		t.Fatalf("mtk outbox stats: exit %d %s\n%s", code, errOut, out)
+	}
+	if j, _ := cliJSON(t, "outbox", "stats")["journeys"].(map[string]any); j["pending"] != 1.0 {
+		t.Fatalf("mtk outbox stats --json: journeys %v", j)
+	}
+
 	// The business backfill finds nothing stored before the business facts, as a job and as a
 	// command (api's TestBusinessBackfill backfills real data).
 	if err := runner.RunNow("business-backfill"); err != nil {
@@ -363,6 +375,16 @@ func TestBackgroundJobsRun(t *testing.T) {
 	}
 	if out, errOut, code := cli(t, "backfill", "business"); code != 0 || !strings.HasSuffix(out, "business facts backfilled: 0 orders, 0 events\n") {
 		t.Fatalf("mtk backfill business: exit %d %s\n%s", code, errOut, out)
+	}
+
+	// mtk backfill journeys, and its old spelling, which still runs after a one-line notice.
+	out, errOut, code := cli(t, "backfill", "journeys", "--redo")
+	if code != 0 || errOut != "" {
+		t.Fatalf("mtk backfill journeys: exit %d %s\n%s", code, errOut, out)
+	}
+	if old, errOut, code := cli(t, "journeys", "backfill", "--redo"); code != 0 || old != out ||
+		errOut != "mtk: \"mtk journeys backfill\" is deprecated; use \"mtk backfill journeys\"\n" {
+		t.Fatalf("mtk journeys backfill: exit %d, stderr %q\n%s", code, errOut, old)
 	}
 }
 

@@ -42,7 +42,7 @@ func TestEveryCommandHelpPrintsItsFlags(t *testing.T) {
 		{[]string{"outbox", "retry"}, nil},
 		{[]string{"outbox", "stats"}, []string{"json"}},
 		{[]string{"backfill", "business"}, []string{"batch", "json"}},
-		{[]string{"journeys", "backfill"}, []string{"redo"}},
+		{[]string{"backfill", "journeys"}, []string{"redo"}},
 		{[]string{"bench"}, []string{"url", "key", "body", "queries", "concurrency", "rate", "max-inflight", "duration", "warmup", "cache", "json", "compare"}},
 	}
 	covered := map[string]bool{}

@@ -13,14 +13,11 @@ import (
 	"mtk/internal/config"
 )
 
-// runJourneys backfills the journey outbox (what attribution models credit) with the orders and
-// touches stored before it existed; the workers' journey drainer then moves them to ClickHouse.
-func runJourneys(ctx context.Context, args []string, out io.Writer) error {
-	_, rest, err := subcommand(args, "backfill")
-	if err != nil {
-		return err
-	}
-	fs := flag.NewFlagSet("journeys backfill", flag.ContinueOnError)
+// backfillJourneys: mtk backfill journeys [--redo] fills the journey outbox (what attribution
+// models credit) with the orders and touches stored before it existed; the workers' journey
+// drainer then moves them to ClickHouse.
+func backfillJourneys(ctx context.Context, rest []string, out io.Writer) error {
+	fs := flag.NewFlagSet("backfill journeys", flag.ContinueOnError)
 	redo := fs.Bool("redo", false, "visit projects already backfilled too (copies only what is missing)")
 	if _, err := parseFlags(fs, rest); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	_ "time/tzdata" // IANA zones inside the binary: projects' time zones work on any machine
@@ -41,10 +42,10 @@ Usage:
   mtk sync backfill --connection ID --days N    re-read N days up to today
   mtk outbox list [--status pending|sent|dead] [--limit N] [--json]
   mtk outbox retry <id>         make a dead or pending conversion due now
-  mtk outbox stats [--json]     counts of the conversion and fact outboxes
+  mtk outbox stats [--json]     counts of the conversion, fact, event and journey outboxes
   mtk backfill business [--batch N] [--json]   write the business facts of the orders and events
                                 stored before them (idempotent; the business-backfill job does it too)
-  mtk journeys backfill [--redo]  queue the orders and touches stored before attribution models
+  mtk backfill journeys [--redo]  queue the orders and touches stored before attribution models
   mtk bench --body FILE | --queries DIR [--url U] [--key K] [--concurrency 1,8,32] [--rate 50,200]
             [--max-inflight N] [--duration 10s] [--warmup 2s] [--cache on|off|both] [--json] [--compare FILE.json]
                                 benchmark query bodies against a server (see README.md)
@@ -69,9 +70,14 @@ var commands = map[string]command{
 	"container":    runContainer,
 	"sync":         runSync,
 	"outbox":       runOutbox,
-	"journeys":     runJourneys,
 	"bench":        runBench,
 	"backfill":     runBackfill,
+}
+
+// renamed are the old spellings of commands, still run after a notice on stderr because scripts
+// may call them: the first two words of a command line and the words that replace them.
+var renamed = map[[2]string][]string{
+	{"journeys", "backfill"}: {"backfill", "journeys"},
 }
 
 // usageError is a mistake in the command line: exit status 2.
@@ -89,6 +95,12 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(out, usage)
 		return 0
+	}
+	if len(args) >= 2 {
+		if now, ok := renamed[[2]string{args[0], args[1]}]; ok {
+			fmt.Fprintf(errOut, "mtk: \"mtk %s %s\" is deprecated; use \"mtk %s\"\n", args[0], args[1], strings.Join(now, " "))
+			args = append(slices.Clone(now), args[2:]...)
+		}
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {

@@ -22,6 +22,7 @@ func newMetrics(cfg config.Config, st stores, clk clock.Clock, log *slog.Logger)
 	m := metrics.New(clk, log)
 	m.WatchPools(st.pg, st.ch)
 	m.WatchOutboxes(st.pg)
+	m.WatchCredits(st.pg)
 	return m
 }
 

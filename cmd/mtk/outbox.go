@@ -61,9 +61,10 @@ func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return err
 			}
-			human := fmt.Sprintf("conversions: %d pending, %d sent (kept %s), %d dead (kept %s)\nfacts: %d pending\nevents: %d pending",
+			human := fmt.Sprintf("conversions: %d pending, %d sent (kept %s), %d dead (kept %s)\nfacts: %d pending\nevents: %d pending\njourneys: %d pending",
 				st.Conversions[outbox.StatusPending], st.Conversions[outbox.StatusSent], days(outbox.SentRetention),
-				st.Conversions[outbox.StatusDead], days(outbox.DeadRetention), st.Facts.Pending, st.Events.Pending)
+				st.Conversions[outbox.StatusDead], days(outbox.DeadRetention), st.Facts.Pending, st.Events.Pending,
+				st.Journeys.Pending)
 			return emit(out, *asJSON, st, human)
 		}
 	})

@@ -30,8 +30,8 @@ func assertDemoJourneys(t *testing.T, projectID string, query func(extra string)
 	if err := st.ch.QueryRow(ctx, `SELECT count(), countIf(ads >= 2), countIf(sources >= 2), countIf(span > 7 * 86400), max(touches)
 		FROM (SELECT lead_id, uniqExact(ad_id) AS ads, uniqExact(source) AS sources, count() AS touches,
 				toInt64(max(ts)) - toInt64(min(ts)) AS span
-			FROM journeys WHERE project_id = ? AND kind = 'touch' AND ad_id != ''
-			AND lead_id IN (SELECT lead_id FROM journeys WHERE project_id = ? AND kind = 'order')
+			FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND ad_id != ''
+			AND lead_id IN (SELECT lead_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'order')
 			GROUP BY lead_id)`, projectID, projectID).Scan(&buyers, &twoAds, &twoNetworks, &overAWeek, &longest); err != nil {
 		t.Fatal(err)
 	}

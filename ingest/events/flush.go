@@ -124,8 +124,8 @@ func answers(evs []*event, found []leads.Result, c *claims) []Result {
 // returns each event's answer, also written, for an event sent with an Idempotency-Key, to its
 // record (Meta.Receipt) before the COMMIT. When the outboxes' bounds
 // (Config.Bounds) leave room for fewer events than the batch, it rolls back and returns how
-// many of its first events fit (counting a row of each outbox per event, which a repeat or an
-// unattributed event does not write). On failure nothing is stored: a connection left inside the
+// many of its first events fit (counting the rows each event may write, fit, which a repeat does
+// not write). On failure nothing is stored: a connection left inside the
 // transaction is closed by the pool on release, which rolls it back; after a refused value
 // (db.Refused) the transaction is rolled back before store returns, so that the batch may be
 // stored again without the event that holds it. The transaction's statements run on generic
@@ -148,6 +148,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	c := queueClaims(load, evs, now)
 	lp := planLeads(evs, func(int) bool { return true })
 	lp.queueLoad(load)
+	clicks := queueOpenClicks(load, evs)
 	br := conn.SendBatch(ctx, load)
 	_, err = br.Exec()
 	if err == nil {
@@ -162,6 +163,9 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	}
 	if err == nil {
 		err = lp.readLoad(br)
+	}
+	if err == nil {
+		err = clicks.read(br)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -204,7 +208,7 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	leads.QueueTouches(w, touchesOf(rows))
 	outbox.QueueFacts(w, factsOf(keep, kept), now)
 	outbox.QueueBiz(w, bizOf(keep, rows), now)
-	outbox.QueueJourneys(w, journeyTouchesOf(keep, kept), now)
+	outbox.QueueJourneys(w, append(journeyTouchesOf(keep, kept), clicks.claim(w, keep, kept)...), now)
 	for i, ev := range keep {
 		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
 			return nil, 0, err
@@ -240,19 +244,32 @@ func rollBack(ctx context.Context, conn *pgxpool.Conn, refused error) error {
 	return refused
 }
 
-// fit is how many of evs's first events the outboxes have room for: an event row each, and in
-// the fact outbox a business row for one that may count (its name counts, or it may create a
-// lead) and a fact for an attributed one of those.
+// fit is how many of evs's first events the outboxes have room for: an event row each; in the
+// fact outbox a business row for one that may count (its name counts, or it may create a lead)
+// and a fact for an attributed one of those; in the journey outbox a touch for an attributed
+// event of a lead, one for the tracking-link click it carries, and a merge row for each lead its
+// identifiers may merge (the aliases a merge re-points too are not known before the leads are
+// resolved, and come on top).
 func (s *Service) fit(sizes outbox.Sizes, evs []*event) int {
-	facts := 0
+	facts, journeys := 0, 0
 	for i, ev := range evs {
-		if !measuresOf(ev.in.Config, ev.in.Lead.Identified()).IsZero() {
+		identified := ev.in.Lead.Identified()
+		if !measuresOf(ev.in.Config, identified).IsZero() {
 			facts++
 			if ev.attributed {
 				facts++
 			}
 		}
-		if !s.bounds.Fits(sizes, i+1, facts) {
+		if identified {
+			journeys += ev.in.Lead.MostMerges()
+			if ev.attributed {
+				journeys++
+			}
+			if ev.click != nil && ev.click.attributed {
+				journeys++
+			}
+		}
+		if !s.bounds.Fits(sizes, i+1, facts, journeys) {
 			return i
 		}
 	}

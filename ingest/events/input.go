@@ -33,6 +33,9 @@ type Input struct {
 	Value      *int64            `json:"value"`
 	Currency   string            `json:"currency"`
 	Properties json.RawMessage   `json:"properties"`
+	// ClickID is the tracking-link click that brought the event's person (decode's decoded_id of
+	// the chat message they sent): the click becomes their lead's.
+	ClickID *int64 `json:"click_id"`
 }
 
 // EventConfig names the event: Name for reports, Alpha for the first network (absent: the event
@@ -148,6 +151,9 @@ func (in Input) normalize(now time.Time) (Input, error) {
 	}
 	if in.Value != nil && (*in.Value < 0 || *in.Value > maxValue) {
 		bad = append(bad, "value: cents, from 0 to 10^12")
+	}
+	if in.ClickID != nil && (*in.ClickID < 1 || *in.ClickID > maxClickID) {
+		bad = append(bad, "click_id: a click id (decoded_id), from 1 to 2^53 - 1")
 	}
 	if in.Currency = strings.ToUpper(strings.TrimSpace(in.Currency)); in.Currency != "" && !isCurrency(in.Currency) {
 		bad = append(bad, fmt.Sprintf("currency: %q is not an ISO 4217 code such as BRL or USD", in.Currency))

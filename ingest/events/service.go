@@ -49,8 +49,8 @@ type Config struct {
 	Batch batcher.Config
 	// Geo locates leads by IP; nil means none.
 	Geo leads.Geolocator
-	// Bounds are the most rows the event and fact outboxes may hold; an event that would pass
-	// one is refused with 503 (zero values: outbox.DefaultMaxRows).
+	// Bounds are the most rows the event, fact and journey outboxes may hold; an event that would
+	// pass one is refused with 503 (zero values: outbox.DefaultMaxRows).
 	Bounds outbox.Bounds
 	// QueueFull, when set, is called for every event refused because the queue is full (metrics).
 	QueueFull func()
@@ -117,6 +117,7 @@ type event struct {
 	utm        utm.Params
 	attr       attribution.Fact
 	attributed bool
+	click      *linkClick
 	received   time.Time
 	raw        []byte
 }
@@ -135,6 +136,9 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 	ev := &event{in: in, meta: meta, target: t, received: now, raw: raw,
 		utm: utm.Extract(in.UTM, in.Page.URL, in.Cookies)}
 	if ev.attr, ev.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, ev.utm); err != nil {
+		return Result{}, err
+	}
+	if ev.click, err = s.clickOf(ctx, t, in.ClickID); err != nil {
 		return Result{}, err
 	}
 	r, err := s.batcher.Submit(ctx, ev)

@@ -1,15 +1,17 @@
 // Package journeys backfills the journey outbox (ingest/outbox, JourneyRow) with what was stored
 // before it existed: every order's current state under its lead, every event of a lead whose
-// UTM resolves to an ad entity as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
+// UTM resolves to an ad entity as a touch, every tracking-link click of a lead whose UTM resolves
+// likewise as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
 // (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
 // under its row lock only while orders.journey is false (a webhook sets it), and an event only
-// when neither journeys nor the outbox holds its event_id; a merge row repeated says what the
+// when neither journeys_by_lead nor the outbox holds its event_id (a click: its click id); a merge row repeated says what the
 // first said (a lead's latest merge row counts).
 package journeys
 
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -17,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/attribution"
+	"mtk/ingest/credits"
 	"mtk/ingest/outbox"
 	"mtk/platform/utm"
 )
@@ -35,6 +38,10 @@ type Progress struct {
 // them again when redo) into the journey outbox, reporting progress after each chunk.
 func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, redo bool,
 	now time.Time, report func(Progress)) error {
+	// What is in journeys_by_lead is skipped below: the journeys rows from before it must be there.
+	if err := credits.CopyJourneys(ctx, pool, ch, now); err != nil {
+		return err
+	}
 	q := "SELECT id, timezone FROM projects p WHERE NOT EXISTS (SELECT 1 FROM journey_backfill b WHERE b.project_id = p.id) ORDER BY id"
 	if redo {
 		q = "SELECT id, timezone FROM projects ORDER BY id"
@@ -67,11 +74,16 @@ func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver 
 		if err := copyMerges(ctx, pool, p.id, now); err != nil {
 			return fmt.Errorf("journeys: lead merges of %s: %w", p.id, err)
 		}
-		n, err := copyTouches(ctx, pool, ch, resolver, p.id, p.zone, now, func(n int) { pr.Touches += n; report(pr) })
+		chunkDone := func(n int) { pr.Touches += n; report(pr) }
+		n, err := copyTouches(ctx, pool, ch, resolver, p.id, p.zone, now, chunkDone)
 		if err != nil {
 			return fmt.Errorf("journeys: touches of %s: %w", p.id, err)
 		}
-		pr.Touches, pr.Done = n, true
+		m, err := copyClicks(ctx, pool, ch, resolver, p.id, p.zone, now, chunkDone)
+		if err != nil {
+			return fmt.Errorf("journeys: link click touches of %s: %w", p.id, err)
+		}
+		pr.Touches, pr.Done = n+m, true
 		if _, err := pool.Exec(ctx, `INSERT INTO journey_backfill (project_id, done_at) VALUES ($1, $2)
 			ON CONFLICT (project_id) DO UPDATE SET done_at = EXCLUDED.done_at`, p.id, now); err != nil {
 			return err
@@ -124,76 +136,156 @@ func copyOrders(ctx context.Context, pool *pgxpool.Pool, project, zone string, n
 }
 
 // copyTouches copies the project's events of a lead whose UTM resolves to an ad entity that
-// neither journeys nor the outbox holds yet, chunk by chunk; it returns how many it copied.
+// neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it copied.
 func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
 	now time.Time, chunkDone func(int)) (int, error) {
-	known := map[string]bool{}
-	rows, err := pool.Query(ctx, "SELECT event_id FROM journey_outbox WHERE project_id = $1 AND kind = 'touch'", project)
+	known, err := knownTouches(ctx, pool, project, outbox.OriginEvent)
 	if err != nil {
 		return 0, err
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return 0, err
-	}
-	for _, id := range ids {
-		known[id] = true
 	}
 	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term
 		FROM events WHERE project_id = ? AND lead_id != '' AND campaign_id != ''
-		AND event_id NOT IN (SELECT event_id FROM journeys WHERE project_id = ? AND kind = 'touch')
-		ORDER BY ts, event_id`, project, project)
+		AND event_id NOT IN (SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?)
+		ORDER BY ts, event_id`, project, project, outbox.OriginEvent)
 	if err != nil {
 		return 0, err
 	}
 	defer crows.Close()
-	total := 0
-	var pending []outbox.JourneyRow
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
-		b := &pgx.Batch{}
-		outbox.QueueJourneys(b, pending, now)
-		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
-			return err
-		}
-		total += len(pending)
-		chunkDone(len(pending))
-		pending = pending[:0]
-		return nil
-	}
+	tw := touchWriter{pool: pool, now: now, chunkDone: chunkDone}
 	for crows.Next() {
 		var id, lead string
 		var ts time.Time
 		var p utm.Params
 		if err := crows.Scan(&id, &ts, &lead, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term); err != nil {
-			return total, err
+			return tw.total, err
 		}
 		if known[id] {
 			continue
 		}
 		known[id] = true
-		a, ok, err := resolver.Resolve(ctx, project, p)
-		if err != nil {
-			return total, err
-		}
-		if !ok {
-			continue
-		}
-		pending = append(pending, outbox.JourneyRow{ProjectID: project, TimeZone: zone, Kind: outbox.JourneyTouch,
-			Time: ts.UTC(), LeadID: lead, EventID: id, Origin: "event", Source: a.Source, ConnectionID: a.ConnectionID,
-			AccountID: a.AccountID, CampaignID: a.CampaignID, AdsetID: a.AdsetID, AdID: a.AdID})
-		if len(pending) == chunk {
-			if err := flush(); err != nil {
-				return total, err
-			}
+		if err := tw.add(ctx, resolver, project, zone, outbox.OriginEvent, id, lead, ts, p); err != nil {
+			return tw.total, err
 		}
 	}
 	if err := crows.Err(); err != nil {
-		return total, err
+		return tw.total, err
 	}
-	return total, flush()
+	return tw.total, tw.flush(ctx)
+}
+
+// copyClicks copies the tracking-link clicks of the project's leads whose UTM resolves to an ad
+// entity that neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it
+// copied. A click gets its lead once (ingest/events), in the transaction that queues its touch,
+// so the clicks are read first: the touch of any of them is then in the outbox, or in journeys_by_lead
+// before it leaves the outbox (read in that order).
+func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
+	now time.Time, chunkDone func(int)) (int, error) {
+	rows, err := pool.Query(ctx, `SELECT k.id, k.clicked_at, k.lead_id, k.utm_source, k.utm_medium, k.utm_campaign, k.utm_content, k.utm_term
+		FROM link_clicks k JOIN leads l ON l.id = k.lead_id WHERE l.project_id = $1 ORDER BY k.clicked_at, k.id`, project)
+	if err != nil {
+		return 0, err
+	}
+	type click struct {
+		id, lead string
+		at       time.Time
+		utm      utm.Params
+	}
+	clicks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (click, error) {
+		var c click
+		var id int64
+		err := r.Scan(&id, &c.at, &c.lead, &c.utm.Source, &c.utm.Medium, &c.utm.Campaign, &c.utm.Content, &c.utm.Term)
+		c.id = strconv.FormatInt(id, 10)
+		return c, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	known, err := knownTouches(ctx, pool, project, outbox.OriginLinkClick)
+	if err != nil {
+		return 0, err
+	}
+	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?",
+		project, outbox.OriginLinkClick)
+	if err != nil {
+		return 0, err
+	}
+	for crows.Next() {
+		var id string
+		if err := crows.Scan(&id); err != nil {
+			crows.Close()
+			return 0, err
+		}
+		known[id] = true
+	}
+	crows.Close()
+	if err := crows.Err(); err != nil {
+		return 0, err
+	}
+	tw := touchWriter{pool: pool, now: now, chunkDone: chunkDone}
+	for _, c := range clicks {
+		if known[c.id] {
+			continue
+		}
+		if err := tw.add(ctx, resolver, project, zone, outbox.OriginLinkClick, c.id, c.lead, c.at, c.utm); err != nil {
+			return tw.total, err
+		}
+	}
+	return tw.total, tw.flush(ctx)
+}
+
+// knownTouches are the ids of the project's touches of origin that the outbox holds.
+func knownTouches(ctx context.Context, pool *pgxpool.Pool, project, origin string) (map[string]bool, error) {
+	rows, err := pool.Query(ctx, "SELECT event_id FROM journey_outbox WHERE project_id = $1 AND kind = 'touch' AND origin = $2",
+		project, origin)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	known := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		known[id] = true
+	}
+	return known, err
+}
+
+// touchWriter queues the touches a backfill finds, chunk by chunk, each chunk in a transaction.
+type touchWriter struct {
+	pool      *pgxpool.Pool
+	now       time.Time
+	chunkDone func(int)
+	pending   []outbox.JourneyRow
+	total     int
+}
+
+// add queues the touch of origin and id when its UTM p resolves to an ad entity of the project.
+func (tw *touchWriter) add(ctx context.Context, resolver *attribution.Resolver, project, zone, origin, id, lead string,
+	ts time.Time, p utm.Params) error {
+	a, ok, err := resolver.Resolve(ctx, project, p)
+	if err != nil || !ok {
+		return err
+	}
+	tw.pending = append(tw.pending, outbox.JourneyRow{ProjectID: project, TimeZone: zone, Kind: outbox.JourneyTouch,
+		Time: ts.UTC(), LeadID: lead, EventID: id, Origin: origin, Source: a.Source, ConnectionID: a.ConnectionID,
+		AccountID: a.AccountID, CampaignID: a.CampaignID, AdsetID: a.AdsetID, AdID: a.AdID})
+	if len(tw.pending) == chunk {
+		return tw.flush(ctx)
+	}
+	return nil
+}
+
+func (tw *touchWriter) flush(ctx context.Context) error {
+	if len(tw.pending) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	outbox.QueueJourneys(b, tw.pending, tw.now)
+	if err := pgx.BeginFunc(ctx, tw.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
+		return err
+	}
+	tw.total += len(tw.pending)
+	tw.chunkDone(len(tw.pending))
+	tw.pending = tw.pending[:0]
+	return nil
 }
 
 // copyMerges queues a merge row for every merged lead of the project: where it points now.

@@ -112,6 +112,10 @@ func (id Identity) keys() keys {
 // Identified reports whether id holds an identifier.
 func (id Identity) Identified() bool { return id.keys() != keys{} }
 
+// MostMerges is the most leads an upsert of id can merge into another: one fewer than its
+// identifiers, each of which may find a different lead.
+func (id Identity) MostMerges() int { return max(len(keyNames(id.keys()))-1, 0) }
+
 // Upsert is one identity to apply, with the event's UTM (zero: none).
 type Upsert struct {
 	Identity Identity

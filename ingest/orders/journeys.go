@@ -17,32 +17,35 @@ func (st stored) journeyOf(conn platform.WebhookConnection, p platform.Project, 
 		st.value, st.productCost)
 }
 
-// queueJourney queues the order's journey change, its previous row negated (when the journey
-// outbox has it: orders.journey) and its new one, and marks the order as written. The caller
-// holds the order's row lock.
-func queueJourney(ctx context.Context, tx pgx.Tx, w *pgx.Batch, conn platform.WebhookConnection, p platform.Project,
-	prev stored, found bool, st stored, now time.Time) error {
+// journeyChange is the order's journey change: its previous row negated (when the journey outbox
+// has it: orders.journey) and its new one; changed is false when the journey stays as it is.
+// The caller holds the order's row lock.
+func journeyChange(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, p platform.Project,
+	prev stored, found bool, st stored) (rows []outbox.JourneyRow, changed bool, err error) {
 	written := false
 	if found {
 		if err := tx.QueryRow(ctx, "SELECT journey FROM orders WHERE connection_id = $1 AND transaction_id = $2",
 			conn.ID, st.ID).Scan(&written); err != nil {
-			return err
+			return nil, false, err
 		}
 	}
 	before, had := prev.journeyOf(conn, p, st.ID)
 	after, has := st.journeyOf(conn, p, st.ID)
 	had = had && written
 	if had && has && before == after {
-		return nil
+		return nil, false, nil
 	}
-	var rows []outbox.JourneyRow
 	if had {
 		rows = append(rows, before.Negate())
 	}
 	if has {
 		rows = append(rows, after)
 	}
+	return rows, true, nil
+}
+
+// queueJourney queues the rows of a journey change and marks the order as written.
+func queueJourney(w *pgx.Batch, conn platform.WebhookConnection, st stored, rows []outbox.JourneyRow, now time.Time) {
 	outbox.QueueJourneys(w, rows, now)
 	w.Queue("UPDATE orders SET journey = true WHERE connection_id = $1 AND transaction_id = $2", conn.ID, st.ID)
-	return nil
 }

@@ -61,15 +61,15 @@ type Service struct {
 	containers  *platform.Containers
 }
 
-// New returns a Service; a webhook whose facts would pass the fact outbox's bound (zero:
-// outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
+// New returns a Service; a webhook whose rows would pass the fact or the journey outbox's bound
+// (zero: outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
 func New(pool *pgxpool.Pool, ch driver.Conn, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
 	resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
 	return &Service{pool: pool, ch: ch, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
 		connections: connections, projects: projects, containers: containers}
 }
 
-// fullRetryAfter is the Retry-After, in seconds, of a webhook refused because the fact outbox is
+// fullRetryAfter is the Retry-After, in seconds, of a webhook refused because an outbox is
 // full: the drainers make room within seconds once ClickHouse takes rows.
 const fullRetryAfter = 2
 
@@ -185,19 +185,23 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 			updateOrder(w, conn, st, now)
 		}
 		facts, biz := factChange(p, prev, found, st), bizChange(p, prev, found, st)
-		if len(facts)+len(biz) > 0 {
+		journeys, journeyChanged, err := journeyChange(ctx, tx, conn, p, prev, found, st)
+		if err != nil {
+			return err
+		}
+		if len(facts)+len(biz)+len(journeys) > 0 {
 			sizes, err := outbox.ReadSizesTx(ctx, tx)
 			if err != nil {
 				return err
 			}
-			if !s.bounds.Fits(sizes, 0, len(facts)+len(biz)) {
+			if !s.bounds.Fits(sizes, 0, len(facts)+len(biz), len(journeys)) {
 				return apperr.Unavailable("Too many orders are waiting for the analytics store; retry shortly.", fullRetryAfter)
 			}
 			outbox.QueueFacts(w, facts, now)
 			outbox.QueueBiz(w, biz, now)
 		}
-		if err := queueJourney(ctx, tx, w, conn, p, prev, found, st, now); err != nil {
-			return err
+		if journeyChanged {
+			queueJourney(w, conn, st, journeys, now)
 		}
 		if err := queuePurchase(w, conn, p, prev, found, st, pixels, now); err != nil {
 			return err

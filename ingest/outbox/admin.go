@@ -50,7 +50,7 @@ func Retry(ctx context.Context, pool *pgxpool.Pool, id int64, now time.Time) err
 	return err
 }
 
-// Stats counts both outboxes.
+// Stats counts the outboxes.
 type Stats struct {
 	Conversions map[string]int64 `json:"conversions"` // by status
 	Facts       struct {
@@ -59,6 +59,9 @@ type Stats struct {
 	Events struct {
 		Pending int64 `json:"pending"` // rows not yet in ClickHouse (applied rows are deleted)
 	} `json:"events"`
+	Journeys struct {
+		Pending int64 `json:"pending"` // rows not yet in ClickHouse (applied rows are deleted)
+	} `json:"journeys"`
 }
 
 // Count returns the outboxes' counts.
@@ -78,8 +81,8 @@ func Count(ctx context.Context, pool *pgxpool.Pool) (Stats, error) {
 		s.Conversions[st] = n
 	}
 	rows.Close()
-	err = pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM fact_outbox), (SELECT count(*) FROM event_outbox)").
-		Scan(&s.Facts.Pending, &s.Events.Pending)
+	err = pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM fact_outbox), (SELECT count(*) FROM event_outbox),
+		(SELECT count(*) FROM journey_outbox)`).Scan(&s.Facts.Pending, &s.Events.Pending, &s.Journeys.Pending)
 	return s, err
 }
 
@@ -91,22 +94,27 @@ type Backlog struct {
 	Oldest time.Time
 }
 
-// Backlogs reads both outboxes' backlogs in one statement that only visits pending rows (the
-// fact outbox holds nothing else, and its oldest row is its first by id; conversions through the
-// partial index conversion_outbox_due), cheap enough for every metrics scrape.
-func Backlogs(ctx context.Context, pool *pgxpool.Pool) (facts, conversions Backlog, err error) {
-	var factsOldest, convOldest *time.Time
+// Backlogs reads the fact, conversion and journey outboxes' backlogs in one statement that only
+// visits pending rows (the fact and journey outboxes hold nothing else, and their oldest row is
+// their first by id; conversions through the partial index conversion_outbox_due), cheap enough
+// for every metrics scrape.
+func Backlogs(ctx context.Context, pool *pgxpool.Pool) (facts, conversions, journeys Backlog, err error) {
+	var factsOldest, convOldest, journeysOldest *time.Time
 	err = pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM fact_outbox),
 		(SELECT created_at FROM fact_outbox ORDER BY id LIMIT 1),
 		(SELECT count(*) FROM conversion_outbox WHERE status = 'pending'),
-		(SELECT min(created_at) FROM conversion_outbox WHERE status = 'pending')`).
-		Scan(&facts.Pending, &factsOldest, &conversions.Pending, &convOldest)
-	if factsOldest != nil {
-		facts.Oldest = *factsOldest
+		(SELECT min(created_at) FROM conversion_outbox WHERE status = 'pending'),
+		(SELECT count(*) FROM journey_outbox),
+		(SELECT created_at FROM journey_outbox ORDER BY id LIMIT 1)`).
+		Scan(&facts.Pending, &factsOldest, &conversions.Pending, &convOldest, &journeys.Pending, &journeysOldest)
+	for _, o := range []struct {
+		at *time.Time
+		b  *Backlog
+	}{{factsOldest, &facts}, {convOldest, &conversions}, {journeysOldest, &journeys}} {
+		if o.at != nil {
+			o.b.Oldest = *o.at
+		}
 	}
-	if convOldest != nil {
-		conversions.Oldest = *convOldest
-	}
-	return facts, conversions, err
+	return facts, conversions, journeys, err
 }

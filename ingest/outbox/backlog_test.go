@@ -22,16 +22,16 @@ func TestBacklogs(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(t0)
-	backlogs := func() (Backlog, Backlog) {
+	backlogs := func() (Backlog, Backlog, Backlog) {
 		t.Helper()
-		f, c, err := Backlogs(ctx, pg.Pool)
+		f, c, j, err := Backlogs(ctx, pg.Pool)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return f, c
+		return f, c, j
 	}
-	if f, c := backlogs(); f != (Backlog{}) || c != (Backlog{}) {
-		t.Fatalf("empty outboxes: %+v %+v", f, c)
+	if f, c, j := backlogs(); f != (Backlog{}) || c != (Backlog{}) || j != (Backlog{}) {
+		t.Fatalf("empty outboxes: %+v %+v %+v", f, c, j)
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
@@ -43,20 +43,29 @@ func TestBacklogs(t *testing.T) {
 		if err := QueueConversion(w, Conversion{ProjectID: "prj_1", PixelID: "px1", Input: in}, clk.Now()); err != nil {
 			return err
 		}
+		clk.Advance(time.Minute)
+		touch := JourneyRow{ProjectID: "prj_1", TimeZone: "UTC", Kind: JourneyTouch, Time: t0, LeadID: "ld_1"}
+		QueueJourneys(w, []JourneyRow{touch, touch}, clk.Now())
 		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, c := backlogs()
-	if f.Pending != 3 || !f.Oldest.Equal(t0) || c.Pending != 1 || !c.Oldest.Equal(t0.Add(time.Minute)) {
-		t.Fatalf("queued: facts %+v, conversions %+v", f, c)
+	f, c, j := backlogs()
+	if f.Pending != 3 || !f.Oldest.Equal(t0) || c.Pending != 1 || !c.Oldest.Equal(t0.Add(time.Minute)) ||
+		j.Pending != 2 || !j.Oldest.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("queued: facts %+v, conversions %+v, journeys %+v", f, c, j)
 	}
-	d := NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if n, err := d.RunOnce(ctx); err != nil || n != 3 {
-		t.Fatalf("drained %d: %v", n, err)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, d := range []struct {
+		d    *Drainer
+		want int
+	}{{NewDrainer(pg.Pool, ch.Conn, clk, log), 3}, {NewJourneyDrainer(pg.Pool, ch.Conn, clk, log), 2}} {
+		if n, err := d.d.RunOnce(ctx); err != nil || n != d.want {
+			t.Fatalf("drained %d, want %d: %v", n, d.want, err)
+		}
 	}
-	if f, c := backlogs(); f != (Backlog{}) || c.Pending != 1 {
-		t.Fatalf("drained: facts %+v, conversions %+v", f, c)
+	if f, c, j := backlogs(); f != (Backlog{}) || c.Pending != 1 || j != (Backlog{}) {
+		t.Fatalf("drained: facts %+v, conversions %+v, journeys %+v", f, c, j)
 	}
 }

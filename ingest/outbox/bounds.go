@@ -8,16 +8,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// DefaultMaxRows is each outbox's default bound (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX): a
-// million rows is about 1.5 GB of event_outbox, hours of a busy shop's events waiting for
+// DefaultMaxRows is each outbox's default bound (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX,
+// MTK_JOURNEY_OUTBOX_MAX): a million rows is about 1.5 GB of event_outbox, hours of a busy shop's events waiting for
 // ClickHouse.
 const DefaultMaxRows = 1_000_000
 
-// Bounds are the most rows event_outbox and fact_outbox may hold. A write that would pass a
-// bound is refused whole (the caller answers 503 with Retry-After); the drainers make room as
-// ClickHouse takes rows.
+// Bounds are the most rows event_outbox, fact_outbox and journey_outbox may hold. A write that
+// would pass a bound is refused whole (the caller answers 503 with Retry-After); the drainers make
+// room as ClickHouse takes rows.
 type Bounds struct {
-	Events, Facts int64
+	Events, Facts, Journeys int64
 }
 
 // WithDefaults sets DefaultMaxRows for a bound that is not positive.
@@ -28,6 +28,9 @@ func (b Bounds) WithDefaults() Bounds {
 	if b.Facts <= 0 {
 		b.Facts = DefaultMaxRows
 	}
+	if b.Journeys <= 0 {
+		b.Journeys = DefaultMaxRows
+	}
 	return b
 }
 
@@ -37,16 +40,19 @@ func (b Bounds) WithDefaults() Bounds {
 // see each other, so the outbox may pass its bound by at most those (one flush batch per events
 // flusher, one order's two rows per concurrent webhook).
 type Sizes struct {
-	Events, Facts int64
+	Events, Facts, Journeys int64
 }
 
-// Fits reports whether events more event rows and facts more fact rows stay within b.
-func (b Bounds) Fits(s Sizes, events, facts int) bool {
-	return s.Events+int64(events) <= b.Events && s.Facts+int64(facts) <= b.Facts
+// Fits reports whether events more event rows, facts more fact rows and journeys more journey
+// rows stay within b.
+func (b Bounds) Fits(s Sizes, events, facts, journeys int) bool {
+	return s.Events+int64(events) <= b.Events && s.Facts+int64(facts) <= b.Facts &&
+		s.Journeys+int64(journeys) <= b.Journeys
 }
 
 const sizesSQL = `SELECT coalesce(sum(n) FILTER (WHERE outbox = 'event_outbox'), 0),
-	coalesce(sum(n) FILTER (WHERE outbox = 'fact_outbox'), 0) FROM outbox_sizes`
+	coalesce(sum(n) FILTER (WHERE outbox = 'fact_outbox'), 0),
+	coalesce(sum(n) FILTER (WHERE outbox = 'journey_outbox'), 0) FROM outbox_sizes`
 
 // QueueSizes queues the read of the outboxes' sizes; ReadSizes reads its answer.
 func QueueSizes(b *pgx.Batch) { b.Queue(sizesSQL) }
@@ -54,7 +60,7 @@ func QueueSizes(b *pgx.Batch) { b.Queue(sizesSQL) }
 // ReadSizes reads the answer of QueueSizes.
 func ReadSizes(br pgx.BatchResults) (Sizes, error) {
 	var s Sizes
-	if err := br.QueryRow().Scan(&s.Events, &s.Facts); err != nil {
+	if err := br.QueryRow().Scan(&s.Events, &s.Facts, &s.Journeys); err != nil {
 		return Sizes{}, fmt.Errorf("outbox: read sizes: %w", err)
 	}
 	return s, nil
@@ -89,7 +95,8 @@ func Recount(ctx context.Context, pool *pgxpool.Pool) error {
 		b.Queue("DELETE FROM outbox_sizes")
 		b.Queue(`INSERT INTO outbox_sizes (outbox, backend, n)
 			SELECT 'event_outbox', 0, count(*) FROM event_outbox
-			UNION ALL SELECT 'fact_outbox', 0, count(*) FROM fact_outbox`)
+			UNION ALL SELECT 'fact_outbox', 0, count(*) FROM fact_outbox
+			UNION ALL SELECT 'journey_outbox', 0, count(*) FROM journey_outbox`)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("outbox: recount: %w", err)
 		}

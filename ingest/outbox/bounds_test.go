@@ -14,9 +14,9 @@ import (
 	"mtk/internal/testenv"
 )
 
-// The outboxes' sizes follow every write and drain in their own transactions, from many
-// connections at once, without a row that writers share; Recount folds them to one row per
-// outbox and corrects rows deleted by hand.
+// The outboxes' sizes (the journey outbox's too) follow every write and drain in their own
+// transactions, from many connections at once, without a row that writers share; Recount folds
+// them to one row per outbox and corrects rows deleted by hand.
 func TestOutboxSizes(t *testing.T) {
 	pg := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
@@ -35,7 +35,7 @@ func TestOutboxSizes(t *testing.T) {
 		}
 		return s
 	}
-	write := func(nfacts, events int) error {
+	write := func(nfacts, events, journeys int) error {
 		return pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
 			f := FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
@@ -50,30 +50,38 @@ func TestOutboxSizes(t *testing.T) {
 				evs[i] = EventRow{ProjectID: "prj_1", ContainerID: "ctr_1", EventID: "e", Time: t0, ReceivedAt: t0}
 			}
 			QueueEvents(w, evs)
+			js := make([]JourneyRow, journeys)
+			for i := range js {
+				js[i] = JourneyRow{ProjectID: "prj_1", TimeZone: "UTC", Kind: JourneyTouch, Time: t0, LeadID: "ld_1"}
+			}
+			QueueJourneys(w, js, clk.Now())
 			return tx.SendBatch(ctx, w).Close()
 		})
 	}
 	errs := make(chan error, 20)
 	for range 20 {
-		go func() { errs <- write(3, 2) }()
+		go func() { errs <- write(3, 2, 1) }()
 	}
 	for range 20 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	if s := sizes(); s != (Sizes{Events: 40, Facts: 60}) {
+	if s := sizes(); s != (Sizes{Events: 40, Facts: 60, Journeys: 20}) {
 		t.Fatalf("after 20 concurrent writes: %+v", s)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if _, err := NewEventDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if s := sizes(); s != (Sizes{Facts: 60}) {
+	if s := sizes(); s != (Sizes{Facts: 60, Journeys: 20}) {
 		t.Fatalf("after the event drain: %+v", s)
 	}
-	if _, err := pg.Pool.Exec(ctx, "DELETE FROM fact_outbox WHERE id IN (SELECT id FROM fact_outbox LIMIT 10)"); err != nil {
-		t.Fatal(err)
+	for _, del := range []string{"DELETE FROM fact_outbox WHERE id IN (SELECT id FROM fact_outbox LIMIT 10)",
+		"DELETE FROM journey_outbox WHERE id IN (SELECT id FROM journey_outbox LIMIT 5)"} {
+		if _, err := pg.Pool.Exec(ctx, del); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := Recount(ctx, pg.Pool); err != nil {
 		t.Fatal(err)
@@ -82,10 +90,11 @@ func TestOutboxSizes(t *testing.T) {
 	if err := pg.Pool.QueryRow(ctx, "SELECT count(*) FROM outbox_sizes").Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if s := sizes(); s != (Sizes{Facts: 50}) || rows != 2 {
+	if s := sizes(); s != (Sizes{Facts: 50, Journeys: 15}) || rows != 3 {
 		t.Fatalf("after a recount: %+v in %d rows", s, rows)
 	}
-	if b := (Bounds{Events: 1, Facts: 52}); !b.Fits(sizes(), 1, 2) || b.Fits(sizes(), 2, 0) || b.Fits(sizes(), 0, 3) {
+	if b := (Bounds{Events: 1, Facts: 52, Journeys: 16}); !b.Fits(sizes(), 1, 2, 1) || b.Fits(sizes(), 2, 0, 0) ||
+		b.Fits(sizes(), 0, 3, 0) || b.Fits(sizes(), 0, 0, 2) {
 		t.Fatal("Fits is not exact at the edge")
 	}
 }

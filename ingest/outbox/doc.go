@@ -15,6 +15,13 @@
 // told apart by their kind. The Drainer moves each row to facts_raw or business_raw in id order,
 // carrying its outbox row id (outbox_id), and looks suspects up in both.
 //
+// # Journeys and credits (journey_outbox → journeys_by_lead; credit_outbox → credits_raw)
+//
+// Touches, order changes and lead merges travel like facts into journeys_by_lead; the settle
+// transaction of each batch also marks its leads in credit_dirty (a settleHook), for the credit
+// worker (ingest/credits), which queues in credit_outbox each order whose journey changed. The
+// credit Drainer lands each such row as the old journey's credits negated and the new one's.
+//
 // # Exactly once
 //
 // Before a Drainer sends a batch it commits an attempt (a row of outbox_attempts listing the

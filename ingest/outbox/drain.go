@@ -1,8 +1,8 @@
 package outbox
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -63,11 +63,18 @@ type drainRows interface {
 	changes() ([]facts.Change, error)
 }
 
-// rowKey is an outbox row's id and where ClickHouse would hold it (its project and time).
+// settleHook is drainRows that write more in the settle transaction: what must change exactly when
+// the rows leave the outbox (the journey rows' dirty marks for the credit worker).
+type settleHook interface {
+	settled(b *pgx.Batch)
+}
+
+// rowKey is an outbox row's id and where ClickHouse would hold it (its project and time; from
+// when its ClickHouse rows span [from, ts], zero when they are all at ts).
 type rowKey struct {
-	id      int64
-	project string
-	ts      time.Time
+	id       int64
+	project  string
+	ts, from time.Time
 }
 
 func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger, t drainTable) *Drainer {
@@ -82,42 +89,19 @@ func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.L
 // after the other, and returns how many rows it applied. Taking a partition's lock and each batch
 // are given BatchTimeout; a partition that fails does not stop the others.
 func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
-	count := max(d.Partitions, 1)
-	total := 0
-	var errs []error
-	for i := 0; i < count && ctx.Err() == nil; i++ {
-		n, err := d.drain(ctx, partition{index: i, count: count})
-		total += n
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return total, errors.Join(errs...)
-}
-
-// drain applies the rows of one partition, batch after batch, unless another Drainer holds it.
-func (d *Drainer) drain(ctx context.Context, part partition) (int, error) {
-	lctx, cancel := context.WithTimeout(ctx, BatchTimeout)
-	defer cancel()
-	conn, err := d.pool.Acquire(lctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Release()
-	if got, err := part.lock(lctx, conn, d.table.name, d.table.lock); err != nil || !got {
-		return 0, err
-	}
-	defer part.release(ctx, conn, d.table.name, d.table.lock)
-	total := 0
-	for {
-		bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
-		n, err := d.batch(bctx, conn, part)
-		cancel()
-		total += n
-		if err != nil || n < d.size {
-			return total, err
-		}
-	}
+	return RunPartitions(ctx, d.pool, d.table.name, d.table.lock, d.Partitions,
+		func(ctx context.Context, conn *pgxpool.Conn, count, index int) (int, error) {
+			total := 0
+			for {
+				bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
+				n, err := d.batch(bctx, conn, partition{index: index, count: count})
+				cancel()
+				total += n
+				if err != nil || n < d.size {
+					return total, err
+				}
+			}
+		})
 }
 
 // batch applies the partition's oldest rows, at most d.size: it commits an attempt listing them (see
@@ -142,7 +126,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	for i, k := range keys {
 		ids[i] = k.id
 		if prior[k.id] {
-			attempted.add(uint64(k.id), k.project, k.ts)
+			attempted.add(uint64(k.id), k.project, cmp.Or(k.from, k.ts), k.ts)
 		} else {
 			fresh = append(fresh, k.id)
 		}
@@ -175,7 +159,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	if err != nil {
 		return 0, err
 	}
-	if err := d.settle(ctx, conn, ids, attempt, len(prior) > 0, changes); err != nil {
+	if err := d.settle(ctx, conn, rows, ids, attempt, len(prior) > 0, changes); err != nil {
 		return 0, err
 	}
 	if len(present) > 0 {
@@ -205,8 +189,9 @@ func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[in
 // settle deletes the inserted rows, less their outbox's size by as many, their attempt (0:
 // none), and (when there were prior attempts) every earlier attempt none of whose rows is left,
 // and moves the data versions of what landed, in one transaction: a crash before it commits
-// leaves the rows listed as suspects.
-func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, attempt int64, prior bool, changes []facts.Change) error {
+// leaves the rows listed as suspects. Rows with a settleHook add their writes.
+func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, rows drainRows, ids []int64, attempt int64, prior bool,
+	changes []facts.Change) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	// The size shrinks by the rows deleted, in the same transaction (see Bounds).
@@ -221,6 +206,9 @@ func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, ids []int64, a
 			AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)
 	}
 	facts.QueueMoved(b, changes)
+	if h, ok := rows.(settleHook); ok {
+		h.settled(b)
+	}
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		// A connection left inside the transaction is closed by the pool on release.

@@ -22,9 +22,16 @@ const (
 	JourneyMerge = "merge"
 )
 
-// JourneyRow is one row for ClickHouse's journeys table (schema/clickhouse/0010_journeys.sql):
-// a lead's touch (an event whose UTM resolved to an ad entity) or an order's signed contribution
-// under its lead, which attribution models credit at query time.
+// Touch origins (journeys.origin): what a touch was; its event_id names it.
+const (
+	OriginEvent     = "event"      // a tracking event, by its event_id
+	OriginLinkClick = "link_click" // a tracking-link click, by its click id
+)
+
+// JourneyRow is one row for ClickHouse's journeys_by_lead table (the columns of
+// schema/clickhouse/0010_journeys.sql): a lead's touch (an event or tracking-link click whose UTM
+// resolved to an ad entity) or an order's signed contribution under its lead, from which the
+// credit worker (ingest/credits) credits orders.
 type JourneyRow struct {
 	ProjectID, TimeZone string
 	Kind                string
@@ -32,9 +39,10 @@ type JourneyRow struct {
 	LeadID              string
 	// MergedInto is the lead a merge row's lead was merged into.
 	MergedInto string
-	// OrderID names an order row's transaction (connection and id); EventID a touch's event.
+	// OrderID names an order row's transaction (connection and id); EventID a touch's event or
+	// click (by Origin).
 	OrderID, EventID string
-	// Origin is what a touch was ("event").
+	// Origin is what a touch was (OriginEvent, OriginLinkClick).
 	Origin                                                     string
 	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
 	Currency                                                   string
@@ -80,10 +88,10 @@ func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
 }
 
 // NewJourneyDrainer returns the Drainer of the journey outbox: it moves journey_outbox rows into
-// the journeys table and deletes them.
+// the journeys_by_lead table, deletes them and marks their leads for the credit worker.
 func NewJourneyDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "journey_outbox", targets: []string{"journeys"}, lock: pglock.JourneyDrainer, load: loadJourneys,
+		name: "journey_outbox", targets: []string{"journeys_by_lead"}, lock: pglock.JourneyDrainer, load: loadJourneys,
 	})
 }
 
@@ -138,9 +146,9 @@ func (rs journeyRows) changes() ([]facts.Change, error) {
 	return out, nil
 }
 
-// insert writes the rows the journeys table does not hold yet, in one INSERT.
+// insert writes the rows journeys_by_lead does not hold yet, in one INSERT.
 func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
-	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin,
+	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys_by_lead (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin,
 		source, connection_id, account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total,
 		tx_count_pending, tx_count_refunded, tx_product_costs, outbox_id)`)
 	if err != nil {

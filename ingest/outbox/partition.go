@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -68,3 +69,43 @@ func unlock(ctx context.Context, conn *pgxpool.Conn, sql string, args ...any) {
 
 // unlockTimeout bounds releasing an advisory lock.
 const unlockTimeout = 5 * time.Second
+
+// PartitionWhere selects the rows of a partition of a table split by project like the outboxes
+// (its project_id column), the count bound as countParam and the index as indexParam.
+func PartitionWhere(countParam, indexParam string) string {
+	return partitionOf("project_id", countParam) + " = " + indexParam
+}
+
+// RunPartitions calls step for each of count partitions (0 is 1) of table, by project, whose
+// locks it takes without waiting, as a Drainer does (tableLock is the table's lock), so that two
+// processes never work on one project at once. step gets the connection holding the locks and
+// the partition (count, index) for PartitionWhere; a partition that fails does not stop the
+// others. It returns what the steps returned, summed.
+func RunPartitions(ctx context.Context, pool *pgxpool.Pool, table string, tableLock int64, count int,
+	step func(ctx context.Context, conn *pgxpool.Conn, count, index int) (int, error)) (int, error) {
+	count = max(count, 1)
+	total := 0
+	var errs []error
+	for i := 0; i < count && ctx.Err() == nil; i++ {
+		n, err := func() (int, error) {
+			part := partition{index: i, count: count}
+			lctx, cancel := context.WithTimeout(ctx, BatchTimeout)
+			defer cancel()
+			conn, err := pool.Acquire(lctx)
+			if err != nil {
+				return 0, err
+			}
+			defer conn.Release()
+			if got, err := part.lock(lctx, conn, table, tableLock); err != nil || !got {
+				return 0, err
+			}
+			defer part.release(ctx, conn, table, tableLock)
+			return step(ctx, conn, count, i)
+		}()
+		total += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return total, errors.Join(errs...)
+}

@@ -27,16 +27,17 @@ type suspects struct {
 	from, to time.Time
 }
 
-func (s *suspects) add(id uint64, project string, ts time.Time) {
+// add adds a row whose ClickHouse rows lie in [from, to].
+func (s *suspects) add(id uint64, project string, from, to time.Time) {
 	if s.projects == nil {
 		s.projects = map[string]bool{}
 	}
 	s.ids = append(s.ids, id)
 	s.projects[project] = true
-	if t := ts.UTC().Truncate(time.Minute); s.from.IsZero() || t.Before(s.from) {
+	if t := from.UTC().Truncate(time.Minute); s.from.IsZero() || t.Before(s.from) {
 		s.from = t
 	}
-	if t := ts.UTC(); t.After(s.to) {
+	if t := to.UTC(); t.After(s.to) {
 		s.to = t
 	}
 }

@@ -46,10 +46,10 @@ func TestSuspectsLookupInChunks(t *testing.T) {
 	// ClickHouse's max_query_size.
 	var s suspects
 	for id := range want {
-		s.add(id, "prj_1", clk.Now())
+		s.add(id, "prj_1", clk.Now(), clk.Now())
 	}
 	for i := range uint64(DrainBatch - len(want)) {
-		s.add(1_000_000_000_000+i, "prj_1", clk.Now().Add(-time.Hour))
+		s.add(1_000_000_000_000+i, "prj_1", clk.Now().Add(-time.Hour), clk.Now().Add(-time.Hour))
 	}
 	got := map[uint64]bool{}
 	if err := s.lookup(ctx, ch.Conn, "events", got); err != nil {

@@ -66,10 +66,11 @@ type Config struct {
 	// (MTK_QUERY_CONCURRENCY: "auto" or a number from 1 to 1000); 0 is auto, the ClickHouse
 	// server's cores plus one (engine.Options.MaxConcurrent).
 	QuerySlots int
-	// EventOutboxMax and FactOutboxMax bound the rows waiting in PostgreSQL for ClickHouse
-	// (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX; 0 is outbox.DefaultMaxRows): past them,
-	// events and orders are refused with 503 and Retry-After until the drainers make room.
-	EventOutboxMax, FactOutboxMax int64
+	// EventOutboxMax, FactOutboxMax and JourneyOutboxMax bound the rows waiting in PostgreSQL for
+	// ClickHouse (MTK_EVENT_OUTBOX_MAX, MTK_FACT_OUTBOX_MAX, MTK_JOURNEY_OUTBOX_MAX; 0 is
+	// outbox.DefaultMaxRows): past them, events and orders are refused with 503 and Retry-After
+	// until the drainers make room.
+	EventOutboxMax, FactOutboxMax, JourneyOutboxMax int64
 	// QueryCache is "on" (the default) or "off" (MTK_QUERY_CACHE): whether /v3/query answers are
 	// kept and served again while their data version stands (see package answers).
 	QueryCache string
@@ -171,6 +172,7 @@ func FromEnv() Config {
 	}
 	c.EventOutboxMax = c.count("MTK_EVENT_OUTBOX_MAX", env("MTK_EVENT_OUTBOX_MAX", ""))
 	c.FactOutboxMax = c.count("MTK_FACT_OUTBOX_MAX", env("MTK_FACT_OUTBOX_MAX", ""))
+	c.JourneyOutboxMax = c.count("MTK_JOURNEY_OUTBOX_MAX", env("MTK_JOURNEY_OUTBOX_MAX", ""))
 	c.QueryCacheMB = c.count("MTK_QUERY_CACHE_MB", env("MTK_QUERY_CACHE_MB", ""))
 	c.DrainPartitions = int(c.count("MTK_DRAIN_PARTITIONS", env("MTK_DRAIN_PARTITIONS", "")))
 	for _, p := range strings.Split(env("MTK_TRUSTED_PROXIES", ""), ",") {
@@ -250,7 +252,8 @@ func (c Config) Validate() error {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CONCURRENCY %q: want auto or a number from 1 to 1000",
 			c.shown("MTK_QUERY_CONCURRENCY", c.QuerySlots)))
 	}
-	for name, v := range map[string]int64{"MTK_EVENT_OUTBOX_MAX": c.EventOutboxMax, "MTK_FACT_OUTBOX_MAX": c.FactOutboxMax} {
+	for name, v := range map[string]int64{"MTK_EVENT_OUTBOX_MAX": c.EventOutboxMax, "MTK_FACT_OUTBOX_MAX": c.FactOutboxMax,
+		"MTK_JOURNEY_OUTBOX_MAX": c.JourneyOutboxMax} {
 		if v < 0 {
 			problems = append(problems, fmt.Sprintf("%s %q: want a number of rows, 1 or more", name, c.shown(name, v)))
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestDefaultsAreValid(t *testing.T) {
-	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
+	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_JOURNEY_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
@@ -22,7 +22,7 @@ func TestDefaultsAreValid(t *testing.T) {
 		!c.MetricsOn() || c.MetricsListen() != "" || c.QuerySlots != 0 {
 		t.Fatalf("defaults %+v", c)
 	}
-	if c.EventOutboxMax != 0 || c.FactOutboxMax != 0 {
+	if c.EventOutboxMax != 0 || c.FactOutboxMax != 0 || c.JourneyOutboxMax != 0 {
 		t.Fatalf("defaults %+v", c)
 	}
 	if !c.QueryCacheOn() || c.QueryCacheBytes() != 256<<20 || c.QueryCacheByProject() {
@@ -37,14 +37,14 @@ func TestValidateNamesEveryBadValue(t *testing.T) {
 	c := Config{
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
 		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QuerySlots: 1001,
-		EventOutboxMax: -1, FactOutboxMax: -1, QueryCache: "maybe", QueryCacheMB: -1, QueryCacheGrain: "hour",
+		EventOutboxMax: -1, FactOutboxMax: -1, JourneyOutboxMax: -1, QueryCache: "maybe", QueryCacheMB: -1, QueryCacheGrain: "hour",
 		StoreTimeout: time.Hour, DrainPartitions: MaxDrainPartitions + 1,
 	}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
+	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_JOURNEY_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}

@@ -30,11 +30,12 @@ type Metrics struct {
 	clock clock.Clock
 	log   *slog.Logger
 
-	http   *httpMetrics
-	query  queryMetrics
-	events eventMetrics
-	outbox outboxMetrics
-	sync   syncMetrics
+	http    *httpMetrics
+	query   queryMetrics
+	events  eventMetrics
+	outbox  outboxMetrics
+	sync    syncMetrics
+	credits creditMetrics
 
 	limiter *prometheus.CounterVec
 }
@@ -51,6 +52,7 @@ func New(clk clock.Clock, log *slog.Logger) *Metrics {
 	m.events = newEventMetrics(m.reg)
 	m.outbox = newOutboxMetrics(m.reg)
 	m.sync = newSyncMetrics(m.reg)
+	m.credits = newCreditMetrics(m.reg)
 	m.limiter = newLimiterMetrics(m.reg)
 	return m
 }

@@ -51,6 +51,8 @@ func TestFamiliesShowWhatWasRecorded(t *testing.T) {
 		f := outbox.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
 			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
 		outbox.QueueFacts(w, []outbox.FactRow{f, f}, t0)
+		outbox.QueueJourneys(w, []outbox.JourneyRow{{ProjectID: "prj_1", TimeZone: "UTC", Kind: outbox.JourneyTouch,
+			Time: t0, LeadID: "ld_1"}}, t0.Add(30*time.Second))
 		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {
@@ -97,8 +99,10 @@ func TestFamiliesShowWhatWasRecorded(t *testing.T) {
 		{"mtk_events_queue_length", nil, 7},
 		{"mtk_outbox_pending", []string{"outbox", "facts"}, 2},
 		{"mtk_outbox_pending", []string{"outbox", "conversions"}, 0},
+		{"mtk_outbox_pending", []string{"outbox", "journeys"}, 1},
 		{"mtk_outbox_oldest_pending_age_seconds", []string{"outbox", "facts"}, 90},
 		{"mtk_outbox_oldest_pending_age_seconds", []string{"outbox", "conversions"}, 0},
+		{"mtk_outbox_oldest_pending_age_seconds", []string{"outbox", "journeys"}, 60},
 		{"mtk_outbox_facts_applied_total", nil, 5},
 		{"mtk_outbox_conversions_sent_total", nil, 2},
 		{"mtk_outbox_conversions_dead_total", nil, 1},

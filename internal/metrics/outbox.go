@@ -49,14 +49,15 @@ func (m *Metrics) ConversionsSettled(sent, dead int) {
 	m.outbox.conversionDead.Add(float64(dead))
 }
 
-// WatchOutboxes reports both outboxes' backlogs, read from PostgreSQL at each scrape.
+// WatchOutboxes reports the fact, conversion and journey outboxes' backlogs, read from PostgreSQL at each scrape.
 func (m *Metrics) WatchOutboxes(pool *pgxpool.Pool) {
 	m.reg.MustRegister(&backlogCollector{pool: pool, clock: m.clock})
 }
 
 var (
 	backlogPending = prometheus.NewDesc("mtk_outbox_pending",
-		"Outbox items waiting: fact rows not yet in ClickHouse (facts), conversions not yet sent nor dead (conversions).",
+		"Outbox items waiting: fact rows not yet in ClickHouse (facts), conversions not yet sent nor dead (conversions), "+
+			"journey rows not yet in ClickHouse (journeys).",
 		[]string{"outbox"}, nil)
 	backlogAge = prometheus.NewDesc("mtk_outbox_oldest_pending_age_seconds",
 		"Age of the oldest waiting outbox item; 0 when none waits.",
@@ -77,7 +78,7 @@ func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), outboxScrapeTimeout)
 	defer cancel()
-	facts, conversions, err := outbox.Backlogs(ctx, c.pool)
+	facts, conversions, journeys, err := outbox.Backlogs(ctx, c.pool)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(backlogPending, err)
 		return
@@ -86,7 +87,7 @@ func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, b := range []struct {
 		name string
 		b    outbox.Backlog
-	}{{"facts", facts}, {"conversions", conversions}} {
+	}{{"facts", facts}, {"conversions", conversions}, {"journeys", journeys}} {
 		age := 0.0
 		if !b.b.Oldest.IsZero() {
 			age = max(now.Sub(b.b.Oldest).Seconds(), 0)

@@ -21,6 +21,11 @@ const (
 	EventDrainer int64 = 7_346_102
 	// JourneyDrainer is FactDrainer's lock for the journey outbox.
 	JourneyDrainer int64 = 7_346_103
+	// CreditDrainer is FactDrainer's lock for the credit outbox.
+	CreditDrainer int64 = 7_346_104
+	// CreditWorker is FactDrainer's lock for the credit worker's marks (ingest/credits), which
+	// it takes in partitions like an outbox.
+	CreditWorker int64 = 7_346_105
 )
 
 // KeyedID is the SQL expression of a keyed lock's id, from its name bound as $1.

@@ -94,7 +94,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 		Store: platform.New(pg, clk), Resolver: attribution.New(pg, clk, 0)}
 	bounds := opts.Bounds
 	if bounds == (outbox.Bounds{}) {
-		bounds.Events, bounds.Facts = cfg.EventOutboxMax, cfg.FactOutboxMax
+		bounds.Events, bounds.Facts, bounds.Journeys = cfg.EventOutboxMax, cfg.FactOutboxMax, cfg.JourneyOutboxMax
 	}
 	// A request's store calls, a query's statements and their wait for a turn, and the storing
 	// of the batch an event waits for are all bounded by the store timeout: one figure for how

@@ -4,11 +4,12 @@ import (
 	"context"
 	"sync"
 
+	"mtk/ingest/credits"
 	"mtk/ingest/outbox"
 )
 
-// StartWorkers runs the long-running outbox workers (the fact and event drainers, the
-// conversion deliverer) until ctx ends; Wait on the result returns when they have stopped (a
+// StartWorkers runs the long-running outbox workers (the fact, event and journey drainers, the
+// credit worker and the credit drainer, the conversion deliverer) until ctx ends; Wait on the result returns when they have stopped (a
 // step in progress finishes first).
 func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 	clk, log, m := s.Clock, s.Log, s.Metrics
@@ -25,20 +26,26 @@ func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 	}
 	var wg sync.WaitGroup
 	journeys := s.journeyDrainer()
-	wg.Add(4)
+	worker, creditDrainer := s.credits()
+	wg.Add(6)
 	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "facts", drain) }()
 	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "journeys", journeys.RunOnce) }()
+	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "credit worker", worker.RunOnce) }()
+	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "credits", creditDrainer.RunOnce) }()
 	go func() { defer wg.Done(); outbox.Run(ctx, outbox.EventsInterval, log, "events", events.RunOnce) }()
 	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "conversions", deliverer.RunOnce) }()
 	return &wg
 }
 
-// Drain moves what waits in the event and fact outboxes into ClickHouse once, as the workers do
-// (the demo seed and the tests, which have no workers running).
+// Drain moves what waits in the event, fact and journey outboxes into ClickHouse once, credits
+// the orders whose journeys changed and lands their credits, as the workers do (the demo seed and
+// the tests, which have no workers running).
 func (s *System) Drain(ctx context.Context) error {
 	events, facts := s.drainers()
-	for _, d := range []*outbox.Drainer{events, facts, s.journeyDrainer()} {
-		if _, err := d.RunOnce(ctx); err != nil {
+	worker, creditDrainer := s.credits()
+	for _, step := range []func(context.Context) (int, error){events.RunOnce, facts.RunOnce, s.journeyDrainer().RunOnce,
+		worker.RunOnce, creditDrainer.RunOnce} {
+		if _, err := step(ctx); err != nil {
 			return err
 		}
 	}
@@ -58,4 +65,15 @@ func (s *System) journeyDrainer() *outbox.Drainer {
 	d := outbox.NewJourneyDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	d.Partitions = s.Config.DrainPartitions
 	return d
+}
+
+// credits are the credit worker and the credit outbox's Drainer, in the configured partitions.
+func (s *System) credits() (*credits.Worker, *outbox.Drainer) {
+	w := credits.New(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	d := outbox.NewCreditDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	w.Partitions, d.Partitions = s.Config.DrainPartitions, s.Config.DrainPartitions
+	if s.Metrics != nil {
+		w.Observe = s.Metrics.CreditBatch
+	}
+	return w, d
 }

@@ -1,0 +1,117 @@
+package events
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/ingest/attribution"
+	"mtk/ingest/leads"
+	"mtk/ingest/outbox"
+	"mtk/platform"
+	"mtk/platform/utm"
+)
+
+// maxClickID bounds click_id: click ids are below 2^53 (platform/links.go).
+const maxClickID = 1<<53 - 1
+
+// linkClick is the tracking-link click an event carries (Input.ClickID): when it happened and the
+// ad entity its UTM resolves to in the event's project.
+type linkClick struct {
+	id         int64
+	at         time.Time
+	attr       attribution.Fact
+	attributed bool
+}
+
+// clickOf reads the click an event carries among the clicks of its workspace's links; nil when it
+// carries none or one mtk does not know there, which the event then ignores (as decode answers such
+// a message untracked). A click's time and UTM never change, so they are read before the batch.
+func (s *Service) clickOf(ctx context.Context, t Target, id *int64) (*linkClick, error) {
+	if id == nil {
+		return nil, nil
+	}
+	c := &linkClick{id: *id}
+	var p utm.Params
+	err := s.pool.QueryRow(ctx, `SELECT k.clicked_at, k.utm_source, k.utm_medium, k.utm_campaign, k.utm_content, k.utm_term
+		FROM link_clicks k JOIN tracking_links l ON l.id = k.link_id WHERE k.id = $1 AND l.workspace_id = $2`,
+		*id, t.Project.WorkspaceID).Scan(&c.at, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term)
+	if err == pgx.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.attr, c.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, p); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// openClicks are the clicks of a batch's events that had no lead when the batch locked them: the
+// batch's transaction holds their rows, so a click gets its lead, and its touch, once.
+type openClicks struct {
+	ids  []int64
+	open map[int64]bool
+}
+
+// queueOpenClicks queues, in the batch's first round trip, the lock of the events' clicks that
+// have no lead yet (in id order, so that concurrent batches lock them in one order).
+func queueOpenClicks(b *pgx.Batch, evs []*event) *openClicks {
+	oc := &openClicks{open: map[int64]bool{}}
+	for _, ev := range evs {
+		if ev.click != nil {
+			oc.ids = append(oc.ids, ev.click.id)
+		}
+	}
+	if len(oc.ids) > 0 {
+		b.Queue(`SELECT id FROM link_clicks WHERE id = ANY($1) AND lead_id IS NULL ORDER BY id FOR UPDATE`, oc.ids)
+	}
+	return oc
+}
+
+func (oc *openClicks) read(br pgx.BatchResults) error {
+	if len(oc.ids) == 0 {
+		return nil
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	for _, id := range ids {
+		oc.open[id] = true
+	}
+	return err
+}
+
+// claim queues, for each open click that a stored event of a lead carries (the first such event),
+// the click's lead, and returns the journey touches of those clicks whose UTM resolved to an ad
+// entity: at the click's time, named by the click id.
+func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []outbox.JourneyRow {
+	var ids []int64
+	var leadIDs []string
+	var out []outbox.JourneyRow
+	for i, ev := range evs {
+		c := ev.click
+		if c == nil || !oc.open[c.id] || found[i].LeadID == "" {
+			continue
+		}
+		delete(oc.open, c.id)
+		ids, leadIDs = append(ids, c.id), append(leadIDs, found[i].LeadID)
+		if !c.attributed {
+			continue
+		}
+		a, p := c.attr, ev.target.Project
+		out = append(out, outbox.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: outbox.JourneyTouch,
+			Time: c.at.UTC(), LeadID: found[i].LeadID, EventID: strconv.FormatInt(c.id, 10), Origin: outbox.OriginLinkClick,
+			Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
+			AdsetID: a.AdsetID, AdID: a.AdID})
+	}
+	if len(ids) > 0 {
+		platform.QueueClickLeads(w, ids, leadIDs)
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mtk/facts"
+	"mtk/internal/clock"
+	"mtk/internal/testenv"
+)
+
+// A credit drainer killed between its insert into credits_raw and its settle, and run again,
+// never doubles a credit; each row lands its old journey's credits negated and its new one's, and
+// moves the data versions of every local day its rows land on, on both dates.
+func TestCreditDrainerCrash(t *testing.T) {
+	pg := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
+	ad := facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", AdID: "a1"}
+	// Sold at 23:30 on 9 March in São Paulo (02:30 UTC on the 10th) after a touch on 2 March; then
+	// refunded.
+	sold := facts.OrderJourney{Time: time.Date(2026, 3, 10, 2, 30, 0, 0, time.UTC), Currency: "BRL",
+		Values: facts.CreditValues{5_000_000, 1, 1, 0, 0, 0}, Touches: []facts.Touch{{Time: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC), Entity: ad}}}
+	back := sold
+	back.Values = facts.CreditValues{0, 0, 1, 0, 1, 0}
+	zone := "America/Sao_Paulo"
+	if err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		if err := QueueCredits(b, []CreditChange{{ProjectID: "prj_1", New: &CreditedJourney{Zone: zone, Journey: sold}},
+			{ProjectID: "prj_1", Old: &CreditedJourney{Zone: zone, Journey: sold}, New: &CreditedJourney{Zone: zone, Journey: back}}},
+			clk.Now()); err != nil {
+			return err
+		}
+		return tx.SendBatch(ctx, b).Close()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pg.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := loadCredits(ctx, conn, 10, partition{index: 0, count: 1})
+	conn.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, _ := loaded.changes()
+	days := []facts.Change{facts.FactsOn("prj_1", time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)),
+		facts.FactsOn("prj_1", time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC))}
+	if !slices.Equal(changes, days) {
+		t.Fatalf("changes %v, want %v", changes, days)
+	}
+
+	d := NewCreditDrainer(pg.Pool, ch.Conn, clk, nil)
+	d.crash = killAt("mark")
+	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
+		t.Fatalf("killed run: %v", err)
+	}
+	d.crash = killAt("")
+	if n, err := d.RunOnce(ctx); err != nil || n != 2 {
+		t.Fatalf("rerun: %d %v", n, err)
+	}
+	var revenue, refunded, total int64
+	var rows uint64
+	if err := ch.Conn.QueryRow(ctx, `SELECT toInt64(sum(tx_revenue)), toInt64(sum(tx_count_refunded)), toInt64(sum(tx_count_total)),
+		count() FROM credits_raw WHERE project_id = 'prj_1'`).Scan(&revenue, &refunded, &total, &rows); err != nil {
+		t.Fatal(err)
+	}
+	// Every model on both dates: 10 times the refunded order, in count units.
+	wantRows := uint64(2*len(facts.Credits(sold)) + len(facts.Credits(back)))
+	if revenue != 0 || refunded != 10*facts.CountUnit || total != 10*facts.CountUnit || rows != wantRows {
+		t.Fatalf("credits_raw: revenue %d refunded %d total %d in %d rows, want 0, %d, %d in %d", revenue, refunded, total, rows,
+			10*facts.CountUnit, 10*facts.CountUnit, wantRows)
+	}
+	var left int
+	if err := pg.Pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM credit_outbox) + (SELECT count(*) FROM outbox_attempts)").Scan(&left); err != nil || left != 0 {
+		t.Fatalf("left in PostgreSQL: %d (%v)", left, err)
+	}
+	var versions int
+	if err := pg.Pool.QueryRow(ctx, "SELECT count(*) FROM data_versions WHERE project_id = 'prj_1' AND kind = 'facts'").Scan(&versions); err != nil || versions != 2 {
+		t.Fatalf("%d days' versions moved (%v), want 2", versions, err)
+	}
+}
