@@ -55,11 +55,17 @@ func QueueCredits(w *pgx.Batch, cs []CreditChange, now time.Time) error {
 	return nil
 }
 
+// creditDrainBatch is how many credit_outbox rows one batch takes: each expands to a hundred or
+// so credit rows (every model, both dates, each window step, old and new), so a fact-sized batch
+// would hold millions of rows in memory at once.
+const creditDrainBatch = 1000
+
 // NewCreditDrainer returns the Drainer of the credit outbox: it writes each row's credits into
 // credits_raw (its old journey's negated, its new one's) and deletes it.
 func NewCreditDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
 	return newDrainer(pool, ch, clk, log, drainTable{
 		name: "credit_outbox", targets: []string{"credits_raw"}, lock: pglock.CreditDrainer, load: loadCredits,
+		batch: creditDrainBatch,
 	})
 }
 

@@ -33,7 +33,7 @@ type Drainer struct {
 	clock clock.Clock
 	log   *slog.Logger
 	table drainTable
-	// size is how many rows one batch takes: DrainBatch, smaller in tests.
+	// size is how many rows one batch takes: the table's batch, smaller in tests.
 	size int
 	// crash, in tests, is called with the batch's keys between its steps ("insert": before the
 	// ClickHouse insert, "mark": between it and settle); an error stops the batch there, as a
@@ -48,6 +48,8 @@ type drainTable struct {
 	// row to one of them, holding its id in outbox_id.
 	targets []string
 	lock    int64 // the table's advisory lock (pglock.FactDrainer)
+	// batch is how many rows one batch takes; 0 is DrainBatch.
+	batch int
 	// load reads at most limit rows of the partition in id order.
 	load func(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error)
 }
@@ -81,7 +83,11 @@ func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.L
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Drainer{pool: pool, ch: ch, clock: clk, log: log, table: t, size: DrainBatch,
+	size := DrainBatch
+	if t.batch > 0 {
+		size = t.batch
+	}
+	return &Drainer{pool: pool, ch: ch, clock: clk, log: log, table: t, size: size,
 		crash: func(string, []rowKey) error { return nil }}
 }
 
