@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -42,8 +43,14 @@ func (j *journeys) add(person, order string, p part, values facts.CreditValues) 
 	j.orders[person][order][p] = sum
 }
 
-const sums = `toInt64(sum(tx_revenue)), toInt64(sum(tx_count)), toInt64(sum(tx_count_total)), toInt64(sum(tx_count_pending)),
-	toInt64(sum(tx_count_refunded)), toInt64(sum(tx_product_costs))`
+// sums selects the sum of each of facts.CreditMeasures, in their order.
+var sums = func() string {
+	out := make([]string, len(facts.CreditMeasures))
+	for i, m := range facts.CreditMeasures {
+		out[i] = "toInt64(sum(" + m + "))"
+	}
+	return strings.Join(out, ", ")
+}()
 
 // readJourneys reads the touches and orders of every lead of personOf (summed per person: an
 // order moved between two leads of one person sums to its state) and the lead-less orders at the
