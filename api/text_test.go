@@ -114,6 +114,20 @@ func TestTextIsChecked(t *testing.T) {
 	t.Run("oauth revoke form", func(t *testing.T) {
 		wantOAuthError(t, e.do("POST", pathRevoke, "token=%FF&client_id="+client.ID, form...), 400, "invalid_request")
 	})
+	// A form is a form on the form routes whatever its first byte (CONTRACT "Hostile input,
+	// second pass"): a body opening with "[" or "{" was once checked as JSON, which it is not, so
+	// its %00 reached PostgreSQL and failed the request with a 500.
+	for _, open := range []string{"[", "{", " {"} {
+		t.Run("oauth token form opening with "+open, func(t *testing.T) {
+			body := url.QueryEscape(open) + "=1&" + url.Values{"grant_type": {"authorization_code"}, "code": {"c"}, "client_id": {client.ID + "\x00"}}.Encode()
+			body = strings.Replace(body, url.QueryEscape(open), open, 1)
+			wantOAuthError(t, e.do("POST", pathToken, body, form...), 400, "invalid_request")
+		})
+		t.Run("oauth revoke form opening with "+open, func(t *testing.T) {
+			wantOAuthError(t, e.do("POST", pathRevoke, open+"=1&token=%FF&client_id="+client.ID, form...), 400, "invalid_request")
+			wantOAuthError(t, e.do("POST", pathRevoke, open+"=1&token=a%00&client_id="+client.ID, form...), 400, "invalid_request")
+		})
+	}
 	t.Run("oauth basic credentials", func(t *testing.T) {
 		r := e.do("POST", pathToken, "grant_type=authorization_code", append(form, "Authorization", basic(client.ID, "s\x00"))...)
 		wantOAuthError(t, r, 401, "invalid_client")
@@ -131,6 +145,14 @@ func TestTextIsChecked(t *testing.T) {
 		r := f.post(url.Values{"action": {"signin"}, "email": {a.user.Email + "\xff"}, "password": {a.password}})
 		if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) {
 			t.Fatalf("want the 400 error page for the form: %d %s", r.Status, r.Body)
+		}
+		for _, open := range []string{"[", "{"} {
+			fields := url.Values{"action": {"signin"}, "email": {a.user.Email + "\x00"}, "password": {a.password}, "csrf_token": {f.csrf}}
+			r := e.do("POST", pathAuthorize+"?"+f.query.Encode(), open+"=1&"+fields.Encode(),
+				"Content-Type", "application/x-www-form-urlencoded", "Cookie", csrfCookie+"="+f.cookie)
+			if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) {
+				t.Fatalf("a form opening with %s: want the 400 error page: %d %s", open, r.Status, r.Body)
+			}
 		}
 	})
 }
