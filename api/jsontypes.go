@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -39,7 +40,7 @@ func walkTypes(path string, v any, t reflect.Type, out *[]string) {
 	if reflect.PointerTo(t).Implements(unmarshaler) {
 		raw, _ := json.Marshal(v)
 		if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
-			*out = append(*out, memberName(path)+": "+strings.TrimPrefix(err.Error(), strings.TrimPrefix(path, ".")+": "))
+			*out = append(*out, unmarshalerProblem(path, err))
 		}
 		return
 	}
@@ -133,4 +134,17 @@ func jsonValueKind(v any) string {
 		return "object"
 	}
 	return "null"
+}
+
+// unmarshalerProblem is the detail line of a member whose own UnmarshalJSON refused it: a type
+// error is worded as walkTypes words its own, naming the inner member it names.
+func unmarshalerProblem(path string, err error) string {
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) {
+		return memberName(path) + ": " + strings.TrimPrefix(err.Error(), strings.TrimPrefix(path, ".")+": ")
+	}
+	if typ.Field != "" {
+		path += "." + typ.Field
+	}
+	return fmt.Sprintf("%s: expected %s, got %s", memberName(path), jsonKind(typ.Type), typ.Value)
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"sort"
 	"strings"
 
 	"mtk/facts"
@@ -13,6 +15,31 @@ type Attribution struct {
 	// WindowDays is a pointer so that an explicit 0 is refused, not taken for the default.
 	WindowDays *int   `json:"window_days,omitempty"`
 	Date       string `json:"date,omitempty"`
+	// unknown are the members the body gave that Attribution does not have, sorted: each is a
+	// problem (a misspelt "windows" must not quietly leave the default window in force).
+	unknown []string
+}
+
+// attributionMembers are Attribution's JSON members, as a detail line lists them.
+var attributionMembers = []string{"model", "window_days", "date"}
+
+// UnmarshalJSON reads the members as encoding/json does and records the unknown ones.
+func (a *Attribution) UnmarshalJSON(b []byte) error {
+	type plain Attribution
+	if err := json.Unmarshal(b, (*plain)(a)); err != nil {
+		return err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
+	}
+	for name := range members {
+		if !contains(attributionMembers, name) {
+			a.unknown = append(a.unknown, name)
+		}
+	}
+	sort.Strings(a.unknown)
+	return nil
 }
 
 // The model that reads the facts as attributed at ingestion, the dates a credit can be on, and
@@ -54,6 +81,9 @@ func (in QueryInput) validateAttribution(p *problems) {
 	a := in.attribution()
 	if a == nil {
 		return
+	}
+	for _, name := range a.unknown {
+		p.add("metadata.attribution.%s: unknown member; want one of %s", name, strings.Join(attributionMembers, ", "))
 	}
 	if a.Model != "" && !contains(Models, a.Model) {
 		p.add("metadata.attribution.model: unknown model %q; want one of %s", a.Model, strings.Join(Models, ", "))

@@ -51,6 +51,8 @@ func TestValidationRules(t *testing.T) {
 		{"metric value not a number", `{` + ok + `,"filters":[{"member":"spend","operator":"gt","values":["10","NaN"]}]}`, apperr.CodeInvalidParameter, `filters[0].values[1]: want a number, got "NaN"`},
 		{"order by unknown key", `{` + ok + `,"order":{"clicks":"desc"}}`, apperr.CodeInvalidParameter, "order.clicks: not a field or key of the rows"},
 		{"order by date without granularity", `{` + ok + `,"order":{"date":"asc"}}`, apperr.CodeInvalidParameter, "order.date: not a field or key of the rows"},
+		{"unknown attribution member", `{` + ok + `,"metadata":{"attribution":{"model":"linear","windows":7}}}`, apperr.CodeInvalidParameter,
+			"metadata.attribution.windows: unknown member; want one of model, window_days, date"},
 		{"order direction", `{` + ok + `,"order":{"spend":"up"}}`, apperr.CodeInvalidParameter, `order.spend: want "asc" or "desc", got "up"`},
 	}
 	for _, tc := range cases {
