@@ -85,14 +85,14 @@ func (s *server) authenticateJWT(c *fiber.Ctx, token string) (*auth.Principal, e
 	if ws == "" {
 		return p, nil
 	}
-	tier, member, err := s.platform.Users.Membership(c.UserContext(), userID, ws)
+	m, member, err := s.platform.Users.Membership(c.UserContext(), userID, ws)
 	if err != nil {
 		return nil, err
 	}
 	if !member {
 		return nil, apperr.Forbidden(apperr.CodeAccessDenied, "You are not a member of this workspace.")
 	}
-	p.WorkspaceID, p.Tier = ws, tier
+	p.WorkspaceID, p.Tier, p.Writer = ws, m.Tier, m.Writes()
 	return p, nil
 }
 
@@ -129,10 +129,18 @@ func require(scope string, rule workspaceRule) fiber.Handler {
 				"X-Workspace-Id: required with a JWT on data routes")
 		}
 		if !p.Has(scope) {
-			return apperr.Forbidden(apperr.CodeInsufficientScope, fmt.Sprintf("This API key lacks the %s scope.", scope))
+			return apperr.Forbidden(apperr.CodeInsufficientScope, lacks(p, scope))
 		}
 		return c.Next()
 	}
+}
+
+// lacks is the message of a 403 insufficient_scope: a key lacks the scope, a member's JWT the role.
+func lacks(p *auth.Principal, scope string) string {
+	if p.Kind == auth.KindJWT {
+		return fmt.Sprintf("A workspace member may read but not write (%s): ask an owner or admin.", scope)
+	}
+	return fmt.Sprintf("This API key lacks the %s scope.", scope)
 }
 
 // workspaceIDs lists the workspaces the caller may see: the key's, the JWT's X-Workspace-Id, or,

@@ -173,14 +173,24 @@ func (s *Users) SetPassword(ctx context.Context, email, password string) (User, 
 	return u, nil
 }
 
-// Membership returns the workspace's tier when userID is a member of it, and ok=false otherwise.
-func (s *Users) Membership(ctx context.Context, userID, workspaceID string) (tier string, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT w.tier FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
-		WHERE m.user_id = $1 AND m.workspace_id = $2`, userID, workspaceID).Scan(&tier)
+// Membership is a user's standing in a workspace: the workspace's tier and the user's role.
+type Membership struct {
+	Tier string
+	Role string
+}
+
+// Writes reports whether the role may write the workspace's data and tracking (owner or admin);
+// a member reads.
+func (m Membership) Writes() bool { return m.Role == RoleOwner || m.Role == RoleAdmin }
+
+// Membership is userID's standing in workspaceID; ok is false when they are not a member.
+func (s *Users) Membership(ctx context.Context, userID, workspaceID string) (m Membership, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT w.tier, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+		WHERE m.user_id = $1 AND m.workspace_id = $2`, userID, workspaceID).Scan(&m.Tier, &m.Role)
 	if isNoRows(err) {
-		return "", false, nil
+		return Membership{}, false, nil
 	}
-	return tier, err == nil, err
+	return m, err == nil, err
 }
 
 // WorkspaceIDsOf lists the workspaces userID belongs to.

@@ -49,15 +49,19 @@ type Principal struct {
 	KeyID       string      // API keys
 	UserID      string      // JWTs
 	Login       *LoginToken // JWTs: the token, which logging out revokes
+	Writer      bool        // JWTs: an owner or admin of WorkspaceID, who may write; a member reads
 	Scopes      []string
 	ClientIP    string
 }
 
-// Has reports whether the principal holds scope. A signed-in user (JWT) holds every scope in the
-// workspaces they are a member of.
+// WriteScopes are the scopes that write: a workspace member's JWT lacks them.
+var WriteScopes = []string{ScopeDataWrite, ScopeTrackingWrite}
+
+// Has reports whether the principal holds scope. A signed-in user (JWT) holds the read scopes in
+// the workspaces they are a member of, and the write scopes where they are an owner or admin.
 func (p *Principal) Has(scope string) bool {
 	if p.Kind == KindJWT {
-		return true
+		return p.Writer || !slices.Contains(WriteScopes, scope)
 	}
 	return slices.Contains(p.Scopes, scope)
 }
