@@ -491,3 +491,51 @@ func TestEventAnswerCommitsWithItsBatch(t *testing.T) {
 		t.Fatalf("%d events stored, want 1", n)
 	}
 }
+
+// An event_id identifies an event within its project and name (as Meta's event_name +
+// event_id): a public call that sends a PageView with the id of the tenant's coming keyed
+// Purchase first does not suppress the Purchase; a repeat of the Purchase is still the first.
+func TestEventIDIsPerName(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	if err := e.store.Containers.LinkPixel(context.Background(), a.v3.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: "987", Name: "px"}); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now().Unix()
+	squat := e.event(map[string]any{"domain": "acme.example", "event_id": "ord-77", "timestamp": now - 120,
+		"config": map[string]any{"name": "PageView", "alpha": map[string]any{"name": "PageView"}}, "lead": map[string]any{"email": "squatter@x.com"}})
+	if squat.Status != 200 {
+		t.Fatalf("public call: %d %s", squat.Status, squat.Body)
+	}
+	purchase := func(email string, ts int64) map[string]any {
+		return map[string]any{"event_id": "ord-77", "timestamp": ts, "value": 12990, "currency": "BRL", "lead": map[string]any{"email": email},
+			"config": map[string]any{"name": "Purchase", "alpha": map[string]any{"name": "Purchase"}}}
+	}
+	first := e.event(purchase("buyer@x.com", now-60), bearer(a.key)...).JSON(t)
+	if first["lead_id"] == nil || first["lead_id"] == squat.JSON(t)["lead_id"] || first["timestamp"] != float64(now-60) {
+		t.Fatalf("the keyed Purchase was answered as the public PageView: %v (public: %s)", first, squat.Body)
+	}
+	again := e.event(purchase("other@x.com", now), bearer(a.key)...).JSON(t)
+	if again["event_id"] != "ord-77" || again["lead_id"] != first["lead_id"] || again["timestamp"] != first["timestamp"] {
+		t.Fatalf("a repeat of the Purchase: %v, first %v", again, first)
+	}
+	e.drain()
+	rows, err := e.ch.Query(context.Background(), "SELECT name FROM events WHERE project_id = ? AND event_id = 'ord-77' ORDER BY name", a.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	if fmt.Sprint(names) != "[PageView Purchase]" {
+		t.Fatalf("stored %v, want each name once", names)
+	}
+	if n := e.pgCount(t, "SELECT count(*) FROM conversion_outbox WHERE event_id = 'ord-77'"); n != 2 {
+		t.Fatalf("%d conversions queued, want the PageView's and the Purchase's", n)
+	}
+}

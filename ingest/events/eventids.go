@@ -18,8 +18,18 @@ import (
 // within it is answered with the first event and stored nowhere (table event_ids).
 const EventIDWindow = 7 * 24 * time.Hour
 
-// eventKey is an event's id within its project.
-type eventKey struct{ project, id string }
+// eventKey is what identifies an event: its id within its project and name (as Meta's
+// event_name + event_id), so that one event's id sent under another name claims nothing of it.
+type eventKey struct{ project, name, id string }
+
+// keyOf is ev's eventKey. Its name is config.name, else config.alpha.name (one is required).
+func keyOf(ev *event) eventKey {
+	name := ev.in.Config.Name
+	if name == "" && ev.in.Config.Alpha != nil {
+		name = ev.in.Config.Alpha.Name
+	}
+	return eventKey{ev.target.Project.ID, name, ev.in.EventID}
+}
 
 // firstEvent is what a repeat of an event is answered with.
 type firstEvent struct {
@@ -41,11 +51,11 @@ type claims struct {
 func queueClaims(b *pgx.Batch, evs []*event, now time.Time) *claims {
 	c := &claims{claimed: map[eventKey]bool{}, first: map[eventKey]firstEvent{}}
 	seen := map[eventKey]bool{}
-	var projects, ids []string
+	var projects, names, ids []string
 	var ts []int64
 	tsOf := map[eventKey]int64{}
 	for _, ev := range evs {
-		k := eventKey{ev.target.Project.ID, ev.in.EventID}
+		k := keyOf(ev)
 		if seen[k] {
 			continue
 		}
@@ -55,18 +65,18 @@ func queueClaims(b *pgx.Batch, evs []*event, now time.Time) *claims {
 	}
 	// In a fixed order, so that concurrent batches claiming the same ids lock them alike.
 	sorted := slices.SortedFunc(slices.Values(c.keys), func(a, b eventKey) int {
-		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.id, b.id))
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.name, b.name), cmp.Compare(a.id, b.id))
 	})
 	for _, k := range sorted {
-		projects, ids, ts = append(projects, k.project), append(ids, k.id), append(ts, tsOf[k])
+		projects, names, ids, ts = append(projects, k.project), append(names, k.name), append(ids, k.id), append(ts, tsOf[k])
 	}
-	b.Queue(`INSERT INTO event_ids (project_id, event_id, ts, created_at)
-		SELECT p, e, t, $4 FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(p, e, t)
-		ON CONFLICT (project_id, event_id) DO UPDATE SET lead_id = NULL, ts = excluded.ts, created_at = excluded.created_at
-		WHERE event_ids.created_at < $5
-		RETURNING project_id, event_id`, projects, ids, ts, now, now.Add(-EventIDWindow))
-	b.Queue(`SELECT project_id, event_id, coalesce(lead_id, ''), ts FROM event_ids
-		WHERE (project_id, event_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, projects, ids)
+	b.Queue(`INSERT INTO event_ids (project_id, event_name, event_id, ts, created_at)
+		SELECT p, n, e, t, $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(p, n, e, t)
+		ON CONFLICT (project_id, event_name, event_id) DO UPDATE SET lead_id = NULL, ts = excluded.ts, created_at = excluded.created_at
+		WHERE event_ids.created_at < $6
+		RETURNING project_id, event_name, event_id`, projects, names, ids, ts, now, now.Add(-EventIDWindow))
+	b.Queue(`SELECT project_id, event_name, event_id, coalesce(lead_id, ''), ts FROM event_ids
+		WHERE (project_id, event_name, event_id) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`, projects, names, ids)
 	return c
 }
 
@@ -77,7 +87,7 @@ func (c *claims) read(br pgx.BatchResults) error {
 		return err
 	}
 	var k eventKey
-	if _, err := pgx.ForEachRow(rows, []any{&k.project, &k.id}, func() error { c.claimed[k] = true; return nil }); err != nil {
+	if _, err := pgx.ForEachRow(rows, []any{&k.project, &k.name, &k.id}, func() error { c.claimed[k] = true; return nil }); err != nil {
 		return err
 	}
 	rows, err = br.Query()
@@ -85,7 +95,7 @@ func (c *claims) read(br pgx.BatchResults) error {
 		return err
 	}
 	var f firstEvent
-	_, err = pgx.ForEachRow(rows, []any{&k.project, &k.id, &f.leadID, &f.ts}, func() error { c.first[k] = f; return nil })
+	_, err = pgx.ForEachRow(rows, []any{&k.project, &k.name, &k.id, &f.leadID, &f.ts}, func() error { c.first[k] = f; return nil })
 	return err
 }
 
@@ -96,7 +106,7 @@ func (c *claims) firsts(evs []*event) (stored []bool, firstOf []int) {
 	at := map[eventKey]int{}
 	stored, firstOf = make([]bool, len(evs)), make([]int, len(evs))
 	for i, ev := range evs {
-		k := eventKey{ev.target.Project.ID, ev.in.EventID}
+		k := keyOf(ev)
 		j, seen := at[k]
 		if !seen {
 			at[k], j = i, i
@@ -109,15 +119,16 @@ func (c *claims) firsts(evs []*event) (stored []bool, firstOf []int) {
 
 // queueLeads records the leads of the stored events, in one statement.
 func (c *claims) queueLeads(b *pgx.Batch, evs []*event, stored []bool, found []leads.Result) {
-	var projects, ids, leadIDs []string
+	var projects, names, ids, leadIDs []string
 	for i, ev := range evs {
 		if stored[i] && found[i].LeadID != "" {
-			projects, ids, leadIDs = append(projects, ev.target.Project.ID), append(ids, ev.in.EventID), append(leadIDs, found[i].LeadID)
+			k := keyOf(ev)
+			projects, names, ids, leadIDs = append(projects, k.project), append(names, k.name), append(ids, k.id), append(leadIDs, found[i].LeadID)
 		}
 	}
 	if len(ids) > 0 {
-		b.Queue(`UPDATE event_ids e SET lead_id = u.l FROM unnest($1::text[], $2::text[], $3::text[]) AS u(p, i, l)
-			WHERE e.project_id = u.p AND e.event_id = u.i`, projects, ids, leadIDs)
+		b.Queue(`UPDATE event_ids e SET lead_id = u.l FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(p, n, i, l)
+			WHERE e.project_id = u.p AND e.event_name = u.n AND e.event_id = u.i`, projects, names, ids, leadIDs)
 	}
 }
 

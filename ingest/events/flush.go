@@ -105,7 +105,7 @@ func answers(evs []*event, found []leads.Result, c *claims) []Result {
 	for i, ev := range evs {
 		leadID, ts := found[firstOf[i]].LeadID, *evs[firstOf[i]].in.Timestamp
 		if !stored[firstOf[i]] { // a repeat of a stored event
-			f := c.first[eventKey{ev.target.Project.ID, ev.in.EventID}]
+			f := c.first[keyOf(ev)]
 			leadID, ts = f.leadID, f.ts
 		}
 		out[i] = Result{Success: true, EventID: ev.in.EventID, Timestamp: ts}
