@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -150,7 +149,7 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			return c.JSON(legacyBody{Error: "forbidden", Message: e.Message})
 		}
 		return c.JSON(errorBody{Error: errorObject{
-			Type: e.Type, Code: e.Code, Message: e.Message, Details: shownDetails(e.Details), RequestID: requestID(c),
+			Type: e.Type, Code: e.Code, Message: e.Message, Details: e.Shown(), RequestID: requestID(c),
 		}})
 	}
 }
@@ -166,14 +165,3 @@ func logFailure(log *slog.Logger, c *fiber.Ctx, e *apperr.Error) {
 		"status", e.Status, "code", e.Code, "error", cause)
 }
 
-// maxDetails is how many of an error's detail lines an answer shows (CONTRACT "Hostile input"):
-// a body with thousands of problems must not make an answer thousands of lines long.
-const maxDetails = 20
-
-// shownDetails is details cut to maxDetails lines, then one line counting the rest.
-func shownDetails(details []string) []string {
-	if len(details) <= maxDetails {
-		return details
-	}
-	return append(details[:maxDetails:maxDetails], fmt.Sprintf("... and %d more", len(details)-maxDetails))
-}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"mtk/internal/apperr"
 )
 
 // The reasons a text value is refused, as detail lines say them.
@@ -59,14 +61,14 @@ type jsonFrame struct {
 	wantKey bool   // the object's next string is a member name
 }
 
-// jsonTextProblems names every string of a JSON body, member names too, that holds a NUL
+// jsonTextProblems adds every string of a JSON body, member names too, that holds a NUL
 // character, invalid UTF-8 or an unpaired surrogate escape: one detail line each, such as
 // "lead.email: contains a NUL character" or "properties.a.b[2]: is not valid UTF-8". It reads
 // the raw bytes because encoding/json hides those problems: it turns invalid UTF-8 and unpaired
 // surrogates into U+FFFD and decodes \u0000 into NUL. Malformed JSON ends the walk (decoding
 // reports it); a problem outside any string is named "body".
-func jsonTextProblems(body []byte) []string {
-	var problems []string
+func jsonTextProblems(body []byte, problems *apperr.Problems) {
+	found := problems.Len()
 	var stack []jsonFrame
 	path := func() string {
 		var b strings.Builder
@@ -84,6 +86,14 @@ func jsonTextProblems(body []byte) []string {
 			return "body"
 		}
 		return b.String()
+	}
+	// add adds a problem at the walk's path, naming the path only while the list has room.
+	add := func(what string) {
+		if problems.Full() {
+			problems.Add("")
+			return
+		}
+		problems.Add(path() + what)
 	}
 walk:
 	for i := 0; i < len(body); i++ {
@@ -113,20 +123,19 @@ walk:
 			if n := len(stack); n > 0 && stack[n-1].wantKey {
 				stack[n-1].key, stack[n-1].wantKey = printableKey(raw), false
 				if reason != "" {
-					problems = append(problems, path()+": its name "+reason)
+					add(": its name " + reason)
 				}
 			} else if reason != "" {
-				problems = append(problems, path()+": "+reason)
+				add(": " + reason)
 			}
 			i = end
 		}
 	}
-	if len(problems) == 0 {
+	if problems.Len() == found {
 		if reason := textReason(body); reason != "" {
-			problems = append(problems, "body: "+reason)
+			problems.Add("body: " + reason)
 		}
 	}
-	return problems
 }
 
 // scanJSONString reads the string that starts at body[start] (a quote): the index of its closing

@@ -5,55 +5,261 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
+	"strconv"
 	"strings"
+
+	"mtk/internal/apperr"
 )
 
 // encoding/json reports only the first member of the wrong type; typeProblems walks the whole
 // body against the target type and names every one ("fields[1]: expected a string, got number"),
-// so that a client fixes them in one round.
+// so that a client fixes them in one round. It runs before decoding and reads the body's bytes
+// in place, building the line of a problem only while the list has room: a body of 60,000
+// members of the wrong type costs neither the map or slice that decoding would fill with them
+// nor 60,000 lines (CONTRACT "Hostile input, second pass").
 
 var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
-// typeProblems lists the members of body (valid JSON) whose type does not fit t.
-func typeProblems(body []byte, t reflect.Type) []string {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil
-	}
-	var out []string
-	walkTypes("", v, t, &out)
-	return out
+// errMalformed ends a walk of a body that is not JSON; decoding names what is wrong with it.
+var errMalformed = errors.New("api: malformed JSON")
+
+// typeProblems adds to p the members of body (valid JSON) whose type does not fit t, in the
+// body's order. Members that t does not have are not looked at, as decoding ignores them.
+func typeProblems(body []byte, t reflect.Type, p *apperr.Problems) {
+	w := typeWalk{body: body, p: p, fields: map[reflect.Type]map[string]reflect.Type{}}
+	w.value(t) //nolint:errcheck // body is valid JSON: an error only ends the walk
 }
 
-func walkTypes(path string, v any, t reflect.Type, out *[]string) {
-	if v == nil { // null leaves any member as it is, as encoding/json does
+// typeWalk is one walk of typeProblems: the body and the position in it.
+type typeWalk struct {
+	body   []byte
+	i      int
+	p      *apperr.Problems
+	path   []step
+	fields map[reflect.Type]map[string]reflect.Type // a struct's JSON members, as met
+}
+
+// step is one member of the path the walk is in: an object's member (its quoted name, as sent)
+// or an array's element.
+type step struct {
+	key   []byte
+	index int
+	array bool
+}
+
+// name is the member the walk is at, as details name it: "fields[1]", "time.start", "body".
+func (w *typeWalk) name() string {
+	var b strings.Builder
+	for _, s := range w.path {
+		switch {
+		case s.array:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + printableKey(s.key))
+		default:
+			b.WriteString(printableKey(s.key))
+		}
+	}
+	if b.Len() == 0 {
+		return "body"
+	}
+	return b.String()
+}
+
+// problem adds the problem whose line line builds, building it only while there is room.
+func (w *typeWalk) problem(line func() string) {
+	if w.p.Full() {
+		w.p.Add("")
 		return
 	}
+	w.p.Add(line())
+}
+
+// mismatch adds "member: expected <t>, got <got>" when t is a type a JSON value can miss (an
+// interface takes any).
+func (w *typeWalk) mismatch(t reflect.Type, got func() string) {
+	if t.Kind() == reflect.Interface {
+		return
+	}
+	w.problem(func() string { return fmt.Sprintf("%s: expected %s, got %s", w.name(), jsonKind(t), got()) })
+}
+
+func (w *typeWalk) space() {
+	for w.i < len(w.body) && strings.IndexByte(" \t\r\n", w.body[w.i]) >= 0 {
+		w.i++
+	}
+}
+
+// value walks the value at the position against t.
+func (w *typeWalk) value(t reflect.Type) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	w.space()
+	start := w.i
 	if reflect.PointerTo(t).Implements(unmarshaler) {
-		raw, _ := json.Marshal(v)
-		if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
-			*out = append(*out, unmarshalerProblem(path, err))
+		if err := w.skip(); err != nil {
+			return err
 		}
-		return
+		if raw := w.body[start:w.i]; !bytes.Equal(raw, []byte("null")) { // null leaves a member as it is
+			if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
+				w.problem(func() string { return unmarshalerProblem(w.name(), err) })
+			}
+		}
+		return nil
 	}
-	bad := func() {
-		*out = append(*out, fmt.Sprintf("%s: expected %s, got %s", memberName(path), jsonKind(t), jsonValueKind(v)))
+	if w.i >= len(w.body) {
+		return errMalformed
 	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
+	kind := t.Kind()
+	switch c := w.body[w.i]; {
+	case c == '{' && (kind == reflect.Struct || kind == reflect.Map):
+		return w.object(t)
+	case c == '[' && (kind == reflect.Slice || kind == reflect.Array):
+		return w.array(t)
+	case c == '{' || c == '[':
+		w.mismatch(t, func() string { return map[byte]string{'{': "object", '[': "array"}[c] })
+		return w.skip()
+	case c == 'n':
+		return w.skip()
+	case c == '"':
+		if kind != reflect.String {
+			w.mismatch(t, func() string { return "string" })
+		}
+		return w.skip()
+	case c == 't' || c == 'f':
+		if kind != reflect.Bool {
+			w.mismatch(t, func() string { return "bool" })
+		}
+		return w.skip()
+	}
+	if err := w.skip(); err != nil {
+		return err
+	}
+	num := w.body[start:w.i]
+	if !fitsNumber(num, t) {
+		w.mismatch(t, func() string { return "number " + string(num) })
+	}
+	return nil
+}
+
+// object walks the object at the position against the struct or map t.
+func (w *typeWalk) object(t reflect.Type) error {
+	w.i++ // {
+	w.path = append(w.path, step{})
+	defer func() { w.path = w.path[:len(w.path)-1] }()
+	for {
+		w.space()
+		if w.i >= len(w.body) {
+			return errMalformed
+		}
+		switch w.body[w.i] {
+		case '}':
+			w.i++
+			return nil
+		case ',':
+			w.i++
+			continue
+		}
+		start := w.i
+		if err := w.skip(); err != nil {
+			return err
+		}
+		key := w.body[start:w.i]
+		w.path[len(w.path)-1].key = key
+		if w.space(); w.i >= len(w.body) || w.body[w.i] != ':' {
+			return errMalformed
+		}
+		w.i++
+		sub := t.Elem
+		if t.Kind() == reflect.Struct {
+			sub = func() reflect.Type { return w.member(t, key) }
+		}
+		var err error
+		if s := sub(); s != nil {
+			err = w.value(s)
+		} else {
+			err = w.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// array walks the array at the position against the slice or array t.
+func (w *typeWalk) array(t reflect.Type) error {
+	w.i++ // [
+	w.path = append(w.path, step{array: true})
+	defer func() { w.path = w.path[:len(w.path)-1] }()
+	for {
+		w.space()
+		if w.i >= len(w.body) {
+			return errMalformed
+		}
+		switch w.body[w.i] {
+		case ']':
+			w.i++
+			return nil
+		case ',':
+			w.i++
+			w.path[len(w.path)-1].index++
+			continue
+		}
+		if err := w.value(t.Elem()); err != nil {
+			return err
+		}
+	}
+}
+
+// skip moves past the value at the position.
+func (w *typeWalk) skip() error {
+	w.space()
+	if w.i >= len(w.body) {
+		return errMalformed
+	}
+	switch w.body[w.i] {
+	case '"':
+		end, _, ok := scanJSONString(w.body, w.i)
 		if !ok {
-			bad()
-			return
+			return errMalformed
 		}
+		w.i = end + 1
+		return nil
+	case '{', '[':
+		for depth := 0; w.i < len(w.body); {
+			switch w.body[w.i] {
+			case '"':
+				end, _, ok := scanJSONString(w.body, w.i)
+				if !ok {
+					return errMalformed
+				}
+				w.i = end
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					w.i++
+					return nil
+				}
+			}
+			w.i++
+		}
+		return errMalformed
+	}
+	for w.i < len(w.body) && strings.IndexByte(",:]} \t\r\n", w.body[w.i]) < 0 { // a literal or number
+		w.i++
+	}
+	return nil
+}
+
+// member is the type of struct t's JSON member of the quoted name key, nil when t has none
+// (decoding ignores it; a name with escapes is not looked up).
+func (w *typeWalk) member(t reflect.Type, key []byte) reflect.Type {
+	m, ok := w.fields[t]
+	if !ok {
+		m = map[string]reflect.Type{}
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -63,88 +269,37 @@ func walkTypes(path string, v any, t reflect.Type, out *[]string) {
 			if name == "" {
 				name = f.Name
 			}
-			if sub, ok := m[name]; ok {
-				walkTypes(path+"."+name, sub, f.Type, out)
-			}
+			m[name] = f.Type
 		}
-	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			bad()
-			return
-		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			walkTypes(path+"."+k, m[k], t.Elem(), out)
-		}
-	case reflect.Slice, reflect.Array:
-		a, ok := v.([]any)
-		if !ok {
-			bad()
-			return
-		}
-		for i, sub := range a {
-			walkTypes(fmt.Sprintf("%s[%d]", path, i), sub, t.Elem(), out)
-		}
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			bad()
-		}
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			bad()
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if n, ok := v.(json.Number); !ok || !fitsInt(n, t) {
-			bad()
-		}
-	case reflect.Float32, reflect.Float64:
-		if _, ok := v.(json.Number); !ok {
-			bad()
-		}
+		w.fields[t] = m
 	}
+	return m[string(key[1:len(key)-1])]
 }
 
-// fitsInt reports whether n decodes into the integer type t.
-func fitsInt(n json.Number, t reflect.Type) bool {
-	return json.Unmarshal([]byte(n.String()), reflect.New(t).Interface()) == nil
-}
-
-// memberName is a walked path as details name it: "fields[1]", "time.start", "body" for the
-// whole body.
-func memberName(path string) string {
-	if path == "" {
-		return "body"
+// fitsNumber reports whether the JSON number num decodes into t.
+func fitsNumber(num []byte, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Interface:
+		return true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(string(num), 10, 64)
+		return err == nil && !reflect.New(t).Elem().OverflowInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(string(num), 10, 64)
+		return err == nil && !reflect.New(t).Elem().OverflowUint(n)
 	}
-	return strings.TrimPrefix(path, ".")
-}
-
-// jsonValueKind names a decoded JSON value's kind as encoding/json's errors do.
-func jsonValueKind(v any) string {
-	switch x := v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case json.Number:
-		return "number " + x.String()
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return "null"
+	return false
 }
 
 // unmarshalerProblem is the detail line of a member whose own UnmarshalJSON refused it: a type
-// error is worded as walkTypes words its own, naming the inner member it names.
-func unmarshalerProblem(path string, err error) string {
+// error is worded as the walk words its own, naming the inner member it names.
+func unmarshalerProblem(name string, err error) string {
 	var typ *json.UnmarshalTypeError
 	if !errors.As(err, &typ) {
-		return memberName(path) + ": " + strings.TrimPrefix(err.Error(), strings.TrimPrefix(path, ".")+": ")
+		return name + ": " + strings.TrimPrefix(err.Error(), name+": ")
 	}
 	if typ.Field != "" {
-		path += "." + typ.Field
+		name += "." + typ.Field
 	}
-	return fmt.Sprintf("%s: expected %s, got %s", memberName(path), jsonKind(typ.Type), typ.Value)
+	return fmt.Sprintf("%s: expected %s, got %s", name, jsonKind(typ.Type), typ.Value)
 }

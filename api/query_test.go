@@ -138,7 +138,7 @@ func TestQueryValidation(t *testing.T) {
 		{"empty fields", `{"project_id":"` + tn.project.ID + `","fields":[]}`, "invalid_parameter", "fields"},
 		{"no time.end", q(`,"time":{"start":"2026-03-01"}`), "missing_parameter", "time.end: required"},
 		{"several wrong types", `{"project_id":"x","fields":["spend",7],"limit":"10","time":{"start":5,"end":"2026-03-02"}}`,
-			"invalid_parameter", `[fields[1]: expected a string, got number 7 time.start: expected a string, got number 5 limit: expected an integer, got string]`},
+			"invalid_parameter", `[fields[1]: expected a string, got number 7 limit: expected an integer, got string time.start: expected a string, got number 5]`},
 		{"unknown metric", q(`,"fields":["spend","foo"]`), "invalid_parameter", `fields[1]: unknown metric "foo"`},
 		{"unknown source", q(`,"source":"delta_ads"`), "invalid_source", "source"},
 		{"limit 0", q(`,"limit":0`), "invalid_parameter", "limit"},

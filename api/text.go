@@ -31,20 +31,21 @@ var readHeaders = []string{
 func checkText(routes *routeLabels) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		req := c.Request()
-		problems := routes.pathProblems(c.Method(), req.URI().PathOriginal())
+		var problems apperr.Problems
+		routes.pathProblems(c.Method(), req.URI().PathOriginal(), &problems)
 		if q := req.URI().QueryString(); suspectParams(q) {
-			problems = append(problems, paramProblems(q)...)
+			paramProblems(q, &problems)
 		}
-		problems = append(problems, headerProblems(&req.Header)...)
+		headerProblems(&req.Header, &problems)
 		if body := req.Body(); isForm(c) && (formRoutes[[2]string{c.Method(), c.Path()}] || !looksLikeJSON(body)) {
 			if suspectParams(body) {
-				problems = append(problems, paramProblems(body)...)
+				paramProblems(body, &problems)
 			}
 		} else if jsonTextSuspect(body) {
-			problems = append(problems, jsonTextProblems(body)...)
+			jsonTextProblems(body, &problems)
 		}
-		if len(problems) > 0 {
-			return apperr.Invalid("Text must be valid UTF-8 without NUL characters.", problems...)
+		if problems.Len() > 0 {
+			return problems.Invalid("Text must be valid UTF-8 without NUL characters.")
 		}
 		return c.Next()
 	}
@@ -77,55 +78,49 @@ func suspectParams(raw []byte) bool {
 	return len(raw) > 0 && (bytes.IndexByte(raw, '%') >= 0 || textReason(raw) != "")
 }
 
-// paramProblems names the URL-encoded parameters (a query string or a form) whose name or
+// paramProblems adds the URL-encoded parameters (a query string or a form) whose name or
 // decoded value is not text.
-func paramProblems(raw []byte) []string {
+func paramProblems(raw []byte, problems *apperr.Problems) {
 	args := fasthttp.AcquireArgs()
 	defer fasthttp.ReleaseArgs(args)
 	args.ParseBytes(raw)
-	var problems []string
 	args.VisitAll(func(k, v []byte) {
 		if reason := textReason(k); reason != "" {
-			problems = append(problems, printable(k)+": its name "+reason)
+			problems.Add(printable(k) + ": its name " + reason)
 		} else if reason := textReason(v); reason != "" {
-			problems = append(problems, printable(k)+": "+reason)
+			problems.Add(printable(k) + ": " + reason)
 		}
 	})
-	return problems
 }
 
-// headerProblems names the read headers whose value is not text.
-func headerProblems(h *fasthttp.RequestHeader) []string {
-	var problems []string
+// headerProblems adds the read headers whose value is not text.
+func headerProblems(h *fasthttp.RequestHeader, problems *apperr.Problems) {
 	for _, name := range readHeaders {
 		for _, v := range h.PeekAll(name) {
 			if reason := textReason(v); reason != "" {
-				problems = append(problems, name+": "+reason)
+				problems.Add(name + ": " + reason)
 				break
 			}
 		}
 	}
-	return problems
 }
 
-// pathProblems names the path segments that do not decode to text, by the parameter of the
+// pathProblems adds the path segments that do not decode to text, by the parameter of the
 // route they fall in ("path" where no route has one).
-func (r *routeLabels) pathProblems(method string, raw []byte) []string {
+func (r *routeLabels) pathProblems(method string, raw []byte, problems *apperr.Problems) {
 	if bytes.IndexByte(raw, '%') < 0 && textReason(raw) == "" {
-		return nil
+		return
 	}
 	segs := splitPath(string(raw))
-	var problems []string
 	for i, seg := range segs {
 		text, err := url.PathUnescape(seg)
 		if err != nil {
 			text = seg // a bad escape stays as sent, which is text when the rest is
 		}
 		if reason := textReason([]byte(text)); reason != "" {
-			problems = append(problems, r.param(method, segs, i)+": "+reason)
+			problems.Add(r.param(method, segs, i) + ": " + reason)
 		}
 	}
-	return problems
 }
 
 // maxName is the longest name a detail line repeats; a longer one is cut.

@@ -2,11 +2,14 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"mtk/internal/apperr"
 	"mtk/internal/auth"
 )
 
@@ -28,7 +31,9 @@ func TestJSONTextProblems(t *testing.T) {
 		{`{"a":"\u0000`, nil}, // malformed: decoding refuses it
 		{`{"` + strings.Repeat("k", 100) + `":"\u0000"}`, []string{strings.Repeat("k", 64) + "…: contains a NUL character"}},
 	} {
-		if got := jsonTextProblems([]byte(tc.body)); !slices.Equal(got, tc.want) {
+		var problems apperr.Problems
+		jsonTextProblems([]byte(tc.body), &problems)
+		if got := problems.Invalid("").Details; !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.body, got, tc.want)
 		}
 	}
@@ -172,4 +177,40 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDetailLinesAreShort: a body of many members with long names, of the wrong type or not
+// text, before any credential: 20 detail lines of at most 200 characters and one counting the
+// rest (the security probe once had a 510 KB answer).
+func TestDetailLinesAreShort(t *testing.T) {
+	e := newEnv(t)
+	e.newTrackingTenant("acme", "act_111", "acme.example")
+	var wrong, nul strings.Builder
+	for i := range 50 {
+		sep := map[bool]string{true: "", false: ","}[i == 0]
+		fmt.Fprintf(&wrong, `%s"%s%d":%d`, sep, strings.Repeat("k", 10000), i, i)
+		fmt.Fprintf(&nul, `%s"%d":"%s\u0000"`, sep, i, strings.Repeat("v", 10000))
+	}
+	for name, body := range map[string]string{
+		"wrong types": `{"domain":"acme.example","config":{"name":"x"},"cookies":{` + wrong.String() + `}}`,
+		"not text":    `{"domain":"acme.example","config":{"name":"x"},"properties":{` + nul.String() + `}}`,
+		"long values": `{"domain":"acme.example","config":{"name":"x"},"value":` + strings.Repeat("9", 5000) + `}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := e.do("POST", "/v3/tracking/events", body)
+			errObj := wantError(t, r, 400, "validation_error", "invalid_parameter")
+			details := errObj["details"].([]any)
+			if len(r.Body) > 8000 || len(details) > 21 {
+				t.Fatalf("an answer of %d bytes, %d details", len(r.Body), len(details))
+			}
+			for _, d := range details {
+				if n := utf8.RuneCountInString(d.(string)); n > 200 {
+					t.Fatalf("a detail line of %d characters: %.80s…", n, d)
+				}
+			}
+			if len(details) == 21 && details[20] != "... and 30 more" {
+				t.Fatalf("the last line %q", details[20])
+			}
+		})
+	}
 }

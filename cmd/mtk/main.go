@@ -127,7 +127,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	}
 	if e, ok := apperr.As(err); ok {
 		fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], e.Message)
-		for _, d := range e.Details {
+		for _, d := range e.Shown() {
 			fmt.Fprintf(errOut, "  %s\n", d)
 		}
 		return 1

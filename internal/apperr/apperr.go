@@ -60,6 +60,8 @@ type Error struct {
 	Code    string
 	Message string
 	Details []string
+	// More counts the problems beyond Details, which holds at most MaxDetails (Problems).
+	More int
 	// RetryAfter, in seconds, is sent as the Retry-After header when positive.
 	RetryAfter int
 	// Err is the cause: logged by the renderer, never shown to the client.
@@ -71,7 +73,7 @@ type Error struct {
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s/%s: %s", e.Type, e.Code, e.Message)
 	if len(e.Details) > 0 {
-		msg = fmt.Sprintf("%s %v", msg, e.Details)
+		msg = fmt.Sprintf("%s %v", msg, e.Shown())
 	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
@@ -107,8 +109,10 @@ func As(err error) (*Error, bool) {
 }
 
 // Validation is a 400 validation_error with one detail line per problem.
+// Details beyond MaxDetails are only counted, and each line is cut to MaxDetailLen characters.
 func Validation(code, message string, details ...string) *Error {
-	return &Error{Status: http.StatusBadRequest, Type: TypeValidation, Code: code, Message: message, Details: details}
+	kept, more := keep(details)
+	return &Error{Status: http.StatusBadRequest, Type: TypeValidation, Code: code, Message: message, Details: kept, More: more}
 }
 
 // Invalid is a 400 invalid_parameter.
