@@ -164,4 +164,3 @@ func logFailure(log *slog.Logger, c *fiber.Ctx, e *apperr.Error) {
 	log.Error("request failed", "request_id", requestID(c), "method", c.Method(), "path", c.Path(),
 		"status", e.Status, "code", e.Code, "error", cause)
 }
-
