@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,30 +55,36 @@ func runBench(ctx context.Context, args []string, out io.Writer) error {
 	c := client.New(f.url, client.WithAPIKey(f.key), client.WithMaxRetries(0), client.WithHTTPClient(hc),
 		client.WithUserAgent("mtk-bench/"+client.Version))
 	if err := preflight(ctx, c, f.url, queries); err != nil {
+		if ctx.Err() != nil {
+			return benchStopped{}
+		}
 		return err
 	}
 	report := loadgen.Report{URL: f.url}
-	var short []string
+	var failed []string // the cells whose figures are not the load asked for, and why
 	for _, cache := range cacheSettings(f.cache) {
 		t := &loadgen.Target{Client: c, Queries: queries, NoCache: cache == "off"}
 		for _, n := range f.concurrency {
 			opt := f.options(fmt.Sprintf("concurrency %d, cache %s", n, cache))
-			report.Cells = append(report.Cells, loadgen.NewCell(loadgen.ModeConcurrency, float64(n), cache, queries, loadgen.Closed(ctx, t, n, opt)))
+			cell := loadgen.NewCell(loadgen.ModeConcurrency, float64(n), cache, queries, loadgen.Closed(ctx, t, n, opt))
 			endProgress(opt)
-			if ctx.Err() != nil {
-				return ctx.Err()
+			if ctx.Err() != nil { // the cell was cut short: its figures are not shown
+				return stopBench(out, f, report)
 			}
+			report.Cells = append(report.Cells, cell)
+			failed = append(failed, refusedCell(cell)...)
 		}
 		for _, rate := range f.rates {
 			opt := f.options(fmt.Sprintf("rate %g, cache %s", rate, cache))
 			cell := loadgen.NewCell(loadgen.ModeRate, rate, cache, queries, loadgen.Open(ctx, t, rate, f.maxInflight, opt))
-			report.Cells = append(report.Cells, cell)
 			endProgress(opt)
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return stopBench(out, f, report)
 			}
+			report.Cells = append(report.Cells, cell)
+			failed = append(failed, refusedCell(cell)...)
 			if cell.Achieved < minShare*rate {
-				short = append(short, fmt.Sprintf("%s: could not send at %g req/s, sent at %.1f req/s; %d requests waited for one of the %d slots of --max-inflight, the longest %.0f ms past its start (latencies count from the scheduled starts)",
+				failed = append(failed, fmt.Sprintf("%s: could not send at %g req/s, sent at %.1f req/s; %d requests waited for one of the %d slots of --max-inflight, the longest %.0f ms past its start (latencies count from the scheduled starts)",
 					cell.Key(), rate, cell.Achieved, cell.Queued, f.maxInflight, cell.MaxLag))
 			}
 		}
@@ -84,10 +92,38 @@ func runBench(ctx context.Context, args []string, out io.Writer) error {
 	if err := printBench(out, f, report); err != nil {
 		return err
 	}
-	if len(short) > 0 {
-		return errors.New(strings.Join(short, "\n"))
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "\n"))
 	}
 	return nil
+}
+
+// stopBench ends a run that a signal stopped: the finished cells' figures, then benchStopped.
+func stopBench(out io.Writer, f benchFlags, report loadgen.Report) error {
+	if len(report.Cells) > 0 {
+		if err := printBench(out, f, report); err != nil {
+			return err
+		}
+	}
+	return benchStopped{cells: len(report.Cells)}
+}
+
+// refusedCell says why, when every request of the cell was refused (a rate limit, a server
+// failing): its figures then measure nothing.
+func refusedCell(cell loadgen.Cell) []string {
+	if cell.Mix.Requests == 0 || cell.Mix.Answers > 0 {
+		return nil
+	}
+	var why []string
+	for _, code := range slices.Sorted(maps.Keys(cell.Mix.Errors)) {
+		why = append(why, fmt.Sprintf("%d × %s", cell.Mix.Errors[code], code))
+	}
+	hint := ""
+	if cell.Mix.Errors["429 "+client.CodeRateLimitExceeded] > 0 {
+		hint = "; the key's rate limit is spent: wait for its window, or run the server with MTK_RATE_LIMITS=off"
+	}
+	return []string{fmt.Sprintf("%s: every one of its %d requests was refused (%s)%s",
+		cell.Key(), cell.Mix.Requests, strings.Join(why, ", "), hint)}
 }
 
 // minShare is the share of the asked rate that the open model must send at: below it, the
@@ -162,12 +198,18 @@ func parseBenchFlags(args []string) (benchFlags, error) {
 		if err != nil || n < 1 {
 			return f, usageError{fmt.Sprintf("--concurrency: %q is not a positive whole number", v)}
 		}
+		if n > maxBenchClients {
+			return f, usageError{fmt.Sprintf("--concurrency: %d is over the most, %d", n, maxBenchClients)}
+		}
 		f.concurrency = append(f.concurrency, n)
 	}
 	for _, v := range splitList(*rates) {
 		r, err := strconv.ParseFloat(v, 64)
 		if err != nil || r <= 0 || math.IsInf(r, 0) {
 			return f, usageError{fmt.Sprintf("--rate: %q is not a positive number", v)}
+		}
+		if r > maxBenchRate {
+			return f, usageError{fmt.Sprintf("--rate: %g is over the most, %d a second", r, maxBenchRate)}
 		}
 		f.rates = append(f.rates, r)
 	}
@@ -192,7 +234,7 @@ func readQueries(files []string, dir string) ([]loadgen.Query, error) {
 	}
 	var queries []loadgen.Query
 	for _, name := range files {
-		body, err := os.ReadFile(name)
+		body, err := readRegular("--body", name, maxBodyFile)
 		if err != nil {
 			return nil, err
 		}

@@ -7,8 +7,11 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,6 +147,21 @@ func TestBenchRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"project_id":"prj_x","fields":["nope"]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A FIFO that nobody writes (reading it would wait forever), and files one byte over the
+	// limits (sparse: their size is what is refused, before a byte is read).
+	fifo := filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big, huge := filepath.Join(t.TempDir(), "big.json"), filepath.Join(t.TempDir(), "huge.json")
+	for name, size := range map[string]int64{big: 1<<20 + 1, huge: 64<<20 + 1} {
+		if err := os.WriteFile(name, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(name, size); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -154,6 +172,14 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"refused body", []string{"--body", bad}, []string{"bad.json: the server refused the query (400 ", "fields[0]: "}},
 		{"no body", []string{"--body", filepath.Join(t.TempDir(), "none.json")}, []string{"none.json"}},
 		{"bad cache", []string{"--cache", "maybe"}, []string{"--cache is on, off or both"}},
+		{"a device for a body", []string{"--body", "/dev/zero"}, []string{"--body /dev/zero: not a regular file"}},
+		{"a FIFO for a body", []string{"--body", fifo}, []string{"--body " + fifo + ": not a regular file"}},
+		{"a body over 1 MiB", []string{"--body", big}, []string{"--body " + big + ": 1048577 bytes, at most 1048576"}},
+		{"a device to compare", []string{"--compare", "/dev/zero"}, []string{"--compare /dev/zero: not a regular file"}},
+		{"a FIFO to compare", []string{"--compare", fifo}, []string{"--compare " + fifo + ": not a regular file"}},
+		{"a report over 64 MiB", []string{"--compare", huge}, []string{"--compare " + huge + ": 67108865 bytes, at most 67108864"}},
+		{"too many callers", []string{"--concurrency", "10000000"}, []string{"--concurrency: 10000000 is over the most, 10000"}},
+		{"too fast", []string{"--rate", "100001"}, []string{"--rate: 100001 is over the most, 100000 a second"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut, code := w.bench(t, c.args...)
@@ -263,5 +289,72 @@ func TestBenchJSONIntoCompare(t *testing.T) {
 	}
 	if _, errOut, code := w.bench(t, "--compare", notJSON); code == 0 || !strings.Contains(errOut, "not the --json output of mtk bench") {
 		t.Errorf("--compare of another file: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestBenchSaysWhenEveryRequestIsRefused: behind a limit that lets only the first sends through
+// (bench's check of each body), every request of the cell is a 429: the run prints its figures,
+// says why on stderr and exits 1.
+func TestBenchSaysWhenEveryRequestIsRefused(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	target, err := url.Parse(w.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	tr := &http.Transport{}
+	proxy.Transport = tr
+	t.Cleanup(tr.CloseIdleConnections)
+	var sent atomic.Int64
+	limited := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if sent.Add(1) <= int64(len(w.bodies)) {
+			proxy.ServeHTTP(rw, r)
+			return
+		}
+		rw.Header().Set("Content-Type", "application/json")
+		rw.Header().Set("Retry-After", "60")
+		rw.WriteHeader(http.StatusTooManyRequests)
+		rw.Write([]byte(`{"error":{"type":"rate_limit_error","code":"rate_limit_exceeded","message":"Rate limit exceeded.","details":null,"request_id":"req_1"}}`)) //nolint:errcheck
+	}))
+	t.Cleanup(limited.Close)
+	w.url = limited.URL
+	out, errOut, code := w.bench(t, "--concurrency", "2")
+	if code != 1 || !strings.Contains(errOut, "concurrency 2, cache on: every one of its ") ||
+		!strings.Contains(errOut, "requests was refused (") || !strings.Contains(errOut, " × 429 rate_limit_exceeded)") ||
+		!strings.Contains(errOut, "MTK_RATE_LIMITS=off") || out == "" {
+		t.Fatalf("exit %d, stderr %q, stdout %q; want exit 1 saying why, after the figures", code, errOut, out)
+	}
+}
+
+// TestBenchStopsOnSignal: a run of a real mtk process stopped by SIGTERM or SIGINT ends at once,
+// says so, and exits 2.
+func TestBenchStopsOnSignal(t *testing.T) {
+	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			args := []string{"bench", "--url", w.url, "--key", w.key, "--duration", "60s", "--warmup", "0s", "--body", w.bodies[0]}
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), asMTK+"=1", "MTK_TEST_ARGS="+strings.Join(args, " "))
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill() //nolint:errcheck
+				t.Fatalf("bench still running 10 s after %s", sig)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(stderr.String(), "mtk bench: stopped by SIGINT or SIGTERM") {
+				t.Fatalf("exit %d, stderr %q; want 2 and a line saying it was stopped", code, stderr.String())
+			}
+		})
 	}
 }

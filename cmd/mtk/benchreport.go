@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -37,7 +36,7 @@ func printBench(out io.Writer, f benchFlags, r loadgen.Report) error {
 
 // readReport reads an earlier run's --json output.
 func readReport(name string) (*loadgen.Report, error) {
-	b, err := os.ReadFile(name)
+	b, err := readRegular("--compare", name, maxCompareFile)
 	if err != nil {
 		return nil, err
 	}

@@ -125,6 +125,11 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 		fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], ue.msg)
 		return 2
 	}
+	var stopped benchStopped
+	if errors.As(err, &stopped) {
+		fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], stopped)
+		return 2
+	}
 	if e, ok := apperr.As(err); ok {
 		fmt.Fprintf(errOut, "mtk %s: %s\n", args[0], e.Message)
 		for _, d := range e.Shown() {
