@@ -87,8 +87,11 @@ func TestPrincipalScopesAndCounterKeys(t *testing.T) {
 		t.Fatal("key scopes not honoured")
 	}
 	user := &Principal{Kind: KindJWT, UserID: "usr_1", WorkspaceID: "ws_1"}
-	if !user.Has(ScopeTrackingWrite) {
-		t.Fatal("a member holds every scope")
+	if !user.Has(ScopeDataRead) || !user.Has(ScopeTrackingRead) || user.Has(ScopeDataWrite) || user.Has(ScopeTrackingWrite) {
+		t.Fatal("a member reads and does not write")
+	}
+	if writer := (&Principal{Kind: KindJWT, UserID: "usr_2", WorkspaceID: "ws_1", Writer: true}); !writer.Has(ScopeDataWrite) || !writer.Has(ScopeTrackingWrite) {
+		t.Fatal("an owner or admin holds every scope")
 	}
 	public := &Principal{Kind: KindPublic, ClientIP: "10.0.0.1"}
 	for p, want := range map[*Principal]string{key: "key:key_1", user: "user:usr_1:ws_1", public: "ip:10.0.0.1"} {
