@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/events"
+	"mtk/ingest/orders"
 )
 
 // bizSnapshot is every business_raw key of a project with its non-zero sums, one sorted line each.
@@ -65,8 +67,12 @@ func TestBusinessBackfill(t *testing.T) {
 		landing_path = '', device = ''`); err != nil {
 		t.Fatal(err)
 	}
-	// The leads are older than the migration and have no stored touch: orders read their events.
+	// The leads are older than both migrations and have no stored touch: the touch backfill reads
+	// their events back before the orders' rows are written.
 	if _, err := pool.Exec(ctx, "UPDATE business_backfill SET events_before = $1, migrated_at = now()", int64(lastEvent)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "UPDATE touch_backfill SET events_before = $1, migrated_at = now(), done = false", int64(lastEvent)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, "DELETE FROM lead_touches"); err != nil {
@@ -77,18 +83,23 @@ func TestBusinessBackfill(t *testing.T) {
 	}
 
 	// A backfill stopped after one step of each kind (committed, not yet drained), then run whole.
-	if done, left, err := e.sys.Orders.BackfillBusiness(ctx, 2); err != nil || done != 2 || left != 2 {
-		t.Fatalf("first orders step: %d done, %d left, %v", done, left, err)
+	tb := &events.TouchBackfill{Pool: pool, CH: e.ch}
+	if read, finished, err := tb.Step(ctx, 2); err != nil || read != 2 || finished {
+		t.Fatalf("first touches step: %d read, finished %v, %v", read, finished, err)
+	}
+	if _, _, err := e.sys.Orders.BackfillBusiness(ctx, 2); !errors.Is(err, orders.ErrTouchesWaiting) {
+		t.Fatalf("orders before the touches: %v", err)
 	}
 	bf := &events.Backfill{Pool: pool, CH: e.ch, Resolver: e.resolver, Projects: e.store.Projects, Now: e.clock.Now}
 	if read, total, finished, err := bf.Step(ctx, 3); err != nil || read != 3 || total != 3 || finished {
 		t.Fatalf("first events step: %d read, %d in all, finished %v, %v", read, total, finished, err)
 	}
-	orders, evs, err := e.sys.BackfillBusiness(ctx, 2)
-	if err != nil || orders != 2 || evs != 7 { // 4 orders, 10 stored events (pv-2 once)
-		t.Fatalf("the rerun: %d orders, %d events, %v", orders, evs, err)
+	written, evs, err := e.sys.BackfillBusiness(ctx, 2)
+	if err != nil || written != 4 || evs != 7 { // 4 orders, 10 stored events (pv-2 once)
+		t.Fatalf("the rerun: %d orders, %d events, %v", written, evs, err)
 	}
-	for _, progress := range []string{`"msg":"backfill business: orders","written":2,"left":0`, `"msg":"backfill business: events","read":10,"finished":true`} {
+	for _, progress := range []string{`"msg":"backfill business: touches","read":2,"finished":false`,
+		`"msg":"backfill business: orders","written":4,"left":0`, `"msg":"backfill business: events","read":10,"finished":true`} {
 		if !strings.Contains(e.logs.String(), progress) {
 			t.Errorf("no progress line %s in the log:\n%s", progress, e.logs)
 		}
@@ -96,8 +107,8 @@ func TestBusinessBackfill(t *testing.T) {
 	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
 		t.Fatalf("backfilled:\n%s\nfilled after the change:\n%s", strings.Join(got, "\n"), strings.Join(filledAfter, "\n"))
 	}
-	if orders, evs, err := e.sys.BackfillBusiness(ctx, 2); err != nil || orders != 0 || evs != 0 {
-		t.Fatalf("a second backfill: %d orders, %d events, %v", orders, evs, err)
+	if written, evs, err := e.sys.BackfillBusiness(ctx, 2); err != nil || written != 0 || evs != 0 {
+		t.Fatalf("a second backfill: %d orders, %d events, %v", written, evs, err)
 	}
 	e.drain()
 	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
