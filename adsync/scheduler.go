@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"mtk/internal/recovered"
 	"mtk/platform"
 )
 
@@ -74,14 +75,20 @@ func (s *Scheduler) RunDue(ctx context.Context) error {
 }
 
 func (s *Scheduler) runOne(ctx context.Context, d platform.SyncCandidate) {
-	c, err := s.Syncer.Connections.ConnectionIn(ctx, []string{d.WorkspaceID}, d.ID)
-	if err == nil {
-		var res Result
-		res, err = s.Syncer.Run(ctx, c, Options{Due: &d})
+	// On a goroutine of its own, out of the job's recovery: a panic is this run's error.
+	err := recovered.Call(func() error {
+		c, err := s.Syncer.Connections.ConnectionIn(ctx, []string{d.WorkspaceID}, d.ID)
+		if err != nil {
+			return err
+		}
+		res, err := s.Syncer.Run(ctx, c, Options{Due: &d})
 		if err == nil {
 			s.Log.Info("sync done", "connection", d.ID, "sync_type", res.SyncType, "rows", res.Rows, "took_ms", res.Took.Milliseconds())
-			return
 		}
+		return err
+	})
+	if err == nil {
+		return
 	}
 	if errors.Is(err, ErrBusy) || errors.Is(err, ErrNotSyncable) {
 		return

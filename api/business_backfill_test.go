@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/events"
+	"mtk/ingest/orders"
 )
 
 // bizSnapshot is every business_raw key of a project with its non-zero sums, one sorted line each.
@@ -65,8 +67,12 @@ func TestBusinessBackfill(t *testing.T) {
 		landing_path = '', device = ''`); err != nil {
 		t.Fatal(err)
 	}
-	// The leads are older than the migration and have no stored touch: orders read their events.
+	// The leads are older than both migrations and have no stored touch: the touch backfill reads
+	// their events back before the orders' rows are written.
 	if _, err := pool.Exec(ctx, "UPDATE business_backfill SET events_before = $1, migrated_at = now()", int64(lastEvent)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "UPDATE touch_backfill SET events_before = $1, migrated_at = now(), done = false", int64(lastEvent)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, "DELETE FROM lead_touches"); err != nil {
@@ -77,18 +83,23 @@ func TestBusinessBackfill(t *testing.T) {
 	}
 
 	// A backfill stopped after one step of each kind (committed, not yet drained), then run whole.
-	if done, left, err := e.sys.Orders.BackfillBusiness(ctx, 2); err != nil || done != 2 || left != 2 {
-		t.Fatalf("first orders step: %d done, %d left, %v", done, left, err)
+	tb := &events.TouchBackfill{Pool: pool, CH: e.ch}
+	if read, finished, err := tb.Step(ctx, 2); err != nil || read != 2 || finished {
+		t.Fatalf("first touches step: %d read, finished %v, %v", read, finished, err)
+	}
+	if _, _, err := e.sys.Orders.BackfillBusiness(ctx, 2); !errors.Is(err, orders.ErrTouchesWaiting) {
+		t.Fatalf("orders before the touches: %v", err)
 	}
 	bf := &events.Backfill{Pool: pool, CH: e.ch, Resolver: e.resolver, Projects: e.store.Projects, Now: e.clock.Now}
 	if read, total, finished, err := bf.Step(ctx, 3); err != nil || read != 3 || total != 3 || finished {
 		t.Fatalf("first events step: %d read, %d in all, finished %v, %v", read, total, finished, err)
 	}
-	orders, evs, err := e.sys.BackfillBusiness(ctx, 2)
-	if err != nil || orders != 2 || evs != 7 { // 4 orders, 10 stored events (pv-2 once)
-		t.Fatalf("the rerun: %d orders, %d events, %v", orders, evs, err)
+	written, evs, err := e.sys.BackfillBusiness(ctx, 2)
+	if err != nil || written != 4 || evs != 7 { // 4 orders, 10 stored events (pv-2 once)
+		t.Fatalf("the rerun: %d orders, %d events, %v", written, evs, err)
 	}
-	for _, progress := range []string{`"msg":"backfill business: orders","written":2,"left":0`, `"msg":"backfill business: events","read":10,"finished":true`} {
+	for _, progress := range []string{`"msg":"backfill business: touches","read":2,"finished":false`,
+		`"msg":"backfill business: orders","written":4,"left":0`, `"msg":"backfill business: events","read":10,"finished":true`} {
 		if !strings.Contains(e.logs.String(), progress) {
 			t.Errorf("no progress line %s in the log:\n%s", progress, e.logs)
 		}
@@ -96,8 +107,8 @@ func TestBusinessBackfill(t *testing.T) {
 	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
 		t.Fatalf("backfilled:\n%s\nfilled after the change:\n%s", strings.Join(got, "\n"), strings.Join(filledAfter, "\n"))
 	}
-	if orders, evs, err := e.sys.BackfillBusiness(ctx, 2); err != nil || orders != 0 || evs != 0 {
-		t.Fatalf("a second backfill: %d orders, %d events, %v", orders, evs, err)
+	if written, evs, err := e.sys.BackfillBusiness(ctx, 2); err != nil || written != 0 || evs != 0 {
+		t.Fatalf("a second backfill: %d orders, %d events, %v", written, evs, err)
 	}
 	e.drain()
 	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
@@ -148,5 +159,71 @@ func TestBusinessOldOrderChangedBeforeBackfill(t *testing.T) {
 	var negative uint64
 	if err := e.ch.QueryRow(ctx, "SELECT count() FROM business_raw WHERE tx_count_total < 0").Scan(&negative); err != nil || negative != 0 {
 		t.Fatalf("%d negated rows, %v", negative, err)
+	}
+}
+
+// An order of a lead older than the touch history (its events' touches not yet read back from
+// ClickHouse) is answered and stored with PostgreSQL alone: its facts are written, its business
+// rows wait, and the business backfill writes them, with the touch of the lead's latest event
+// before the order, once it has read the lead's events back.
+func TestOrderOfAnOldLeadWaitsForTheTouchBackfill(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	now := e.clock.Now() // 15:00; order() is created at 12:00
+	for _, ev := range []struct {
+		id         string
+		minutesAgo int64
+		ua         int
+		page, ref  string
+	}{{"before", 240, 2, "https://acme.example/promo", "https://l.facebook.com/"}, {"after", 60, 0, "https://acme.example/conta", ""}} {
+		body := map[string]any{"event_id": ev.id, "config": map[string]any{"name": "PageView"}, "source": "website",
+			"timestamp": now.Unix() - ev.minutesAgo*60, "lead": map[string]any{"email": "buyer@x.com"},
+			"page": map[string]any{"url": ev.page, "referrer": ev.ref}}
+		if r := e.event(body, append(bearer(a.key), "User-Agent", browserUAs[ev.ua].ua)...); r.Status != 200 {
+			t.Fatalf("event %s: %d %s", ev.id, r.Status, r.Body)
+		}
+	}
+	e.drain()
+	var lastEvent uint64
+	if err := e.ch.QueryRow(ctx, "SELECT max(outbox_id) FROM events").Scan(&lastEvent); err != nil || lastEvent == 0 {
+		t.Fatalf("events' outbox ids: %d %v", lastEvent, err)
+	}
+	// The lead and its events as they were before the touch history: no touch stored.
+	pool := e.store.Pool()
+	if _, err := pool.Exec(ctx, "DELETE FROM lead_touches"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "UPDATE touch_backfill SET events_before = $1, migrated_at = now(), done = false", int64(lastEvent)); err != nil {
+		t.Fatal(err)
+	}
+
+	if r := e.webhook(a.custom.WebhookKey, order("o-old", "approved", 5000, now)); r.Status != 200 {
+		t.Fatalf("order: %d %s", r.Status, r.Body)
+	}
+	e.drain()
+	orderRows := func() (n int64, host, landing, device string) {
+		t.Helper()
+		if err := e.ch.QueryRow(ctx, `SELECT toInt64(sum(tx_count_total)), any(referrer_host), any(landing_path), any(device)
+			FROM business_raw WHERE project_id = ? AND kind = 'order'`, a.project.ID).Scan(&n, &host, &landing, &device); err != nil {
+			t.Fatal(err)
+		}
+		return n, host, landing, device
+	}
+	if n, _, _, _ := orderRows(); n != 0 || e.pgCount(t, "SELECT count(*) FROM orders WHERE NOT business") != 1 {
+		t.Fatalf("before the backfill: %d business orders, want the order waiting", n)
+	}
+	if got := e.chSum(t, a.project.ID, "tx_count"); got != 1 {
+		t.Fatalf("the order's facts: tx_count %d, want 1", got)
+	}
+	if written, _, err := e.sys.BackfillBusiness(ctx, 100); err != nil || written != 1 {
+		t.Fatalf("backfill: %d orders, %v", written, err)
+	}
+	if n, host, landing, device := orderRows(); n != 1 || host != "l.facebook.com" || landing != "/promo" || device != "mobile" {
+		t.Fatalf("after the backfill: %d orders from %q %q %q", n, host, landing, device)
+	}
+	if got := e.pgCount(t, "SELECT count(*) FROM lead_touches"); got != 2 {
+		t.Fatalf("%d touches read back, want 2", got)
 	}
 }

@@ -2,13 +2,17 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sync"
+
+	"mtk/internal/recovered"
 )
 
 // flights run identical queries that arrive together once: the first caller's work serves every
 // caller that asks for the same key before it ends (single flight). The work runs on a context
 // of its own, canceled once every caller waiting for it has gone, so that one caller giving up
-// does not fail the others; each caller still stops waiting when its own context ends.
+// does not fail the others; each caller still stops waiting when its own context ends. A panic
+// in the work is its error (recovered), for every caller: it never ends the process.
 type flights struct {
 	mu sync.Mutex
 	m  map[string]*flight
@@ -45,7 +49,7 @@ func (f *flights) do(ctx context.Context, key string, work func(context.Context)
 		fl = &flight{done: make(chan struct{}), cancel: cancel}
 		f.m[key] = fl
 		go func() {
-			fl.out = work(wctx)
+			fl.out = safely(wctx, work)
 			f.mu.Lock()
 			delete(f.m, key)
 			f.mu.Unlock()
@@ -66,4 +70,13 @@ func (f *flights) do(ctx context.Context, key string, work func(context.Context)
 		f.mu.Unlock()
 		return answered{err: mapError(ctx.Err()), left: true}, joined
 	}
+}
+
+// safely runs work, a panic in it being its answer's error (500 internal_error): work runs on a
+// goroutine of its own, where a panic would end the process.
+func safely(ctx context.Context, work func(context.Context) answered) (out answered) {
+	if err := recovered.Call(func() error { out = work(ctx); return nil }); err != nil {
+		out = answered{err: fmt.Errorf("engine: query run: %w", err)}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/internal/clock"
+	"mtk/internal/recovered"
 	"mtk/internal/ttlcache"
 )
 
@@ -192,7 +193,7 @@ func (s *Service) Run(ctx context.Context, p *Prepared) (*Result, error) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			cmp = s.answerCompiled(ctx, p.cmp)
+			cmp = safely(ctx, func(ctx context.Context) answered { return s.answerCompiled(ctx, p.cmp) })
 		}()
 		out := s.answerCompiled(ctx, c)
 		<-done
@@ -249,8 +250,11 @@ func (s *Service) answerCompiled(ctx context.Context, c *Compiled) answered {
 	if first.Overlap != nil {
 		early = make(chan counted, 1)
 		go func() {
-			n, err := s.count(ctx, first.Table, *first.Overlap)
-			early <- counted{n, err}
+			var o counted
+			if err := recovered.Call(func() error { o.n, o.err = s.count(ctx, first.Table, *first.Overlap); return nil }); err != nil {
+				o.err = fmt.Errorf("engine: overlap count: %w", err)
+			}
+			early <- o
 		}()
 	}
 	res, chosen, err := s.answer(ctx, c.Attempts)

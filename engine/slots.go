@@ -24,6 +24,13 @@ const defaultSlots = 4
 // server's cores (its default max_threads) plus one, so that a core never waits for the network.
 func (s *Service) slotsFor(ctx context.Context) chan struct{} {
 	s.slotsOnce.Do(func() {
+		// A panic reading the cores (recovered by the flight) must not leave a nil channel,
+		// on which every later query would wait until its deadline.
+		defer func() {
+			if s.slots == nil {
+				s.slots = make(chan struct{}, defaultSlots)
+			}
+		}()
 		n := s.opts.MaxConcurrent
 		if n <= 0 {
 			n = serverCores(ctx, s.conn) + 1

@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/internal/recovered"
 )
 
 // Versions tells the data version of what an answer reads. It keeps each project's rows of
@@ -151,10 +153,10 @@ func (v *Versions) read(ctx context.Context, project string) (*snapshot, error) 
 }
 
 // Listen listens for moves until ctx ends, connecting again a second after the connection
-// drops. `mtk serve` runs it for as long as it serves.
+// drops or a panic (recovered, logged as a drop's cause). `mtk serve` runs it for as long as it serves.
 func (v *Versions) Listen(ctx context.Context) {
 	for {
-		err := v.listen(ctx)
+		err := recovered.Call(func() error { return v.listen(ctx) })
 		v.setLive(false)
 		if ctx.Err() != nil {
 			return

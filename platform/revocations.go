@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"mtk/internal/recovered"
 )
 
 // revocationsChannel is the PostgreSQL channel on which every change that takes back a key or a
@@ -21,10 +23,11 @@ const listenSetup = 10 * time.Second
 // hold of each one as it is heard: a change committed by any process shows here milliseconds
 // later, not KeyCacheTTL later. When the connection drops, or before it is up, announcements may
 // be missed, so every cache is emptied then and again once listening resumes; meanwhile the TTL
-// bounds what is trusted. It connects again a second after a drop. `mtk serve` runs it.
+// bounds what is trusted. It connects again a second after a drop, or after a panic (recovered,
+// logged as a drop's cause). `mtk serve` runs it.
 func (s *Services) Listen(ctx context.Context, log *slog.Logger) {
 	for {
-		err := s.listen(ctx)
+		err := recovered.Call(func() error { return s.listen(ctx) })
 		s.forgetAll()
 		if ctx.Err() != nil {
 			return

@@ -28,8 +28,11 @@ log() { printf 'replicas: %s\n' "$*" >&2; }
 
 # haproxy_config prints the load balancer's configuration for listening on port $1 of 127.0.0.1:
 # round robin over the api replicas on the ports that follow, a replica taken out while its
-# /readyz is not 200 (its stores unreachable) and put back once it is. cmd/mtk's
-# TestReplicasBehindHAProxy runs HAProxy with it.
+# /readyz is not 200 (its stores unreachable) and put back once it is; a request that reached no
+# live replica (connection refused, or closed before any answer: the replica died) sent again to
+# another one, and HAProxy's own 503 in the contract's envelope with Retry-After. cmd/mtk's
+# TestReplicasBehindHAProxy and TestHAProxyRetriesPastADeadReplica run HAProxy with it;
+# docker/replicas/haproxy.cfg holds the same for compose.
 haproxy_config() {
 	local port=$1 i=0 api
 	shift
@@ -45,12 +48,21 @@ defaults
     timeout connect 5s
     timeout client 60s
     timeout server 60s
+    # A request that reached no live replica goes to another one at once (redispatch on every
+    # retry). Writes may be sent twice this way: mtk takes them exactly once (event_id,
+    # Idempotency-Key, an order's last writer wins).
+    retries 3
+    option redispatch 1
+    retry-on conn-failure empty-response
+    # HAProxy's own 503 (no replica left) as mtk words one: the envelope, and when to come back.
+    http-error status 503 content-type application/json hdr Retry-After 2 hdr X-Request-Id %[unique-id] lf-string '{"error":{"type":"api_error","code":"service_unavailable","message":"No server is available to answer; retry shortly.","details":[],"request_id":"%[unique-id]"}}'
 
 frontend mtk
     bind 127.0.0.1:$port
     # The client is the peer HAProxy sees: a client-sent X-Forwarded-For is replaced, never
     # appended to, because mtk trusts the header from the balancer (MTK_TRUSTED_PROXIES).
     http-request set-header X-Forwarded-For %[src]
+    unique-id-format %[uuid()]
     default_backend api
 
 backend api

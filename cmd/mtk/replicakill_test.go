@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -140,5 +144,70 @@ func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
 	}
 	if !strings.Contains(lbLog.String(), "api/api2 ") {
 		t.Errorf("the killed replica answered nothing before it was killed:\n%s", lbLog)
+	}
+}
+
+// HAProxy (scripts/replicas.sh) retries past a dead replica and words its own 503 as mtk does.
+// A replica killed (SIGKILL) stays in HAProxy's rotation until two health checks a second apart
+// fail: every event sent meanwhile, a third of them routed to the dead replica by round robin, is
+// retried on a live one and answered 200. With every replica dead, HAProxy's own 503 carries
+// Retry-After and the contract's envelope.
+func TestHAProxyRetriesPastADeadReplica(t *testing.T) {
+	useTestStores(t)
+	t.Setenv("MTK_RATE_LIMITS", "off")
+	w := newSalesWorld(t)
+	var replicas []*exec.Cmd
+	var bases []string
+	for range 3 {
+		proc, base := serveProcess(t, "--role", "api")
+		replicas, bases = append(replicas, proc), append(bases, base)
+	}
+	lb, lbLog := haproxy(t, bases)
+	kill := func(i int) {
+		t.Helper()
+		if err := replicas[i].Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		for range 100 { // until its port refuses: the kernel closed its socket
+			c, err := net.Dial("tcp", strings.TrimPrefix(bases[i], "http://"))
+			if err != nil {
+				return
+			}
+			c.Close()
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("replica %d still listens after SIGKILL", i)
+	}
+
+	kill(1)
+	for i := range 12 {
+		id := fmt.Sprintf("ev-%d", i)
+		status, _, _, err := postEvent(lb, w.token, id, w.event("shop.example", id))
+		if err != nil || status != 200 {
+			t.Fatalf("event %s right after a replica's death: %d %v\n%s", id, status, err, lbLog)
+		}
+	}
+	// HAProxy's log counts a request's retries, "+" when it was sent to another server.
+	if !strings.Contains(lbLog.String(), "/+1 ") {
+		t.Fatalf("no request was retried on another replica:\n%s", lbLog)
+	}
+
+	kill(0)
+	kill(2)
+	resp, err := http.Get(lb + "/v3/projects")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error struct{ Type, Code, Message, RequestID string } `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("HAProxy's 503 body: %v", err)
+	}
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" || resp.Header.Get("Content-Type") != "application/json" ||
+		body.Error.Type != "api_error" || body.Error.Code != "service_unavailable" || body.Error.Message == "" {
+		t.Fatalf("with every replica dead: %d, Retry-After %q, %s %+v", resp.StatusCode, resp.Header.Get("Retry-After"),
+			resp.Header.Get("Content-Type"), body)
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"mtk/internal/recovered"
 )
 
 // Config configures a Batcher.
@@ -257,14 +259,10 @@ func (b *Batcher[T, R]) store(batch []*item[T, R]) {
 		out []R
 		err error
 	)
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("batcher: flush panicked: %v", p)
-			}
-		}()
+	err = recovered.Call(func() (err error) {
 		out, err = b.flush(ctx, values)
-	}()
+		return err
+	})
 	if err == nil && len(out) != len(batch) {
 		err = fmt.Errorf("batcher: flush returned %d results for %d items", len(out), len(batch))
 	}

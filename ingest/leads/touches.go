@@ -1,8 +1,9 @@
 package leads
 
 import (
-	"maps"
+	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,36 +19,32 @@ type Touch struct {
 	traffic.Touch
 }
 
-// later reports whether t comes after o, by time then event id (bytewise, as ClickHouse and
-// COLLATE "C" compare).
-func (t Touch) later(o Touch) bool {
-	return t.Time.After(o.Time) || t.Time.Equal(o.Time) && t.EventID > o.EventID
+// compare orders touches by lead, then time, then event id (bytewise, as ClickHouse and the
+// table's key compare).
+func (t Touch) compare(o Touch) int {
+	return cmp.Or(strings.Compare(t.LeadID, o.LeadID), t.Time.Compare(o.Time), strings.Compare(t.EventID, o.EventID))
 }
 
-// QueueTouches queues, in the events' transaction, each lead's latest of ts as its touch unless
-// the stored one is later (events may arrive out of order).
+// QueueTouches queues, in the events' transaction, the touch of each of ts that has a lead (an
+// order's traffic source is its lead's latest event before the order, whatever came after); a
+// touch stored already is kept; those of leads deleted since (the backfill reads old events) are
+// dropped.
 func QueueTouches(w *pgx.Batch, ts []Touch) {
-	latest := map[string]Touch{}
-	for _, t := range ts {
-		if cur, ok := latest[t.LeadID]; t.LeadID != "" && (!ok || t.later(cur)) {
-			latest[t.LeadID] = t
-		}
-	}
-	if len(latest) == 0 {
-		return
-	}
 	var ids, events, hosts, paths, devices []string
 	var times []time.Time
-	// In lead order, so that concurrent writers lock rows in one order.
-	for _, id := range slices.Sorted(maps.Keys(latest)) {
-		t := latest[id]
-		ids, events, hosts, paths, devices = append(ids, id), append(events, t.EventID), append(hosts, t.ReferrerHost),
-			append(paths, t.LandingPath), append(devices, t.Device)
-		times = append(times, t.Time)
+	// In key order, so that concurrent writers lock rows in one order.
+	for _, t := range slices.SortedFunc(slices.Values(ts), Touch.compare) {
+		if t.LeadID != "" {
+			ids, events, hosts, paths, devices = append(ids, t.LeadID), append(events, t.EventID), append(hosts, t.ReferrerHost),
+				append(paths, t.LandingPath), append(devices, t.Device)
+			times = append(times, t.Time)
+		}
 	}
-	w.Queue(`INSERT INTO lead_touches AS t (lead_id, ts, event_id, referrer_host, landing_path, device)
-		SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[])
-		ON CONFLICT (lead_id) DO UPDATE SET ts = EXCLUDED.ts, event_id = EXCLUDED.event_id,
-			referrer_host = EXCLUDED.referrer_host, landing_path = EXCLUDED.landing_path, device = EXCLUDED.device
-		WHERE (EXCLUDED.ts, EXCLUDED.event_id COLLATE "C") > (t.ts, t.event_id COLLATE "C")`, ids, times, events, hosts, paths, devices)
+	if len(ids) == 0 {
+		return
+	}
+	w.Queue(`INSERT INTO lead_touches (lead_id, ts, event_id, referrer_host, landing_path, device)
+		SELECT u.* FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u (id)
+		WHERE EXISTS (SELECT 1 FROM leads l WHERE l.id = u.id)
+		ON CONFLICT DO NOTHING`, ids, times, events, hosts, paths, devices)
 }

@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -10,10 +11,14 @@ import (
 	"mtk/platform"
 )
 
+// ErrTouchesWaiting means an order's lead is older than the touch history (schema/postgres/0022):
+// its business rows are written once the touch backfill (events.TouchBackfill) is done.
+var ErrTouchesWaiting = errors.New("orders: the touches of leads older than the touch history are still being read back")
+
 // BackfillBusiness writes the business rows of at most limit orders stored before the business
-// family (orders.business false), in one transaction each batch: every order's rows as its stored
-// state gives them (its touch and customer type read now), queued in the fact outbox with the
-// mark that they are written. A crash loses the batch whole, a rerun takes it again, and an order
+// family or before their lead's touch was known (orders.business false), in one transaction each
+// batch: every order's rows as its stored state gives them (its touch and customer type read now),
+// queued in the fact outbox with the mark that they are written. A crash loses the batch whole, a rerun takes it again, and an order
 // a webhook changed meanwhile is skipped (its change wrote its rows). It returns how many orders
 // it wrote and how many are left.
 func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left int, err error) {
@@ -43,8 +48,11 @@ func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left i
 			if !found || st.business {
 				continue // locked above: not expected, but nothing to write
 			}
-			if st.touch, err = LeadTouch(ctx, tx, s.ch, o.project, st.leadID, st.created); err != nil {
+			var known bool
+			if st.touch, known, err = LeadTouch(ctx, tx, o.project, st.leadID, st.created); err != nil {
 				return err
+			} else if !known {
+				return ErrTouchesWaiting
 			}
 			if st.customerType, err = customerType(ctx, tx, o.project, o.connection, st); err != nil {
 				return err

@@ -177,13 +177,16 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 }
 
 // bizChange is the change of the business rows from prev (when found and its rows were written)
-// to st: prev's rows negated and st's, none when they are the same.
+// to st (when its rows are written): prev's rows negated and st's, none when they are the same.
 func bizChange(p platform.Project, prev stored, found bool, st stored) []outbox.BizRow {
 	var before []outbox.BizRow
 	if found && prev.business {
 		before = prev.bizRows(p)
 	}
-	after := st.bizRows(p)
+	var after []outbox.BizRow
+	if st.business {
+		after = st.bizRows(p)
+	}
 	if equalRows(before, after) {
 		return nil
 	}

@@ -25,6 +25,9 @@
 // products, keyed by UTM, payment method, customer type and its lead's touch: the referrer,
 // landing path and device of the lead's latest event before the order), changed the same way:
 // the stored state's rows negated and the new state's.
+//
+// Nothing here reads ClickHouse: an order is acknowledged with PostgreSQL alone (its lead's
+// touch comes from lead_touches, LeadTouch), so an order webhook holds while ClickHouse is down.
 package orders
 
 import (
@@ -32,7 +35,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -50,7 +52,6 @@ import (
 // Service takes orders.
 type Service struct {
 	pool     *pgxpool.Pool
-	ch       driver.Conn // read for an order's touch (LeadTouch)
 	resolver *attribution.Resolver
 	clock    clock.Clock
 	bounds   outbox.Bounds
@@ -63,9 +64,9 @@ type Service struct {
 
 // New returns a Service; a webhook whose rows would pass the fact or the journey outbox's bound
 // (zero: outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
-func New(pool *pgxpool.Pool, ch driver.Conn, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
+func New(pool *pgxpool.Pool, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
 	resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
-	return &Service{pool: pool, ch: ch, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
+	return &Service{pool: pool, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
 		connections: connections, projects: projects, containers: containers}
 }
 
@@ -165,11 +166,12 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 			}
 			st = st.keeping(prev)
 		}
-		// The touch is read once for the order's lead and time, and kept while they stay.
+		// The touch is read once for the order's lead and time, and kept while they stay. While it
+		// is not known (the touch backfill), the business rows wait for the business backfill.
 		if found && prev.business && prev.leadID == st.leadID && prev.created.Equal(st.created) {
 			st.touch = prev.touch
-		} else if st.touch, err = LeadTouch(ctx, tx, s.ch, p.ID, st.leadID, st.created); err != nil {
-			return apperr.Unavailable("The order's traffic source could not be read; retry shortly.", fullRetryAfter).WithCause(err)
+		} else if st.touch, st.business, err = LeadTouch(ctx, tx, p.ID, st.leadID, st.created); err != nil {
+			return err
 		}
 		if st.customerType, err = customerType(ctx, tx, p.ID, conn.ID, st); err != nil {
 			return err

@@ -133,7 +133,7 @@ func orderArgs(conn platform.WebhookConnection, st stored, now time.Time) []any 
 		nullable(st.CommissionCurrency), st.productCost, st.customerJSON, st.itemsJ, st.UTM.Source, st.UTM.Medium,
 		st.UTM.Campaign, st.UTM.Content, st.UTM.Term, st.Src, st.Sck, nullable(st.leadID), attr.Source,
 		attr.ConnectionID, attr.AccountID, attr.CampaignID, attr.AdsetID, attr.AdID, st.created, st.updated, now,
-		st.PaymentMethod, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device, true}
+		st.PaymentMethod, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device, st.business}
 }
 
 // factChange is the change from prev (when found) to st: prev's contribution negated and st's,

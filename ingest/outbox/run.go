@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"mtk/internal/recovered"
 )
 
 // Interval is how often the fact drainer and the conversion deliverer look for work when idle.
@@ -19,8 +21,8 @@ const EventsInterval = time.Second
 // the next step tries again (exactly once all the same), instead of holding the worker.
 const BatchTimeout = 2 * time.Minute
 
-// Run calls step every interval until ctx ends and logs failures: the long-running loop of a
-// worker inside `mtk serve`. A step does all the work waiting (the Drainers' and the Deliverer's
+// Run calls step every interval until ctx ends and logs failures, a panic among them (recovered:
+// the next step runs as after any failure): the long-running loop of a worker inside `mtk serve`. A step does all the work waiting (the Drainers' and the Deliverer's
 // RunOnce loop over full batches), so Run never calls it again at once: between two steps, rows
 // gather into one larger ClickHouse insert instead of many small parts that the server must then
 // merge.
@@ -28,7 +30,10 @@ func Run(ctx context.Context, interval time.Duration, log *slog.Logger, name str
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		_, err := step(ctx)
+		err := recovered.Call(func() (err error) {
+			_, err = step(ctx)
+			return err
+		})
 		if err != nil && ctx.Err() == nil {
 			log.Error("outbox worker failed", "worker", name, "error", err.Error())
 		}

@@ -11,11 +11,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"mtk/internal/recovered"
 )
 
 // Job is one background job.
@@ -130,18 +131,13 @@ func (r *Runner) RunNow(name string) error {
 	return r.run(e)
 }
 
-// run runs e once, its caller holding e.running.
-func (r *Runner) run(e *entry) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-		}
-	}()
+// run runs e once, its caller holding e.running; a panic is its error.
+func (r *Runner) run(e *entry) error {
 	timeout := e.job.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
-	return e.job.Run(ctx)
+	return recovered.Call(func() error { return e.job.Run(ctx) })
 }

@@ -12,13 +12,29 @@ import (
 const BackfillBatch = 5000
 
 // BackfillBusiness writes the business rows (business_raw) of the orders and events stored
-// before the business family existed, batch after batch, draining the outboxes as it goes, and
-// logs its progress; it returns when nothing is left (at once when nothing ever was), with how
-// many orders and events it wrote. It is idempotent and restartable: each batch's rows and its
-// progress commit together (orders.Service.BackfillBusiness, events.Backfill), so a crash and a
-// rerun write everything exactly once. `mtk backfill business` runs it, and so does the
-// business-backfill job.
+// before the business family existed, and of the orders stored before their lead's touch was
+// known, batch after batch, draining the outboxes as it goes, and logs its progress; it returns
+// when nothing is left (at once when nothing ever was), with how many orders and events it
+// wrote. It first reads back the touches of the leads older than the touch history
+// (events.TouchBackfill), which those orders need. It is idempotent and restartable: each batch's
+// rows and its progress commit together (orders.Service.BackfillBusiness, events.Backfill), so a
+// crash and a rerun write everything exactly once. `mtk backfill business` runs it, and so does
+// the business-backfill job.
 func (s *System) BackfillBusiness(ctx context.Context, batch int) (orders int, evs int64, err error) {
+	tb := &events.TouchBackfill{Pool: s.Postgres, CH: s.ClickHouse}
+	for finished := false; !finished; {
+		var read int
+		err := s.afterQueuedEvents(ctx, func() (err error) {
+			read, finished, err = tb.Step(ctx, batch)
+			return err
+		})
+		if err != nil {
+			return orders, evs, err
+		}
+		if read > 0 {
+			s.Log.Info("backfill business: touches", "read", read, "finished", finished)
+		}
+	}
 	for {
 		done, left, err := s.Orders.BackfillBusiness(ctx, batch)
 		if err != nil {
@@ -35,16 +51,13 @@ func (s *System) BackfillBusiness(ctx context.Context, batch int) (orders int, e
 	}
 	bf := &events.Backfill{Pool: s.Postgres, CH: s.ClickHouse, Resolver: s.Resolver, Projects: s.Store.Projects, Now: s.Clock.Now}
 	for {
-		read, total, finished, err := bf.Step(ctx, batch)
-		if errors.Is(err, events.ErrEventsWaiting) {
-			// The events before the business facts move to ClickHouse first; then they are read.
-			if err := s.Drain(ctx); err != nil {
-				return orders, evs, err
-			}
-			if read, total, finished, err = bf.Step(ctx, batch); errors.Is(err, events.ErrEventsWaiting) {
-				return orders, evs, fmt.Errorf("backfill business: %w; retry once they are drained", err)
-			}
-		}
+		var read int
+		var total int64
+		var finished bool
+		err := s.afterQueuedEvents(ctx, func() (err error) {
+			read, total, finished, err = bf.Step(ctx, batch)
+			return err
+		})
 		if err != nil {
 			return orders, evs, err
 		}
@@ -59,4 +72,20 @@ func (s *System) BackfillBusiness(ctx context.Context, batch int) (orders int, e
 			return orders, evs, nil
 		}
 	}
+}
+
+// afterQueuedEvents runs a backfill step, and once more after a drain when the events it reads
+// still wait in the event outbox (events.ErrEventsWaiting): they move to ClickHouse first.
+func (s *System) afterQueuedEvents(ctx context.Context, step func() error) error {
+	err := step()
+	if !errors.Is(err, events.ErrEventsWaiting) {
+		return err
+	}
+	if err := s.Drain(ctx); err != nil {
+		return err
+	}
+	if err = step(); errors.Is(err, events.ErrEventsWaiting) {
+		return fmt.Errorf("backfill business: %w; retry once they are drained", err)
+	}
+	return err
 }

@@ -1,0 +1,24 @@
+package recovered
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCall(t *testing.T) {
+	failed := errors.New("failed")
+	if err := Call(func() error { return failed }); err != failed {
+		t.Fatalf("an error: %v", err)
+	}
+	err := Call(func() error {
+		var m map[string]int
+		m["x"] = 1 // a runtime panic, as a bug raises it
+		return nil
+	})
+	var p *Panic
+	if !errors.As(err, &p) || !strings.Contains(err.Error(), "assignment to entry in nil map") ||
+		!strings.Contains(string(p.Stack), "recovered.TestCall") {
+		t.Fatalf("a panic: %v", err)
+	}
+}
