@@ -144,6 +144,7 @@ func (w salesWorld) landedOnce(t *testing.T, projects []string, orders int) {
 		if rows != ids || rows == 0 {
 			t.Errorf("%s holds %d rows of %d outbox rows, want each once", table, rows, ids)
 		}
+		t.Logf("%s: %d rows of %d outbox rows", table, rows, ids)
 	}
 	rows, err := w.st.ch.Query(ctx, `SELECT model, by_click, toInt64(sum(tx_count_total)) FROM credits_raw
 		WHERE project_id IN ? GROUP BY model, by_click ORDER BY model, by_click`, in)

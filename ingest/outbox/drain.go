@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -193,24 +194,31 @@ type priorAttempts struct {
 	queries  []string
 }
 
-// priorAttempts reads the outbox's attempts, those listing any of batch in full.
+// priorAttempts reads the outbox's attempts, those listing any of batch in full. There are
+// few: one per batch in flight or interrupted.
 func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn, batch []int64) (priorAttempts, error) {
 	p := priorAttempts{ids: map[int64]bool{}}
-	rows, err := conn.Query(ctx, "SELECT id, ids, query_id, ids && $2 FROM outbox_attempts WHERE outbox = $1", d.table.name, batch)
+	rows, err := conn.Query(ctx, "SELECT id, ids, query_id FROM outbox_attempts WHERE outbox = $1", d.table.name)
 	if err != nil {
 		return p, fmt.Errorf("outbox: read attempts: %w", err)
 	}
 	defer rows.Close()
+	var inBatch map[int64]bool
 	for rows.Next() {
 		var id int64
 		var ids []int64
 		var query string
-		var overlaps bool
-		if err := rows.Scan(&id, &ids, &query, &overlaps); err != nil {
+		if err := rows.Scan(&id, &ids, &query); err != nil {
 			return p, fmt.Errorf("outbox: read attempts: %w", err)
 		}
+		if inBatch == nil {
+			inBatch = make(map[int64]bool, len(batch))
+			for _, i := range batch {
+				inBatch[i] = true
+			}
+		}
 		p.any = true
-		if !overlaps {
+		if !slices.ContainsFunc(ids, func(i int64) bool { return inBatch[i] }) {
 			continue
 		}
 		p.attempts, p.queries = append(p.attempts, id), append(p.queries, query)
