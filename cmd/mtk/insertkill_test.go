@@ -23,9 +23,23 @@ var drainTargets = []string{"events", "facts_raw", "business_raw", "journeys_by_
 // insert's data for seconds (a busy server); on every held insert into a table that has not had
 // its kills yet, the worker inserting is killed and another started. The server still gets the
 // dead worker's whole insert and stores it seconds later, while another worker recovers the
-// batch: every event, fact, business row, journey row and credit must still be stored once.
+// batch: every event, fact, business row, journey row and credit must still be stored once. On
+// one server, and on the two-shard cluster (the proxies in front of the first shard, through
+// which the workers insert into its Distributed tables).
 func TestWorkerKilledMidInsertDoublesNothing(t *testing.T) {
+	t.Run("one server", func(t *testing.T) { killMidInsert(t, "") })
+	t.Run("cluster", func(t *testing.T) { killMidInsert(t, testenv.ClusterName) })
+}
+
+func killMidInsert(t *testing.T, cluster string) {
 	useTestStores(t)
+	if cluster != "" {
+		t.Setenv("MTK_CLICKHOUSE_URL", testenv.ClickHouseClusterDatabase(t).URL)
+		if out, errOut, code := cli(t, "migrate", "--cluster", cluster); code != 0 {
+			t.Fatalf("mtk migrate --cluster: exit %d: %s%s", code, out, errOut)
+		}
+		t.Setenv("MTK_CLICKHOUSE_CLUSTER", cluster)
+	}
 	// A backend whose client is gone notices within 100 ms and frees the dead worker's locks.
 	withPGSetting(t, "client_connection_check_interval", "100")
 	t.Setenv("MTK_DRAIN_PARTITIONS", "4")
@@ -39,7 +53,10 @@ func TestWorkerKilledMidInsertDoublesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const killsPerTable = 2
+	killsPerTable := 2
+	if cluster != "" { // slower to set up: kill once per table
+		killsPerTable = 1
+	}
 	var mu sync.Mutex
 	left := map[string]int{} // kills still to make per table: its inserts are held until then
 	for _, table := range drainTargets {
