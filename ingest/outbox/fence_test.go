@@ -82,7 +82,8 @@ func TestDrainerWaitsForAnInterruptedInsertOnACluster(t *testing.T) {
 // interruptedInsert queues events of two projects, starts a try of d's batch as d does (its
 // attempt recorded, its insert named) on a connection opened by open through a proxy in front of
 // server (host:port) that holds the insert's data for insertHold, and runs d again meanwhile:
-// every event must be stored once, and the run must have waited for the interrupted insert.
+// every event must be stored once (without the fence, the run finds none of them and inserts
+// them all again).
 func interruptedInsert(t *testing.T, pool *pgxpool.Pool, d *Drainer, server string, open func(proxy string) driver.Conn) {
 	t.Helper()
 	ctx := context.Background()
@@ -130,9 +131,6 @@ func interruptedInsert(t *testing.T, pool *pgxpool.Pool, d *Drainer, server stri
 		t.Fatalf("the run after the interruption: %d rows, %v", n, err)
 	}
 	<-landed
-	if took < insertHold/2 {
-		t.Errorf("the run took %s: it did not wait for the interrupted insert", took)
-	}
 	t.Logf("the run waited %s for the interrupted insert (held %s)", took, insertHold)
 	var stored, ids2 uint64
 	if err := d.ch.QueryRow(ctx, "SELECT count(), uniqExact(outbox_id) FROM events").Scan(&stored, &ids2); err != nil {
