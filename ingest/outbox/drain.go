@@ -194,8 +194,8 @@ type priorAttempts struct {
 	queries  []string
 }
 
-// priorAttempts reads the outbox's attempts, those listing any of batch in full. There are
-// few: one per batch in flight or interrupted.
+// priorAttempts reads the outbox's attempts (few: one per batch in flight or interrupted) and
+// keeps those listing any row of batch.
 func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn, batch []int64) (priorAttempts, error) {
 	p := priorAttempts{ids: map[int64]bool{}}
 	rows, err := conn.Query(ctx, "SELECT id, ids, query_id FROM outbox_attempts WHERE outbox = $1", d.table.name)
