@@ -32,9 +32,15 @@ func TestMain(m *testing.M) {
 // test's environment, and returns it with its base URL once it answers.
 func serveProcess(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	return serveProcessEnv(t, nil, args...)
+}
+
+// serveProcessEnv is serveProcess with env (NAME=value) added to the test's environment.
+func serveProcessEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), asMTK+"=1", "MTK_TEST_ARGS="+strings.Join(append([]string{"serve"}, args...), " "),
+	cmd.Env = append(append(os.Environ(), env...), asMTK+"=1", "MTK_TEST_ARGS="+strings.Join(append([]string{"serve"}, args...), " "),
 		"MTK_LISTEN="+addr, "MTK_METRICS=off")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -24,52 +24,9 @@ func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 	w := newSalesWorld(t)
 	ctx := context.Background()
 
-	// Projects until their events fall in at least three partitions.
-	projects, domains := []string{w.project}, []string{"shop.example"}
-	parts := map[int64]bool{w.count(t, "SELECT (hashtext($1)::bigint + 2147483648) % 4", w.project): true}
-	for i := 0; len(parts) < 3; i++ {
-		if i == 20 {
-			t.Fatalf("20 projects fall in partitions %v", parts)
-		}
-		domain := fmt.Sprintf("shop%d.example", i)
-		projects, domains = append(projects, w.shop(t, domain)), append(domains, domain)
-		parts[w.count(t, "SELECT (hashtext($1)::bigint + 2147483648) % 4", projects[len(projects)-1])] = true
-	}
-
+	projects, domains := w.partitionedShops(t, 3)
 	_, api := serveProcess(t, "--role", "api")
-	events, orders := map[string]bool{}, map[string]bool{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for c := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 100 {
-				id := fmt.Sprintf("ev-%d-%d", c, i)
-				if status, _, _, err := postEvent(api, w.token, id, w.event(domains[i%len(domains)], id)); err != nil || status != 200 {
-					t.Errorf("event %s: %d %v", id, status, err)
-					return
-				}
-				mu.Lock()
-				events[id] = true
-				mu.Unlock()
-				if i%4 == 0 {
-					id = fmt.Sprintf("order-%d-%d", c, i)
-					if status, err := w.postOrder(api, id, 1000+i, time.Now()); err != nil || status != 200 {
-						t.Errorf("order %s: %d %v", id, status, err)
-						return
-					}
-					mu.Lock()
-					orders[id] = true
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
+	events, orders := w.traffic(t, api, domains, 100)
 	queued := w.count(t, "SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM fact_outbox)")
 
 	// Settling a batch deletes its outbox rows: the lock lets a worker load, record its attempt
@@ -115,4 +72,62 @@ func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 	if n := w.count(t, "SELECT count(*) FROM outbox_attempts"); n != 0 {
 		t.Errorf("%d attempts left after the drain", n)
 	}
+}
+
+// partitionedShops adds shops to the world until the projects fall in at least n of the 4 drain
+// partitions, and returns the projects (the world's first) and their containers' domains.
+func (w salesWorld) partitionedShops(t *testing.T, n int) (projects, domains []string) {
+	t.Helper()
+	projects, domains = []string{w.project}, []string{"shop.example"}
+	parts := map[int64]bool{w.count(t, "SELECT (hashtext($1)::bigint + 2147483648) % 4", w.project): true}
+	for i := 0; len(parts) < n; i++ {
+		if i == 20 {
+			t.Fatalf("20 projects fall in partitions %v", parts)
+		}
+		domain := fmt.Sprintf("shop%d.example", i)
+		projects, domains = append(projects, w.shop(t, domain)), append(domains, domain)
+		parts[w.count(t, "SELECT (hashtext($1)::bigint + 2147483648) % 4", projects[len(projects)-1])] = true
+	}
+	return projects, domains
+}
+
+// traffic sends api, from 4 clients at once, perClient events each over the domains and an order
+// after every fourth, as shops and their checkouts do, and returns the acknowledged events and
+// orders by id.
+func (w salesWorld) traffic(t *testing.T, api string, domains []string, perClient int) (events, orders map[string]bool) {
+	t.Helper()
+	events, orders = map[string]bool{}, map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for c := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perClient {
+				id := fmt.Sprintf("ev-%d-%d", c, i)
+				if status, _, _, err := postEvent(api, w.token, id, w.event(domains[i%len(domains)], id)); err != nil || status != 200 {
+					t.Errorf("event %s: %d %v", id, status, err)
+					return
+				}
+				mu.Lock()
+				events[id] = true
+				mu.Unlock()
+				if i%4 == 0 {
+					id = fmt.Sprintf("order-%d-%d", c, i)
+					if status, err := w.postOrder(api, id, 1000+i, time.Now()); err != nil || status != 200 {
+						t.Errorf("order %s: %d %v", id, status, err)
+						return
+					}
+					mu.Lock()
+					orders[id] = true
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return events, orders
 }

@@ -35,8 +35,10 @@ func CopyJourneys(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, now t
 		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM journeys_copied)").Scan(&done); err != nil || done {
 			return err
 		}
+		// GLOBAL: on a cluster both tables are Distributed, and ClickHouse refuses a plain IN over
+		// one inside a query over the other (code 288); on one server it changes nothing.
 		if err := ch.Exec(ctx, `INSERT INTO journeys_by_lead (`+journeyColumns+`) SELECT `+journeyColumns+` FROM journeys
-			WHERE outbox_id NOT IN (SELECT outbox_id FROM journeys_by_lead)`); err != nil {
+			WHERE outbox_id GLOBAL NOT IN (SELECT outbox_id FROM journeys_by_lead)`); err != nil {
 			return fmt.Errorf("credits: copy journeys: %w", err)
 		}
 		_, err := tx.Exec(ctx, "INSERT INTO journeys_copied (done_at) VALUES ($1)", now)

@@ -35,8 +35,19 @@
 // mark on every outbox row, keeps the drain's PostgreSQL writes independent of the batch's size.
 // One Drainer of a table, or of one partition of it (Drainer.Partitions: by project, so that a
 // project's rows keep their order), runs at a time across processes (PostgreSQL advisory
-// locks); the lookup relies on ClickHouse answering a read with what an acknowledged
-// insert wrote (one server, or sequential consistency on a cluster).
+// locks); the lookup relies on ClickHouse answering a read with what an ended insert wrote (one
+// server, or a cluster written with insert_distributed_sync).
+//
+// The look-up is only right once the interrupted run's inserts have ended: ClickHouse goes on
+// with an INSERT whose client died (a worker killed, or a batch timed out) and, busy, may store
+// it seconds later, after another Drainer found nothing and inserted the rows again. So each try
+// of a batch names its inserts (query ids prefix.1, prefix.2, ...), and records the prefix with
+// its attempts (outbox_attempts.query_id) before it sends anything; the next try of those rows
+// first kills the statements so named and waits until no server lists them in system.processes
+// (fence: on a cluster, KILL ... ON CLUSTER and every server's processes), then looks up, then
+// records its own prefix on the attempts. 18.16 refuses to kill an INSERT, which then ends when
+// written; current ClickHouse cancels it. A try never waits on a live worker's insert: attempts
+// are read under the partition's lock, and only those listing the batch's rows are fenced.
 //
 // # Conversions (conversion_outbox → the first network's conversions API)
 //

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -27,6 +28,9 @@ type Drainer struct {
 	// partition excludes every other, but Drainers of different counts above 1 would drain a
 	// project at once: they must not run together.
 	Partitions int
+	// Cluster is the ClickHouse cluster that ch belongs to (MTK_CLICKHOUSE_CLUSTER), "" for one
+	// server: the servers where the inserts of an interrupted attempt may still run (fence).
+	Cluster string
 
 	pool  *pgxpool.Pool
 	ch    driver.Conn
@@ -122,29 +126,33 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	if len(keys) == 0 {
 		return 0, nil
 	}
-	prior, err := d.priorAttempts(ctx, conn)
+	ids := make([]int64, len(keys))
+	for i, k := range keys {
+		ids[i] = k.id
+	}
+	prior, err := d.priorAttempts(ctx, conn, ids)
 	if err != nil {
 		return 0, err
 	}
-	ids := make([]int64, len(keys))
+	// What interrupted tries stored is known once their statements have ended.
+	if len(prior.attempts) > 0 {
+		if err := (fence{ch: d.ch, cluster: d.Cluster}).end(ctx, prior.queries); err != nil {
+			return 0, err
+		}
+	}
 	var fresh []int64 // ids no attempt lists yet
 	var attempted suspects
-	for i, k := range keys {
-		ids[i] = k.id
-		if prior[k.id] {
+	for _, k := range keys {
+		if prior.ids[k.id] {
 			attempted.add(uint64(k.id), k.project, cmp.Or(k.from, k.ts), k.ts)
 		} else {
 			fresh = append(fresh, k.id)
 		}
 	}
-	// An attempt lists only rows no earlier one lists: while ClickHouse is down the same batch is
-	// tried every cycle, and its bookkeeping stays one row per batch, not one per try.
-	var attempt int64
-	if len(fresh) > 0 {
-		if err := conn.QueryRow(ctx, "INSERT INTO outbox_attempts (outbox, ids, created_at) VALUES ($1, $2, $3) RETURNING id",
-			d.table.name, fresh, d.clock.Now()).Scan(&attempt); err != nil {
-			return 0, fmt.Errorf("outbox: record attempt: %w", err)
-		}
+	try := newQueryPrefix()
+	attempt, err := d.recordTry(ctx, conn, fresh, prior.attempts, try)
+	if err != nil {
+		return 0, err
 	}
 	present := map[uint64]bool{}
 	for _, target := range d.table.targets {
@@ -155,7 +163,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	if err := d.crash("insert", keys); err != nil {
 		return 0, err
 	}
-	if err := rows.insert(ctx, d.ch, present); err != nil {
+	if err := rows.insert(ctx, &namedInserts{Conn: d.ch, prefix: try}, present); err != nil {
 		return 0, err
 	}
 	if err := d.crash("mark", keys); err != nil {
@@ -165,7 +173,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	if err != nil {
 		return 0, err
 	}
-	if err := d.settle(ctx, conn, rows, ids, attempt, len(prior) > 0, changes); err != nil {
+	if err := d.settle(ctx, conn, rows, ids, attempt, prior.any, changes); err != nil {
 		return 0, err
 	}
 	if len(present) > 0 {
@@ -174,22 +182,76 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	return len(ids), nil
 }
 
-// priorAttempts are the ids listed by attempts of interrupted runs: rows that may already be in
-// ClickHouse. There are none unless a run stopped between its attempt and its settle.
-func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn) (map[int64]bool, error) {
-	rows, err := conn.Query(ctx, "SELECT unnest(ids) FROM outbox_attempts WHERE outbox = $1", d.table.name)
+// priorAttempts are the attempts of interrupted runs: their rows may already be in ClickHouse.
+// There are none unless a run stopped between its attempt and its settle.
+type priorAttempts struct {
+	// any says whether the outbox has attempts at all (its settle then deletes the spent ones).
+	any bool
+	// attempts are those listing rows of the batch, ids the rows they list, and queries the
+	// query id prefixes of their last tries.
+	attempts []int64
+	ids      map[int64]bool
+	queries  []string
+}
+
+// priorAttempts reads the outbox's attempts (few: one per batch in flight or interrupted) and
+// keeps those listing any row of batch.
+func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn, batch []int64) (priorAttempts, error) {
+	p := priorAttempts{ids: map[int64]bool{}}
+	rows, err := conn.Query(ctx, "SELECT id, ids, query_id FROM outbox_attempts WHERE outbox = $1", d.table.name)
 	if err != nil {
-		return nil, fmt.Errorf("outbox: read attempts: %w", err)
+		return p, fmt.Errorf("outbox: read attempts: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("outbox: read attempts: %w", err)
+	defer rows.Close()
+	var inBatch map[int64]bool
+	for rows.Next() {
+		var id int64
+		var ids []int64
+		var query string
+		if err := rows.Scan(&id, &ids, &query); err != nil {
+			return p, fmt.Errorf("outbox: read attempts: %w", err)
+		}
+		if inBatch == nil {
+			inBatch = make(map[int64]bool, len(batch))
+			for _, i := range batch {
+				inBatch[i] = true
+			}
+		}
+		p.any = true
+		if !slices.ContainsFunc(ids, func(i int64) bool { return inBatch[i] }) {
+			continue
+		}
+		p.attempts, p.queries = append(p.attempts, id), append(p.queries, query)
+		for _, i := range ids {
+			p.ids[i] = true
+		}
 	}
-	prior := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		prior[id] = true
+	if err := rows.Err(); err != nil {
+		return p, fmt.Errorf("outbox: read attempts: %w", err)
 	}
-	return prior, nil
+	return p, nil
+}
+
+// recordTry records, before the try sends anything, that its inserts are named by prefix: in a
+// new attempt listing the rows no attempt lists yet (fresh), and on the prior attempts, whose
+// own statements the fence has ended. It returns the new attempt (0: none).
+//
+// An attempt lists only rows no earlier one lists: while ClickHouse is down the same batch is
+// tried every cycle, and its bookkeeping stays one row per batch, not one per try.
+func (d *Drainer) recordTry(ctx context.Context, conn *pgxpool.Conn, fresh, prior []int64, prefix string) (int64, error) {
+	if len(prior) > 0 {
+		if _, err := conn.Exec(ctx, "UPDATE outbox_attempts SET query_id = $1 WHERE id = ANY($2)", prefix, prior); err != nil {
+			return 0, fmt.Errorf("outbox: record attempt: %w", err)
+		}
+	}
+	var attempt int64
+	if len(fresh) > 0 {
+		if err := conn.QueryRow(ctx, "INSERT INTO outbox_attempts (outbox, ids, created_at, query_id) VALUES ($1, $2, $3, $4) RETURNING id",
+			d.table.name, fresh, d.clock.Now(), prefix).Scan(&attempt); err != nil {
+			return 0, fmt.Errorf("outbox: record attempt: %w", err)
+		}
+	}
+	return attempt, nil
 }
 
 // settle deletes the inserted rows, less their outbox's size by as many, their attempt (0:

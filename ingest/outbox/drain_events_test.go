@@ -15,7 +15,7 @@ import (
 )
 
 // queueEvents commits rows to the event outbox, as a flush does.
-func queueEvents(t *testing.T, pool *pgxpool.Pool, rows []EventRow) {
+func queueEvents(t testing.TB, pool *pgxpool.Pool, rows []EventRow) {
 	t.Helper()
 	ctx := context.Background()
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {

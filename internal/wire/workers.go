@@ -57,13 +57,14 @@ func (s *System) drainers() (events, facts *outbox.Drainer) {
 	events = outbox.NewEventDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	facts = outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	events.Partitions, facts.Partitions = s.Config.DrainPartitions, s.Config.DrainPartitions
+	events.Cluster, facts.Cluster = s.Config.ClickHouseCluster, s.Config.ClickHouseCluster
 	return events, facts
 }
 
 // journeyDrainer is the journey outbox's Drainer, in the configured partitions.
 func (s *System) journeyDrainer() *outbox.Drainer {
 	d := outbox.NewJourneyDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
-	d.Partitions = s.Config.DrainPartitions
+	d.Partitions, d.Cluster = s.Config.DrainPartitions, s.Config.ClickHouseCluster
 	return d
 }
 
@@ -71,7 +72,7 @@ func (s *System) journeyDrainer() *outbox.Drainer {
 func (s *System) credits() (*credits.Worker, *outbox.Drainer) {
 	w := credits.New(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	d := outbox.NewCreditDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
-	w.Partitions, d.Partitions = s.Config.DrainPartitions, s.Config.DrainPartitions
+	w.Partitions, d.Partitions, d.Cluster = s.Config.DrainPartitions, s.Config.DrainPartitions, s.Config.ClickHouseCluster
 	if s.Metrics != nil {
 		w.Observe = s.Metrics.CreditBatch
 	}
