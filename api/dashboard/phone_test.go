@@ -72,8 +72,10 @@ func TestDashboardPhoneAndFilters(t *testing.T) {
 			tb.act("ready", choose("#granularity", "day"))
 
 			// A campaign clicked filters every view, the address keeps it, a chip clears it.
-			name := eval[string](tb, `document.querySelector('#entity-table tbody button.pick').textContent`)
-			tb.act("ready", press(`#entity-table tbody button.pick`))
+			// The campaign that the shop's orders name in their UTM.
+			row := `#entity-table tbody tr[data-key="alpha_ads|` + alphaAccount + `_c0"] button.pick`
+			name := eval[string](tb, `document.querySelector('`+row+`').textContent`)
+			tb.act("ready", press(row))
 			campaign := tb.checkFilter("campaign_id", name, true)
 			if rows := tb.tableRows(); len(rows) != 1 || !strings.HasSuffix(rows[0]["key"], "|"+campaign) {
 				t.Fatalf("filtered by campaign %s, the table shows %v", campaign, rows)
@@ -81,6 +83,13 @@ func TestDashboardPhoneAndFilters(t *testing.T) {
 			tb.checkView(f)
 			tb.checkLayout()
 			shot("filtered-campaign")
+			// Sources by that campaign: the traffic view's orders and events credited to it.
+			tb.act("ready", chromedp.Click(chromedp.CSS(`[data-page="sources"]`)))
+			tb.checkFilter("campaign_id", name, true)
+			tb.checkBreakdown(f, []string{"utm_source"}, "tx_revenue")
+			tb.checkLayout()
+			shot("sources-by-campaign")
+			tb.act("ready", chromedp.Click(chromedp.CSS(`[data-page="performance"]`)))
 			tb.act("ready", press(`#filters .chip-clear`))
 			if chips := eval[int](tb, `document.querySelectorAll('#filters .chip').length`); chips != 0 || strings.Contains(tb.requestBody("table"), `"filters"`) {
 				t.Fatalf("after clearing: %d chips, table body %s", chips, tb.requestBody("table"))

@@ -530,7 +530,9 @@ function renderBreakdown(project, r, res) {
   $('breakdown-note').textContent = (all > rows.length ? fmt.count(rows.length) + ' of ' : '') + fmt.count(all) + (Number(all) === 1 ? ' row' : ' rows') +
     ' by ' + METRICS[b.metric].label.toLowerCase() + '. ' +
     (v.page === 'products' ? 'Sales count the orders that hold the product: an order of several products counts in each.'
-      : 'All revenue: every order, credited to an ad or not (the traffic view); Performance shows the revenue credited to ads.') +
+      : v.filters.some((f) => ENTITY_FILTERS.includes(f.member))
+        ? 'The orders and events credited to the filtered ' + memberLabel(v.filters.find((f) => ENTITY_FILTERS.includes(f.member)).member).toLowerCase() + ' (the traffic view).'
+        : 'All revenue: every order, credited to an ad or not (the traffic view); Performance shows the revenue credited to ads.') +
     (dropped.length && v.page === 'sources' ? ' Orders only: ' + dropped.map((f) => METRICS[f].label.toLowerCase()).join(', ') + ' have no ' +
       (ORDER_DIMENSIONS.includes(v.dimension) ? SOURCE_DIMENSIONS[v.dimension].toLowerCase() : 'product') + '.' : '');
   $('breakdown-note').dataset.total = String(all);
@@ -606,8 +608,8 @@ function render(project, r, res) {
   entityTable.show($('table'), { rows: tableRows, level, currency, totals, complete, projectName: project.name, pick: (lv, row, name) => pick(lv + '_id', row[lv + '_id'], name) });
   const foot = level === 'project' ? { summed: false } : entityTable.footTotals();
   if (foot.summed) {
-    $('table-note').textContent += ' · Total: the rows added up; the ad view\'s own total differs (' +
-      foot.differs.map((f) => METRICS[f].label.toLowerCase() + ' ' + fmt.metric(f, totals[f], currency)).join(', ') + ', as in the cards)';
+    $('table-note').textContent += ' · Total: what these rows add up to; the ad view\'s own total (the cards) is not their sum: ' +
+      foot.differs.map((f) => METRICS[f].label.toLowerCase() + ' ' + fmt.metric(f, totals[f], currency)).join(', ');
   }
 }
 
