@@ -97,7 +97,7 @@ function pick(member, value, name) {
 }
 
 function dropFilter(member) {
-  state.view.filters = state.view.filters.filter((f) => member && f.member !== member);
+  state.view.filters = state.view.filters.filter((f) => f.member !== member);
   saveView();
   syncControls();
   load();
@@ -124,7 +124,7 @@ function memberLabel(member) {
   return member === 'product_id' ? 'Product' : SOURCE_DIMENSIONS[member] || member;
 }
 
-// renderFilters shows a chip a filter, with a button that clears it; a filter the view cannot
+// renderFilters shows a chip per filter, with a button that clears it; a filter the view cannot
 // take is greyed, saying so.
 function renderFilters() {
   const v = state.view;
