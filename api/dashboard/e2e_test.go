@@ -200,6 +200,13 @@ func (tb *tab) checkView(f *fixture) string {
 
 	var level string
 	warnings := append(series.Warnings, totals.Warnings...)
+	// The page's other queries (the previous period's series, all revenue, the reported
+	// attribution's totals) list their warnings too.
+	for _, name := range []string{"previous", "traffic", "reported"} {
+		if body := eval[string](tb, `document.getElementById('request-`+name+`')?.dataset.body || ''`); body != "" {
+			warnings = append(warnings, f.query(body).Warnings...)
+		}
+	}
 	rows := totals.Data
 	if eval[string](tb, `document.getElementById('level').value`) != "project" {
 		table := f.query(tb.requestBody("table"))

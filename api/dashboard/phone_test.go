@@ -274,13 +274,26 @@ func (tb *tab) checkCharts(f *fixture) {
 	if got["steps"] < float64(dayRows) || got["previous"] == 0 || got["solidStart"] < got["dayEnd"] || got["notes"] != 1 {
 		t.Fatalf("hour chart over day rows: %v (%d day rows)", got, dayRows)
 	}
+	// The previous period is the same series over the days just before, as long.
+	var current, previous struct {
+		Time struct{ Start, End, Granularity string }
+	}
+	if json.Unmarshal([]byte(tb.requestBody("series")), &current) != nil || json.Unmarshal([]byte(tb.requestBody("previous")), &previous) != nil {
+		t.Fatal("series bodies")
+	}
+	length := len(daysBetween(t, current.Time.Start, current.Time.End))
+	if previous.Time.Granularity != "hour" || previous.Time.End != addDays(t, current.Time.Start, -1) ||
+		previous.Time.Start != addDays(t, current.Time.Start, -length) {
+		t.Fatalf("previous period %+v of %+v", previous.Time, current.Time)
+	}
+	if len(f.query(tb.requestBody("previous")).Data) == 0 {
+		t.Fatal("no previous period rows to draw")
+	}
 	var values []float64
-	for _, r := range rows {
-		for _, v := range []any{r["roas"], compareValue(r, "roas")} {
-			if s := text(v); s != "null" {
-				if x := math.Abs(decimal.RequireFromString(s).InexactFloat64()); x > 0 {
-					values = append(values, x)
-				}
+	for _, r := range append(rows, f.query(tb.requestBody("previous")).Data...) {
+		if s := text(r["roas"]); s != "null" {
+			if x := math.Abs(decimal.RequireFromString(s).InexactFloat64()); x > 0 {
+				values = append(values, x)
 			}
 		}
 	}
@@ -319,10 +332,13 @@ func press(selector string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%s).click()`, browsertest.JS(selector)))
 }
 
-// compareValue is a row's previous-period value of field (null when none).
-func compareValue(row map[string]any, field string) any {
-	c, _ := row["compare"].(map[string]any)
-	return c[field]
+// daysBetween lists the dates from start to end, both included.
+func daysBetween(t *testing.T, start, end string) []string {
+	var out []string
+	for d := start; d <= end; d = addDays(t, d, 1) {
+		out = append(out, d)
+	}
+	return out
 }
 
 // checkFilter checks that the page shows one filter chip, by member, labelled with label, applied

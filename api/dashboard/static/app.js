@@ -430,15 +430,26 @@ function bodies(project, r) {
   const filters = apiFilters('performance');
   const filtered = (b) => (filters.length ? Object.assign(b, { filters }) : b);
   const currency = v.currency ? { convert_to_currency: v.currency } : {};
+  const series = (t) => filtered(withMeta({ project_id: project.id, fields: SERIES_FIELDS.concat(chartTile() && !SERIES_FIELDS.includes(v.chart) ? [v.chart] : []),
+    time: Object.assign({ granularity: v.granularity }, t) }));
   return {
-    // The charts and the cards compare with the period just before, in the same requests.
-    series: filtered(withMeta({ project_id: project.id, fields: SERIES_FIELDS.concat(chartTile() && !SERIES_FIELDS.includes(v.chart) ? [v.chart] : []), time: Object.assign({ granularity: v.granularity, compare: 'previous_period' }, time) })),
+    series: series(time),
+    // The charts draw the period just before by its own buckets, each at its time moved onto
+    // this period (time.compare would pair buckets by their rank, which rows missing or coarser
+    // than asked shift); the cards compare with it in the same request.
+    previous: series(previousRange(r)),
     totals: filtered(withMeta({ project_id: project.id, fields: TABLE_FIELDS, time: Object.assign({ compare: 'previous_period' }, time) })),
     table: v.level === 'project' ? null
       : filtered(withMeta({ project_id: project.id, fields: TABLE_FIELDS, time, order: { spend: 'desc' }, limit: 1000, total: true }, { level: v.level })),
     traffic: filters.length ? null : { project_id: project.id, fields: ['tx_revenue', 'tx_count'], time, metadata: Object.assign({ dimensions: [] }, currency) },
     reported: attribution(v) ? filtered(Object.assign({ project_id: project.id, fields: ['tx_revenue', 'tx_count'], time }, v.currency ? { metadata: currency } : null)) : null,
   };
+}
+
+// previousRange is the period as long as r just before it (time.compare's previous_period).
+function previousRange(r) {
+  const days = Math.round((Date.parse(r.end) - Date.parse(r.start)) / 864e5) + 1;
+  return { start: dates.addDays(r.start, -days), end: dates.addDays(r.start, -1) };
 }
 
 // breakdownColumns are the Sources or Products view's columns for its dimension and filters,
@@ -543,7 +554,7 @@ function renderBreakdown(project, r, res) {
 function render(project, r, res) {
   const v = state.view;
   const currency = res.totals.currency;
-  showAnswered([res.series, res.totals, res.table, res.traffic, res.reported]);
+  showAnswered([res.series, res.previous, res.totals, res.table, res.traffic, res.reported]);
   // Rows answered coarser than asked carry their granularity (days whose ad data exists only
   // per day inside an hour chart, ad metrics at hour in a sub-hour one, a fallback).
   const rows = res.series.data;
@@ -594,7 +605,9 @@ function render(project, r, res) {
   fitKpis();
   renderViews(res, currency, totals);
 
-  state.charts = { rows, currency, granularity, tz: project.timezone || 'UTC', range: r };
+  const tz = project.timezone || 'UTC';
+  const previous = { rows: res.previous.data, shift: dates.midnight(r.start, tz) - dates.midnight(previousRange(r).start, tz) };
+  state.charts = { rows, currency, granularity, tz, range: r, previous };
   drawCharts();
 
   const level = v.level;
@@ -684,7 +697,7 @@ function fitKpis() {
 function drawCharts() {
   const c = state.charts;
   if (!c) return;
-  const previous = c.rows.some((r) => r.compare);
+  const previous = c.previous.rows.length > 0;
   const tile = chartTile();
   const chosen = tile ? [{ key: tile.key, label: tile.label || METRICS[tile.key].label, color: '#4f46e5' }] : MONEY_SERIES;
   $('title-money').textContent = tile ? chosen[0].label : 'Spend and revenue';
@@ -733,7 +746,7 @@ function showError(err) {
 
 function showRequests(b) {
   const names = {
-    series: 'Time series', totals: 'Totals', table: 'By entity', traffic: 'All revenue (traffic view)', reported: 'Reported attribution',
+    series: 'Time series', previous: 'Previous period', totals: 'Totals', table: 'By entity', traffic: 'All revenue (traffic view)', reported: 'Reported attribution',
     breakdown: 'Rows by dimension', trend: 'Trends by dimension', total: 'Traffic total',
   };
   $('requests').replaceChildren(...Object.entries(b).filter(([, body]) => body).map(([name, body]) => {

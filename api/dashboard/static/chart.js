@@ -128,13 +128,16 @@ function axisSpan(vs, kind) {
 // the time it covers on a time axis.
 //   c.type: 'line' or 'bar'; c.series: [{key, label, color}]; c.kind: 'money', 'count' or 'multiple'
 //   (the y axis); c.currency; c.granularity: of the rows without their own; c.tz: the project's
-//   zone; c.range: the dates asked {start, end} (end included); c.title: for screen readers.
+//   zone; c.range: the dates asked {start, end} (end included); c.title: for screen readers;
+//   c.previous: the previous period's rows and how far (ms) they move forward onto this one
+//   ({rows, shift}), or null.
 // A bucket that reaches past the range or past now is partial (today so far, a week of which the
 // range holds a few days): it is drawn hatched or dashed, so that it does not read as a drop.
 // A row coarser than the chart (a day in an hour chart) is a series of its own: an amount is
 // drawn as its average per chart bucket (a day's spend over its 24 hours), a flat dotted step
-// never joined to the finer line, with the whole amount on hover. A row's compare values (the
-// previous period, time.compare) are drawn beside it, dashed or as a pale bar. It returns
+// never joined to the finer line, with the whole amount on hover. The previous period's rows are
+// drawn at their own time moved onto this period (each with its own granularity), dashed or as
+// pale bars. It returns
 // {cut, over, coarse}: the axis's cut (null when none), how many values lie above it, and
 // whether coarser rows are drawn averaged.
 function renderChart(box, c) {
@@ -150,26 +153,22 @@ function renderChart(box, c) {
   const unit = c.kind === 'money' || c.kind === 'count' ? BUCKET_MS[c.granularity] : 0;
   const rangeStart = dates.midnight(c.range.start, c.tz);
   const rangeEnd = Math.min(dates.midnight(dates.addDays(c.range.end, 1), c.tz), Date.now());
-  const buckets = c.rows.map((row) => {
+  const bucketOf = (row, shift) => {
     const g = row.granularity || c.granularity;
-    const [start, end] = bucketSpan(row.date, g, c.tz);
+    const [start, end] = bucketSpan(row.date, g, c.tz).map((t) => t + shift);
     // per: how many chart buckets an amount of this row is spread over (1 but for coarser rows).
     const per = unit && g !== c.granularity ? (end - start) / unit : 1;
     return { row, g, start, end, per, partial: (start < rangeStart || end > rangeEnd) && start < rangeEnd };
-  });
-  // value is what bucket b draws of series key (its own, or the previous period's): a number,
-  // or null.
-  const value = (b, key, previous) => {
-    const v = previous ? (b.row.compare || {})[key] : b.row[key];
-    return v == null ? null : Number(v) / b.per;
   };
+  const buckets = c.rows.map((row) => bucketOf(row, 0));
+  const before = c.previous ? c.previous.rows.map((row) => Object.assign(bucketOf(row, c.previous.shift), { partial: false })) : [];
+  // value is what bucket b draws of series key: a number, or null.
+  const value = (b, key) => (b.row[key] == null ? null : Number(b.row[key]) / b.per);
   const drawn = [];
-  for (const b of buckets) {
+  for (const b of buckets.concat(before)) {
     for (const s of c.series) {
-      for (const previous of [false, true]) {
-        const v = value(b, s.key, previous);
-        if (v != null) drawn.push(v);
-      }
+      const v = value(b, s.key);
+      if (v != null) drawn.push(v);
     }
   }
   const axis = axisSpan(drawn, c.kind);
@@ -192,11 +191,13 @@ function renderChart(box, c) {
   const t0 = Math.min(rangeStart, buckets[0].start);
   const t1 = Math.max(dates.midnight(dates.addDays(c.range.end, 1), c.tz), buckets[buckets.length - 1].end);
   const xt = (t) => left + ((t - t0) / (t1 - t0)) * iw;
-  for (const b of buckets) {
-    b.x0 = xt(b.start);
-    b.x1 = xt(b.end);
+  for (const b of buckets.concat(before)) {
+    b.x0 = xt(Math.max(b.start, t0));
+    b.x1 = xt(Math.min(b.end, t1));
     b.x = (b.x0 + b.x1) / 2;
   }
+  // Each bucket's previous one is the previous period's bucket at its middle, for the tooltip.
+  for (const b of buckets) b.before = before.find((p) => p.start <= (b.start + b.end) / 2 && (b.start + b.end) / 2 < p.end) || null;
   // y places a value, a value beyond a cut axis at its end.
   const y = (v) => top + ih - ((Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * ih;
 
@@ -236,13 +237,13 @@ function renderChart(box, c) {
   }
 
   const plot = svgEl('g', { class: 'plot' }, svg);
-  if (c.type === 'bar') drawBars(plot, c, buckets, y, value);
-  else drawLines(plot, c, buckets, y, value);
+  if (c.type === 'bar') drawBars(plot, c, buckets, before, y, value);
+  else drawLines(plot, c, buckets, before, y, value);
   // Values beyond a cut axis: a marker at its end, pointing on, with the value where there is room.
   let over = 0;
   for (const b of buckets) {
     c.series.forEach((s) => {
-      const v = value(b, s.key, false);
+      const v = value(b, s.key);
       if (v == null || (v <= hi && v >= lo)) return;
       over++;
       const up = v > hi;
@@ -259,19 +260,23 @@ function renderChart(box, c) {
   return { cut: axis.cut ? [lo, hi] : null, over, coarse: buckets.some((b) => b.per !== 1) };
 }
 
-// drawBars draws each bucket's bars, the previous period's as a pale bar behind them.
-function drawBars(plot, c, buckets, y, value) {
-  for (const b of buckets) {
+// drawBars draws each bucket's bars, the previous period's (before) as pale bars behind them.
+function drawBars(plot, c, buckets, before, y, value) {
+  for (const b of before) {
     const group = (b.x1 - b.x0) * 0.72;
     const bw = group / c.series.length;
     c.series.forEach((s, si) => {
-      const p = value(b, s.key, true);
+      const p = value(b, s.key);
       if (p == null) return;
       const py = y(Math.max(p, 0));
       svgEl('rect', { x: b.x - group / 2 + si * bw, y: py, width: Math.max(bw - 1, 1), height: Math.max(y(Math.min(p, 0)) - py, 0.5), class: 'bar-previous' }, plot);
     });
+  }
+  for (const b of buckets) {
+    const group = (b.x1 - b.x0) * 0.72;
+    const bw = group / c.series.length;
     c.series.forEach((s, si) => {
-      const v = value(b, s.key, false);
+      const v = value(b, s.key);
       if (v == null) return;
       const inner = bw * 0.6;
       const y0 = y(Math.max(v, 0));
@@ -285,9 +290,9 @@ function drawBars(plot, c, buckets, y, value) {
 
 // drawLines draws each series through its buckets' middles; a null or a change of granularity
 // breaks the line, a partial bucket's point is hollow and joined by a dashed segment, and a
-// coarser bucket is a flat dotted step across its span. The previous period is a thin dashed
-// line of the same colour.
-function drawLines(plot, c, buckets, y, value) {
+// coarser bucket is a flat dotted step across its span. The previous period (before) is a thin
+// dashed line of the same colour, broken the same way.
+function drawLines(plot, c, buckets, before, y, value) {
   const pathOf = (pts) => pts.map((p, i) => (i ? 'L' : 'M') + p[0].toFixed(1) + ',' + p[1].toFixed(1)).join('');
   c.series.forEach((s) => {
     let prev = [];
@@ -295,8 +300,8 @@ function drawLines(plot, c, buckets, y, value) {
       if (prev.length > 1) svgEl('path', { d: pathOf(prev), stroke: s.color, class: 'line line-previous' }, plot);
       prev = [];
     };
-    for (const b of buckets) {
-      const p = value(b, s.key, true);
+    for (const b of before) {
+      const p = value(b, s.key);
       if (p == null || b.per !== 1) {
         flush();
         if (p != null) svgEl('path', { d: pathOf([[b.x0 + 1, y(p)], [b.x1 - 1, y(p)]]), stroke: s.color, class: 'line line-previous' }, plot);
@@ -310,7 +315,7 @@ function drawLines(plot, c, buckets, y, value) {
     const segments = [];
     let seg = null;
     for (const b of buckets) {
-      const v = value(b, s.key, false);
+      const v = value(b, s.key);
       if (v == null) { seg = null; continue; }
       if (b.per !== 1) {
         seg = null;
@@ -369,7 +374,7 @@ function attachHover(box, svg, c, buckets, g) {
     guide.setAttribute('visibility', 'visible');
     c.series.forEach((s, si) => {
       if (!dots[si]) return;
-      const v = g.value(b, s.key, false);
+      const v = g.value(b, s.key);
       dots[si].setAttribute('visibility', v == null ? 'hidden' : 'visible');
       if (v != null) {
         dots[si].setAttribute('cx', b.x);
@@ -386,10 +391,10 @@ function attachHover(box, svg, c, buckets, g) {
       sw.style.background = s.color;
       line.append(sw, el('span', 'tooltip-label', s.label), el('span', 'tooltip-value', fmt.metric(s.key, row[s.key], c.currency)));
       tip.append(line);
-      if (row.compare) {
+      if (b.before) {
         const was = el('div', 'tooltip-row');
-        was.append(el('span', 'swatch swatch-previous'), el('span', 'tooltip-label', 'Previous period'),
-          el('span', 'tooltip-value', fmt.metric(s.key, row.compare[s.key], c.currency)));
+        was.append(el('span', 'swatch swatch-previous'), el('span', 'tooltip-label', 'Previous: ' + fmt.bucket(b.before.row.date, b.before.g, false)),
+          el('span', 'tooltip-value', fmt.metric(s.key, b.before.row[s.key], c.currency)));
         tip.append(was);
       }
     }
