@@ -104,7 +104,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	tb.act("ready", choose("#level", "project"))
 	series = tb.checkView(f)
 	a := f.query(series)
-	if len(a.Warnings) == 0 || !strings.Contains(tb.text("#warnings"), "answered from the daily table") || len(a.Data) != 10 {
+	// The API's warning, in plain words.
+	if len(a.Warnings) == 0 || !strings.Contains(tb.text("#warnings"), "is kept per day only: those days are shown as whole days") || len(a.Data) != 10 {
 		t.Fatalf("fallback: API warnings %q, %d rows; page shows %q", a.Warnings, len(a.Data), tb.text("#warnings"))
 	}
 	if sub := tb.text("#subtitle"); !strings.Contains(sub, "by day (asked: hour)") {
@@ -199,6 +200,13 @@ func (tb *tab) checkView(f *fixture) string {
 
 	var level string
 	warnings := append(series.Warnings, totals.Warnings...)
+	// The page's other queries (the previous period's series, all revenue, the reported
+	// attribution's totals) list their warnings too.
+	for _, name := range []string{"previous", "traffic", "reported"} {
+		if body := eval[string](tb, `document.getElementById('request-`+name+`')?.dataset.body || ''`); body != "" {
+			warnings = append(warnings, f.query(body).Warnings...)
+		}
+	}
 	rows := totals.Data
 	if eval[string](tb, `document.getElementById('level').value`) != "project" {
 		table := f.query(tb.requestBody("table"))
@@ -242,7 +250,7 @@ func (tb *tab) checkView(f *fixture) string {
 		}
 	}
 
-	listed := eval[[]string](tb, `[...document.querySelectorAll('#warning-list li')].map((li) => li.textContent)`)
+	listed := eval[[]string](tb, `[...document.querySelectorAll('#warning-list li')].map((li) => li.dataset.raw)`)
 	slices.Sort(warnings)
 	warnings = slices.Compact(warnings)
 	slices.Sort(listed)
@@ -316,9 +324,18 @@ func addDays(t *testing.T, date string, n int) string {
 	return d.AddDate(0, 0, n).Format(time.DateOnly)
 }
 
-// screenshotDir is a directory that outlives the test, so the screenshots can be looked at.
+// screenshotDir is a directory that outlives the test, so the screenshots can be looked at:
+// $MTK_SCREENSHOTS/<test name> when MTK_SCREENSHOTS is set (say to .data/screenshots, which git
+// ignores), else a new directory under the system's temporary one.
 func screenshotDir(t *testing.T) string {
 	t.Helper()
+	if root := os.Getenv("MTK_SCREENSHOTS"); root != "" {
+		dir := filepath.Join(root, strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
 	dir, err := os.MkdirTemp("", "mtk-dashboard-screenshots-")
 	if err != nil {
 		t.Fatal(err)

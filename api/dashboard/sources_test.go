@@ -48,9 +48,18 @@ func TestDashboardSourcesAndProducts(t *testing.T) {
 			tb.screenshot(shots, fmt.Sprintf("sources-%dpx.png", width))
 			tb.act("ready", choose("#breakdown-metric", "page_views"))
 			tb.checkBreakdown(f, []string{"utm_source"}, "page_views")
+			// Order dimensions show order metrics only (no page view has a payment method): the
+			// bars fall back to revenue there.
 			for _, d := range sourceDimensions[1:] {
 				tb.act("ready", choose("#breakdown-dimension", d))
-				tb.checkBreakdown(f, []string{d}, "page_views")
+				metric, columns := "page_views", []string{"page_views", "leads", "initiate_checkout", "tx_count", "tx_revenue"}
+				if d == "payment_method" || d == "customer_type" {
+					metric, columns = "tx_revenue", []string{"tx_count", "tx_revenue"}
+				}
+				tb.checkBreakdown(f, []string{d}, metric)
+				if got := eval[[]string](tb, `[...document.querySelectorAll('#breakdown-rows thead th.num')].map((h) => h.dataset.key)`); !slices.Equal(got, columns) {
+					t.Fatalf("columns by %s: %v, want %v", d, got, columns)
+				}
 			}
 			tb.act("ready", choose("#breakdown-metric", "tx_revenue"))
 			tb.checkBreakdown(f, []string{"customer_type"}, "tx_revenue")
@@ -242,7 +251,7 @@ func (tb *tab) checkBreakdown(f *fixture, dims []string, metric string) {
 		}
 		warnings = append(warnings, total.Warnings...)
 	}
-	listed := eval[[]string](tb, `[...document.querySelectorAll('#warning-list li')].map((li) => li.textContent)`)
+	listed := eval[[]string](tb, `[...document.querySelectorAll('#warning-list li')].map((li) => li.dataset.raw)`)
 	slices.Sort(warnings)
 	warnings = slices.Compact(warnings)
 	slices.Sort(listed)

@@ -23,14 +23,22 @@ const ATTRIBUTION_OFF = {
     'Choose another model to set a window or credit by click date.',
 };
 const ROAS_SERIES = [{ key: 'roas', label: 'ROAS', color: '#f59e0b' }];
+// The Performance view's revenue is the ad view's: what attribution credits to ads. A tile with
+// charts draws its metric alone on the first chart when pressed (ROAS has the second).
 const KPIS = [
-  { key: 'spend', sub: (t, cur) => 'CPC ' + fmt.metric('cpc', t.cpc, cur) },
-  { key: 'tx_revenue', sub: (t) => fmt.count(t.tx_count) + ' sales' },
+  { key: 'spend', charts: true, sub: (t, cur) => 'CPC ' + fmt.metric('cpc', t.cpc, cur) },
+  { key: 'tx_revenue', charts: true, label: 'Attributed revenue', sub: (t) => fmt.count(t.tx_count) + ' sales' },
   { key: 'roas', sub: () => 'Revenue ÷ spend' },
-  { key: 'profit', sub: () => 'Revenue − spend − costs' },
-  { key: 'impressions', sub: () => '' },
-  { key: 'clicks', sub: (t) => 'CTR ' + fmt.percent(t.ctr) },
+  { key: 'profit', charts: true, sub: () => 'Revenue − spend − costs' },
+  { key: 'impressions', charts: true, sub: () => '' },
+  { key: 'clicks', charts: true, sub: (t) => 'CTR ' + fmt.percent(t.ctr) },
 ];
+const SERIES_FIELDS = ['spend', 'tx_revenue', 'roas'];
+
+// chartTile is the pressed tile whose metric the first chart draws, or null (spend and revenue).
+function chartTile() {
+  return KPIS.find((k) => k.charts && k.key === state.view.chart) || null;
+}
 
 const state = {
   projects: [],
@@ -42,7 +50,14 @@ const state = {
     // The attribution of the Performance view's order metrics (metadata.attribution); window is
     // in days, '' until GET /v3/fields gives its default.
     model: 'reported', window: '', clickDate: false,
+    // filters are the rows clicked ({member, value, label}; a null value is "not set"), applied
+    // to every view that can take them.
+    filters: [],
+    // chart is the metric a pressed tile draws on the first chart ('' for spend and revenue).
+    chart: '',
   },
+  // served is what GET /v3/fields says each traffic or order dimension serves (name -> metrics).
+  served: null,
   controller: null,
   seq: 0,
   signInMode: 'password',
@@ -53,14 +68,87 @@ function setState(s) {
   document.body.dataset.state = s;
 }
 
+// saveView keeps the view in the tab and in the page's address (link.js).
 function saveView() {
   sessionStorage.setItem(VIEW_STORAGE, JSON.stringify(state.view));
+  link.write(state.view);
 }
 
+// restoreView takes the view the tab kept, then what the page's address names over it.
 function restoreView() {
   try {
     Object.assign(state.view, JSON.parse(sessionStorage.getItem(VIEW_STORAGE) || '{}'));
   } catch (_) { /* a bad saved view is ignored */ }
+  const linked = link.read(FILTER_MEMBERS);
+  if (linked) Object.assign(state.view, linked, { metrics: Object.assign({}, state.view.metrics, linked.metrics) });
+  if (!Array.isArray(state.view.filters)) state.view.filters = [];
+}
+
+// --- filters from a clicked row --------------------------------------------------------------
+
+const FILTER_MEMBERS = ENTITY_FILTERS.concat(Object.keys(SOURCE_DIMENSIONS), ['product_id']);
+
+// pick filters every view by a clicked row: member's value (null: not set), named name.
+function pick(member, value, name) {
+  state.view.filters = state.view.filters.filter((f) => f.member !== member).concat({ member, value, label: name });
+  saveView();
+  syncControls();
+  load();
+}
+
+function dropFilter(member) {
+  state.view.filters = state.view.filters.filter((f) => f.member !== member);
+  saveView();
+  syncControls();
+  load();
+}
+
+// filterApplies says whether filter f applies to view page: the ad hierarchy's ids to every
+// view; a traffic or order dimension not to Performance, whose spend no UTM, payment or product
+// splits (the API answers such a filter in the traffic view, without spend).
+function filterApplies(f, page) {
+  return page !== 'performance' || ENTITY_FILTERS.includes(f.member);
+}
+
+// apiFilters are the query filters of view page.
+function apiFilters(page) {
+  return state.view.filters.filter((f) => filterApplies(f, page))
+    .map((f) => (f.value == null ? { member: f.member, operator: 'notSet' } : { member: f.member, operator: 'equals', values: [f.value] }));
+}
+
+function memberLabel(member) {
+  if (ENTITY_FILTERS.includes(member)) {
+    const level = LEVEL_NAMES[member.slice(0, -3)];
+    return level[0].toUpperCase() + level.slice(1);
+  }
+  return member === 'product_id' ? 'Product' : SOURCE_DIMENSIONS[member] || member;
+}
+
+// renderFilters shows a chip per filter, with a button that clears it; a filter the view cannot
+// take is greyed, saying so.
+function renderFilters() {
+  const v = state.view;
+  const box = $('filters');
+  box.hidden = !v.filters.length;
+  const chips = v.filters.map((f) => {
+    const on = filterApplies(f, v.page);
+    const chip = el('span', 'chip' + (on ? '' : ' off'));
+    chip.dataset.member = f.member;
+    chip.dataset.applied = String(on);
+    const name = memberLabel(f.member) + ': ' + f.label;
+    chip.append(el('span', 'chip-text', name + (on ? '' : ' (not on this view)')));
+    const clear = el('button', 'chip-clear', '×');
+    clear.type = 'button';
+    clear.title = 'Clear the filter ' + name;
+    clear.setAttribute('aria-label', clear.title);
+    clear.addEventListener('click', () => dropFilter(f.member));
+    chip.append(clear);
+    return chip;
+  });
+  box.replaceChildren(el('span', 'filters-note', 'Filtered by'), ...chips);
+  if (v.filters.some((f) => !filterApplies(f, v.page))) {
+    box.append(el('span', 'filters-note', 'Ad spend has no UTM, payment method or product: Performance shows the whole project, Sources and Products apply it.'));
+  }
 }
 
 function currentProject() {
@@ -127,6 +215,7 @@ async function enter() {
   restoreView();
   if (!currentProject() && projects.length) state.view.project = projects[0].id;
   if (fields) offerAttribution(fields.attribution);
+  if (fields) state.served = Object.fromEntries(fields.dimensions.filter((d) => d.metrics).map((d) => [d.name, d.metrics]));
   $('project').replaceChildren(...projects.map((p) => {
     const o = el('option', '', p.name + ' · ' + p.currency);
     o.value = p.id;
@@ -194,13 +283,15 @@ function syncControls() {
     $('breakdown-dimension-field').hidden = page !== 'sources';
     $('breakdown-dimension').value = v.dimension;
     $('breakdown-title').textContent = BREAKDOWNS[page].title;
-    $('breakdown-metric').replaceChildren(...BREAKDOWNS[page].fields.map((f) => {
+    const b = breakdownColumns();
+    $('breakdown-metric').replaceChildren(...b.fields.map((f) => {
       const o = el('option', '', METRICS[f].label);
       o.value = f;
       return o;
     }));
-    $('breakdown-metric').value = v.metrics[page];
+    $('breakdown-metric').value = b.metric;
   }
+  renderFilters();
   $('project').value = v.project;
   $('granularity').value = v.granularity;
   $('level').value = v.level;
@@ -293,6 +384,13 @@ function wireControls() {
     });
   }
   $('refresh').addEventListener('click', load);
+  // An address edited or pasted in this tab names another view.
+  window.addEventListener('hashchange', () => {
+    if ($('app').hidden) return;
+    restoreView();
+    syncControls();
+    load();
+  });
   let frame = 0;
   new ResizeObserver(() => {
     cancelAnimationFrame(frame);
@@ -311,11 +409,15 @@ function abortLoad() {
 // bodies are the queries of the view. Performance: the time series, the totals, and the rows
 // by entity (none at project level, where the totals are the one row); Sources and Products:
 // breakdown.bodies.
+// Performance adds, beside the ad view's totals, the traffic view's of the same range (all
+// revenue, attributed or not; none under a filter, which the traffic total would not share)
+// and, under a model, the reported attribution's (what the model moves).
 function bodies(project, r) {
   const v = state.view;
   if (v.page !== 'performance') {
+    const b = breakdownColumns();
     return breakdown.bodies(v.page, { project: project.id, start: r.start, end: r.end },
-      { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, currency: v.currency });
+      { dimension: v.dimension, metric: b.metric, fields: b.fields, granularity: v.granularity, currency: v.currency, filters: apiFilters(v.page) });
   }
   const credit = attribution(v);
   const meta = Object.assign({}, v.currency ? { convert_to_currency: v.currency } : null, credit ? { attribution: credit } : null);
@@ -325,13 +427,37 @@ function bodies(project, r) {
     return b;
   };
   const time = { start: r.start, end: r.end };
+  const filters = apiFilters('performance');
+  const filtered = (b) => (filters.length ? Object.assign(b, { filters }) : b);
+  const currency = v.currency ? { convert_to_currency: v.currency } : {};
+  const series = (t) => filtered(withMeta({ project_id: project.id, fields: SERIES_FIELDS.concat(chartTile() && !SERIES_FIELDS.includes(v.chart) ? [v.chart] : []),
+    time: Object.assign({ granularity: v.granularity }, t) }));
   return {
-    series: withMeta({ project_id: project.id, fields: ['spend', 'tx_revenue', 'roas'], time: Object.assign({ granularity: v.granularity }, time) }),
-    // The cards compare with the period just before, in the same request.
-    totals: withMeta({ project_id: project.id, fields: TABLE_FIELDS, time: Object.assign({ compare: 'previous_period' }, time) }),
+    series: series(time),
+    // The charts draw the period just before by its own buckets, each at its time moved onto
+    // this period (time.compare would pair buckets by their rank, which rows missing or coarser
+    // than asked shift); the cards compare with it in the same request.
+    previous: series(previousRange(r)),
+    totals: filtered(withMeta({ project_id: project.id, fields: TABLE_FIELDS, time: Object.assign({ compare: 'previous_period' }, time) })),
     table: v.level === 'project' ? null
-      : withMeta({ project_id: project.id, fields: TABLE_FIELDS, time, order: { spend: 'desc' }, limit: 1000, total: true }, { level: v.level }),
+      : filtered(withMeta({ project_id: project.id, fields: TABLE_FIELDS, time, order: { spend: 'desc' }, limit: 1000, total: true }, { level: v.level })),
+    traffic: filters.length ? null : { project_id: project.id, fields: ['tx_revenue', 'tx_count'], time, metadata: Object.assign({ dimensions: [] }, currency) },
+    reported: attribution(v) ? filtered(Object.assign({ project_id: project.id, fields: ['tx_revenue', 'tx_count'], time }, v.currency ? { metadata: currency } : null)) : null,
   };
+}
+
+// previousRange is the period as long as r just before it (time.compare's previous_period).
+function previousRange(r) {
+  const days = Math.round((Date.parse(r.end) - Date.parse(r.start)) / 864e5) + 1;
+  return { start: dates.addDays(r.start, -days), end: dates.addDays(r.start, -1) };
+}
+
+// breakdownColumns are the Sources or Products view's columns for its dimension and filters,
+// and the metric of its bars: the one chosen, else revenue where the dimension lacks it.
+function breakdownColumns() {
+  const v = state.view;
+  const fields = breakdown.columns(v.page, v.dimension, state.served, v.filters.map((f) => f.member));
+  return { fields, metric: fields.includes(v.metrics[v.page]) ? v.metrics[v.page] : 'tx_revenue' };
 }
 
 async function load() {
@@ -387,12 +513,18 @@ function finish(s) {
 
 // --- rendering -------------------------------------------------------------------------------
 
-// showAnswered clears an earlier error and lists the answers' warnings.
+// showAnswered clears an earlier error and lists the answers' warnings in plain words, each
+// with the API's own text as data-raw and on hover.
 function showAnswered(answers) {
   $('error').hidden = true;
   document.querySelector('.content').classList.remove('has-error');
   const warnings = [...new Set(answers.flatMap((x) => (x && x.warnings) || []))];
-  $('warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
+  $('warning-list').replaceChildren(...warnings.map((w) => {
+    const li = el('li', '', plainWarning(w));
+    li.dataset.raw = w;
+    li.title = 'The API: ' + w;
+    return li;
+  }));
   $('warnings').hidden = !warnings.length;
 }
 
@@ -404,18 +536,25 @@ function renderBreakdown(project, r, res) {
   $('subtitle').textContent = fmt.longDate(r.start) + ' – ' + fmt.longDate(r.end) + ' · trends by ' + v.granularity + ' · ' + currency;
   const rows = res.breakdown.data;
   const all = res.breakdown.total_rows;
-  $('breakdown-note').textContent = (all > rows.length ? fmt.count(rows.length) + ' of ' : '') + fmt.count(all) + (all === 1 ? ' row' : ' rows') +
-    ' by ' + METRICS[v.metrics[v.page]].label.toLowerCase() +
-    (v.page === 'products' ? '. Sales count the orders that hold the product: an order of several products counts in each.' : '.');
+  const b = breakdownColumns();
+  const dropped = BREAKDOWNS[v.page].fields.filter((f) => !b.fields.includes(f));
+  $('breakdown-note').textContent = (all > rows.length ? fmt.count(rows.length) + ' of ' : '') + fmt.count(all) + (Number(all) === 1 ? ' row' : ' rows') +
+    ' by ' + METRICS[b.metric].label.toLowerCase() + '. ' +
+    (v.page === 'products' ? 'Sales count the orders that hold the product: an order of several products counts in each.'
+      : v.filters.some((f) => ENTITY_FILTERS.includes(f.member))
+        ? 'The orders and events credited to the filtered ' + memberLabel(v.filters.find((f) => ENTITY_FILTERS.includes(f.member)).member).toLowerCase() + ' (the traffic view).'
+        : 'All revenue: every order, credited to an ad or not (the traffic view); Performance shows the revenue credited to ads.') +
+    (dropped.length && v.page === 'sources' ? ' Orders only: ' + dropped.map((f) => METRICS[f].label.toLowerCase()).join(', ') + ' have no ' +
+      (ORDER_DIMENSIONS.includes(v.dimension) ? SOURCE_DIMENSIONS[v.dimension].toLowerCase() : 'product') + '.' : '');
   $('breakdown-note').dataset.total = String(all);
   breakdown.show($('breakdown-table'), v.page,
-    { dimension: v.dimension, metric: v.metrics[v.page], granularity: v.granularity, tz: project.timezone || 'UTC', range: r }, res, currency);
+    { dimension: v.dimension, metric: b.metric, fields: b.fields, granularity: v.granularity, tz: project.timezone || 'UTC', range: r, pick }, res, currency);
 }
 
 function render(project, r, res) {
   const v = state.view;
   const currency = res.totals.currency;
-  showAnswered([res.series, res.totals, res.table]);
+  showAnswered([res.series, res.previous, res.totals, res.table, res.traffic, res.reported]);
   // Rows answered coarser than asked carry their granularity (days whose ad data exists only
   // per day inside an hour chart, ad metrics at hour in a sub-hour one, a fallback).
   const rows = res.series.data;
@@ -433,6 +572,21 @@ function render(project, r, res) {
     const card = el('div', 'kpi');
     card.dataset.key = k.key;
     card.dataset.value = totals[k.key] == null ? 'null' : totals[k.key];
+    if (k.charts) {
+      card.dataset.charts = k.key;
+      card.tabIndex = 0;
+      card.setAttribute('role', 'button');
+      card.setAttribute('aria-pressed', String(v.chart === k.key));
+      card.title = v.chart === k.key ? 'Back to spend and revenue on the chart' : 'Draw ' + (k.label || METRICS[k.key].label).toLowerCase() + ' on the chart';
+      const press = () => chartMetric(v.chart === k.key ? '' : k.key);
+      card.addEventListener('click', press);
+      card.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          press();
+        }
+      });
+    }
     // The exact value, or where it does not fit its card the short one (fitKpis), with the exact
     // value on hover.
     const value = el('div', 'kpi-value', fmt.metric(k.key, totals[k.key], currency));
@@ -445,12 +599,15 @@ function render(project, r, res) {
     const change = el('div', 'kpi-change', fmt.change(delta) + ' vs previous period');
     change.title = 'Against ' + fmt.longDate(res.totals.compare_time.start) + ' – ' + fmt.longDate(res.totals.compare_time.end);
     if (delta != null) change.classList.add(delta > 0 ? 'up' : delta < 0 ? 'down' : 'flat');
-    card.append(el('div', 'kpi-label', METRICS[k.key].label), value, el('div', 'kpi-sub', k.sub(totals, currency)), change);
+    card.append(el('div', 'kpi-label', k.label || METRICS[k.key].label), value, el('div', 'kpi-sub', k.sub(totals, currency)), change);
     return card;
   }));
   fitKpis();
+  renderViews(res, currency, totals);
 
-  state.charts = { rows, currency, granularity, tz: project.timezone || 'UTC', range: r };
+  const tz = project.timezone || 'UTC';
+  const previous = { rows: res.previous.data, shift: dates.midnight(r.start, tz) - dates.midnight(previousRange(r).start, tz) };
+  state.charts = { rows, currency, granularity, tz, range: r, previous };
   drawCharts();
 
   const level = v.level;
@@ -458,9 +615,63 @@ function render(project, r, res) {
   const tableRows = res.table ? res.table.data : res.totals.data;
   const all = res.table ? res.table.total_rows : tableRows.length;
   $('table-note').textContent = (all > tableRows.length ? fmt.count(tableRows.length) + ' of ' : '') + fmt.count(all) +
-    (all === 1 ? ' row' : ' rows') + (res.table && res.table.has_more ? ' · the first ' + fmt.count(tableRows.length) + ' by spend' : '');
+    (Number(all) === 1 ? ' row' : ' rows') + (res.table && res.table.has_more ? ' · the first ' + fmt.count(tableRows.length) + ' by spend' : '');
   $('table-note').dataset.total = String(all);
-  entityTable.show($('table'), { rows: tableRows, level, currency, totals, projectName: project.name });
+  const complete = !res.table || !res.table.has_more;
+  entityTable.show($('table'), { rows: tableRows, level, currency, totals, complete, projectName: project.name, pick: (lv, row, name) => pick(lv + '_id', row[lv + '_id'], name) });
+  const foot = level === 'project' ? { summed: false } : entityTable.footTotals();
+  if (foot.summed) {
+    $('table-note').textContent += ' · Total: what these rows add up to; the ad view\'s own total (the cards) is not their sum: ' +
+      foot.differs.map((f) => METRICS[f].label.toLowerCase() + ' ' + fmt.metric(f, totals[f], currency)).join(', ');
+  }
+}
+
+// chartMetric draws metric on the first chart ('' for spend and revenue), asking for it where
+// the series lacks it.
+function chartMetric(metric) {
+  state.view.chart = metric;
+  saveView();
+  if (!metric || SERIES_FIELDS.includes(metric)) {
+    for (const t of document.querySelectorAll('#kpis [data-charts]')) t.setAttribute('aria-pressed', String(t.dataset.charts === metric));
+    drawCharts();
+  } else load();
+}
+
+// renderViews puts the two views side by side: the revenue credited to ads (this view, the ad
+// view) and all revenue (the traffic view, as Sources shows it), the difference being the
+// orders no ad is credited with; and what the model chosen moves against the reported one.
+function renderViews(res, currency, totals) {
+  const v = state.view;
+  const item = (key, label, money, count) => {
+    const s = el('span', 'view-item');
+    s.dataset.key = key;
+    s.dataset.value = money == null ? 'null' : money;
+    s.dataset.count = count == null ? 'null' : count;
+    s.append(label + ' ', el('strong', '', fmt.money(money, currency)), ' · ' + fmt.count(count) + ' sales');
+    return s;
+  };
+  const items = [item('attributed', 'Attributed to ads:', totals.tx_revenue, totals.tx_count)];
+  const notes = [];
+  const all = res.traffic && res.traffic.currency === currency ? res.traffic.data[0] || {} : null;
+  if (all) {
+    items.push(item('all', 'All revenue (every order, as on Sources):', all.tx_revenue, all.tx_count));
+    const left = dec.sub(all.tx_revenue, totals.tx_revenue);
+    if (left != null && dec.cmp(left, '0') >= 0) items.push(item('unattributed', 'Unattributed:', left, dec.sub(all.tx_count, totals.tx_count)));
+    else if (left != null) notes.push('The ads are credited more revenue than this range\'s orders hold (the two views disagree here), so no unattributed amount can be worked out.');
+  } else if (res.traffic === null && v.filters.length) notes.push('Filtered to part of the ads: all revenue and the unattributed orders are for the whole project, so they are left out here.');
+  const a = attribution(v);
+  if (a && res.reported) {
+    const base = res.reported.data[0] || {};
+    const moved = base.tx_revenue == null || Number(base.tx_revenue) === 0 ? null : (Number(totals.tx_revenue) - Number(base.tx_revenue)) / Math.abs(Number(base.tx_revenue));
+    notes.push((MODEL_LABELS[a.model] || a.model) + ' (' + a.window_days + '-day window' + (a.date === 'click' ? ', by click date' : '') + ') credits the ads ' +
+      fmt.money(totals.tx_revenue, currency) + ' (' + fmt.count(totals.tx_count) + ' sales); the reported attribution ' + fmt.money(base.tx_revenue, currency) +
+      ' (' + fmt.count(base.tx_count) + ')' + (moved == null ? '.' : ': ' + fmt.change(moved) + (moved > 0 ? ' more.' : moved < 0 ? ' less.' : ', the same.')));
+    $('views').dataset.moved = moved == null ? 'null' : String(moved);
+  } else {
+    notes.push('Reported attribution: each order is credited to the ad its own UTM names, else its lead\'s latest one; choose a model to see what it moves.');
+    delete $('views').dataset.moved;
+  }
+  $('views').replaceChildren(...items, ...notes.map((n) => el('span', 'view-note', n)));
 }
 
 // attributionNote names a model's attribution for the subtitle ('' for the reported one).
@@ -486,10 +697,29 @@ function fitKpis() {
 function drawCharts() {
   const c = state.charts;
   if (!c) return;
-  renderLegend($('legend-money'), MONEY_SERIES, 'line');
-  renderLegend($('legend-roas'), ROAS_SERIES, 'bar');
-  renderChart($('chart-money'), { type: 'line', series: MONEY_SERIES, kind: 'money', title: 'Spend and revenue over time', ...c });
-  renderChart($('chart-roas'), { type: 'bar', series: ROAS_SERIES, kind: 'multiple', title: 'ROAS over time', ...c });
+  const previous = c.previous.rows.length > 0;
+  const tile = chartTile();
+  const chosen = tile ? [{ key: tile.key, label: tile.label || METRICS[tile.key].label, color: '#4f46e5' }] : MONEY_SERIES;
+  $('title-money').textContent = tile ? chosen[0].label : 'Spend and revenue';
+  renderLegend($('legend-money'), chosen, 'line', previous);
+  renderLegend($('legend-roas'), ROAS_SERIES, 'bar', previous);
+  const charts = [
+    ['money', { type: 'line', series: chosen, kind: tile ? METRICS[tile.key].kind : 'money', title: $('title-money').textContent + ' over time' }],
+    ['roas', { type: 'bar', series: ROAS_SERIES, kind: 'multiple', title: 'ROAS over time' }],
+  ];
+  for (const [name, chart] of charts) {
+    const drawn = renderChart($('chart-' + name), { ...chart, ...c });
+    // What the chart draws otherwise than as the rows read, said under it.
+    const notes = [];
+    if (drawn.coarse) notes.push('Dotted steps: days whose ad data is kept per day only, drawn as their average per ' + c.granularity + ' (hover for the whole day).');
+    if (drawn.cut != null) {
+      notes.push('The axis runs from ' + drawn.cut.map((x) => fmt.axis(x, chart.kind, c.currency)).join(' to ') + ' so that ' +
+        (drawn.over === 1 ? 'one outlier does' : drawn.over + ' outliers do') + ' not flatten the rest: each is marked ▲ or ▼ at its end (hover for its value).');
+    }
+    $('note-' + name).textContent = notes.join(' ');
+    $('note-' + name).hidden = !notes.length;
+    $('note-' + name).dataset.cut = drawn.cut == null ? 'null' : drawn.cut.join(' ');
+  }
 }
 
 function showError(err) {
@@ -507,13 +737,18 @@ function showError(err) {
   $('subtitle').textContent = '';
   document.querySelector('.content').classList.add('has-error');
   state.charts = null;
-  for (const id of ['kpis', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas', 'breakdown-table']) $(id).replaceChildren();
+  for (const id of ['kpis', 'views', 'chart-money', 'chart-roas', 'table', 'legend-money', 'legend-roas', 'breakdown-table']) $(id).replaceChildren();
   $('table-note').textContent = '';
   $('breakdown-note').textContent = '';
+  $('note-money').hidden = true;
+  $('note-roas').hidden = true;
 }
 
 function showRequests(b) {
-  const names = { series: 'Time series', totals: 'Totals', table: 'By entity', breakdown: 'Rows by dimension', trend: 'Trends by dimension', total: 'Traffic total' };
+  const names = {
+    series: 'Time series', previous: 'Previous period', totals: 'Totals', table: 'By entity', traffic: 'All revenue (traffic view)', reported: 'Reported attribution',
+    breakdown: 'Rows by dimension', trend: 'Trends by dimension', total: 'Traffic total',
+  };
   $('requests').replaceChildren(...Object.entries(b).filter(([, body]) => body).map(([name, body]) => {
     const block = el('div', 'request');
     const pre = el('pre', '', 'POST /v3/query\n' + JSON.stringify(body, null, 2));

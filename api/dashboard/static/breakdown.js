@@ -1,8 +1,9 @@
 'use strict';
 // breakdown.js: the Sources and Products views, a table with one row per value of a traffic or
 // order dimension (POST /v3/query with metadata.dimensions), each with a bar of its share of the
-// chosen metric and a sparkline of that metric over time. Every cell carries the API's value as
-// data-value (exact text, "null" for null) and every sparkline its points, as the API sent them.
+// chosen metric and a sparkline of that metric over time; a row's name filters the dashboard by
+// it. Every cell carries the API's value as data-value (exact text, "null" for null) and every
+// sparkline its points, as the API sent them.
 
 // The dimensions the Sources view breaks down by, with their names.
 const SOURCE_DIMENSIONS = {
@@ -10,6 +11,13 @@ const SOURCE_DIMENSIONS = {
   utm_term: 'UTM term', referrer_host: 'Referrer', landing_path: 'Landing page', device: 'Device',
   payment_method: 'Payment method', customer_type: 'New or returning',
 };
+
+// Dimensions only orders carry: no page view, lead or checkout has a payment method or a
+// customer type, so event metrics by them would be all "(not set)". GET /v3/fields lists the
+// metrics each dimension serves (event metrics included for these); the page shows order
+// metrics only for these and for products (whose rows are order lines).
+const ORDER_DIMENSIONS = ['payment_method', 'customer_type', 'product_id', 'product_name'];
+const EVENT_METRICS = ['page_views', 'leads', 'initiate_checkout'];
 
 // BREAKDOWNS are the views: their columns, and the Products view's fixed dimensions (the Sources
 // view's is the one chosen).
@@ -24,25 +32,38 @@ const breakdown = {
     return BREAKDOWNS[page].dimensions || [dimension];
   },
 
+  // columns are the metrics view page shows by dimension: those GET /v3/fields says the
+  // dimension serves (served: dimension name -> metrics; all when unknown), order metrics only
+  // for an order dimension or under a product filter (filters: the members filtered by).
+  columns(page, dimension, served, filters) {
+    const dims = this.dimensions(page, dimension).concat(filters || []);
+    const orderOnly = dims.some((d) => ORDER_DIMENSIONS.includes(d));
+    return BREAKDOWNS[page].fields.filter((f) => !(orderOnly && EVENT_METRICS.includes(f)) &&
+      this.dimensions(page, dimension).every((d) => !served || !served[d] || served[d].includes(f)));
+  },
+
   // bodies are the view's queries: the rows by dimension ordered by metric, the same by time
   // bucket for the sparklines and, for the Sources view, the traffic total (dimensions [])
   // that the rows by any dimension sum to. Products have none: an order of several products
-  // counts under each, so their sales can sum to more than the orders.
+  // counts under each, so their sales can sum to more than the orders. v.filters are the
+  // query's filters ([] for none), v.fields its columns.
   bodies(page, base, v) {
     const b = BREAKDOWNS[page];
     const dims = this.dimensions(page, v.dimension);
     const meta = (extra) => Object.assign(v.currency ? { convert_to_currency: v.currency } : {}, extra);
     const time = { start: base.start, end: base.end };
+    const filtered = (body) => (v.filters.length ? Object.assign(body, { filters: v.filters }) : body);
     return {
-      breakdown: { project_id: base.project, fields: b.fields, time, order: { [v.metric]: 'desc' }, limit: 1000, total: true, metadata: meta({ dimensions: dims }) },
-      trend: { project_id: base.project, fields: [v.metric], time: Object.assign({ granularity: v.granularity }, time), limit: 50000, metadata: meta({ dimensions: dims }) },
-      total: b.dimensions ? null : { project_id: base.project, fields: b.fields, time, metadata: meta({ dimensions: [] }) },
+      breakdown: filtered({ project_id: base.project, fields: v.fields, time, order: { [v.metric]: 'desc' }, limit: 1000, total: true, metadata: meta({ dimensions: dims }) }),
+      trend: filtered({ project_id: base.project, fields: [v.metric], time: Object.assign({ granularity: v.granularity }, time), limit: 50000, metadata: meta({ dimensions: dims }) }),
+      total: b.dimensions ? null : filtered({ project_id: base.project, fields: v.fields, time, metadata: meta({ dimensions: [] }) }),
     };
   },
 
-  // show draws the view page from the answers res = {breakdown, trend, total} into box.
+  // show draws the view page from the answers res = {breakdown, trend, total} into box; v.pick
+  // (dimension, value, name) filters the dashboard by a row.
   show(box, page, v, res, currency) {
-    const b = BREAKDOWNS[page];
+    const fields = v.fields;
     const dims = this.dimensions(page, v.dimension);
     const rows = res.breakdown.data;
     const keyOf = (row) => JSON.stringify(dims.map((d) => (row[d] == null ? null : row[d])));
@@ -62,7 +83,7 @@ const breakdown = {
     const head = el('tr');
     const nameLabel = page === 'products' ? 'Product' : SOURCE_DIMENSIONS[v.dimension];
     head.append(th('name', nameLabel, 'col-name'), th('share', METRICS[v.metric].label + ' share and trend', 'col-share'));
-    for (const f of b.fields) head.append(th(f, METRICS[f].label, 'num'));
+    for (const f of fields) head.append(th(f, METRICS[f].label, 'num'));
     table.append(el('thead'));
     table.tHead.append(head);
 
@@ -73,16 +94,23 @@ const breakdown = {
       const name = el('td', 'col-name');
       name.dataset.key = 'name';
       const label = this.label(page, v.dimension, row);
-      name.append(el('div', 'name' + (label.missing ? ' unattributed' : ''), label.name));
+      const pickDim = page === 'products' ? 'product_id' : v.dimension;
+      if (v.pick && !(page === 'products' && row.product_id == null)) {
+        const pick = el('button', 'pick name' + (label.missing ? ' unattributed' : ''), label.name);
+        pick.type = 'button';
+        pick.title = 'Show only ' + label.name + ' in every view';
+        pick.addEventListener('click', () => v.pick(pickDim, row[pickDim] == null ? null : row[pickDim], label.name));
+        name.append(pick);
+      } else name.append(el('div', 'name' + (label.missing ? ' unattributed' : ''), label.name));
       if (label.sub) name.append(el('div', 'sub', label.sub));
       tr.append(name, this.shareCell(row[v.metric], max, axis, trends.get(tr.dataset.key) || [], v.metric, currency));
-      for (const f of b.fields) tr.append(cell(f, row[f], currency));
+      for (const f of fields) tr.append(cell(f, row[f], currency));
       body.append(tr);
     }
     if (!rows.length) {
       const tr = el('tr');
       const td = el('td', 'empty', 'Nothing in this range.');
-      td.colSpan = b.fields.length + 2;
+      td.colSpan = fields.length + 2;
       tr.append(td);
       body.append(tr);
     }
@@ -93,7 +121,7 @@ const breakdown = {
       const name = el('td', 'col-name', 'Total');
       name.dataset.key = 'name';
       tr.append(name, el('td', 'col-share'));
-      for (const f of b.fields) tr.append(cell(f, (res.total.data[0] || {})[f], currency));
+      for (const f of fields) tr.append(cell(f, (res.total.data[0] || {})[f], currency));
       foot.append(tr);
       table.append(foot);
     }

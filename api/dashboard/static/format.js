@@ -34,8 +34,9 @@ const fmt = (() => {
 
   const money = (v, currency) =>
     v == null ? '—' : nf('m' + currency, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v);
-  // Counts credited by an attribution model are fractional, to 4 decimals (1.3333 sales).
-  const count = (v) => (v == null ? '—' : nf('c', { maximumFractionDigits: 4 }).format(v));
+  // Whole counts read as integers; counts credited by an attribution model are fractional (the
+  // API sends 4 decimals, 1.3333 sales) and read to two decimals at most (1.33).
+  const count = (v) => (v == null ? '—' : nf('c', { maximumFractionDigits: 2 }).format(v));
   const percent = (v) => (v == null ? '—' : nf('p', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v));
   // change shows the size of a relative change, "8.9%" (the page's arrow gives its way), or "—"
   // when there is none (a null or a 0 base).
@@ -102,6 +103,62 @@ const fmt = (() => {
 
   return { money, count, percent, change, multiple, metric, short, axis, bucket, longDate };
 })();
+
+// dec: exact sums and differences of the API's decimal text ("1234.50", "-0.3333"), in BigInt
+// units of the finest scale involved, so that a total the page adds up is exact to the cent.
+const dec = (() => {
+  const parse = (s) => {
+    const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(String(s));
+    if (!m) return null;
+    const frac = m[3] || '';
+    const n = BigInt((m[2] || '0') + frac);
+    return { n: m[1] ? -n : n, scale: frac.length };
+  };
+  const text = (n, scale) => {
+    const neg = n < 0n;
+    const digits = (neg ? -n : n).toString().padStart(scale + 1, '0');
+    const whole = digits.slice(0, digits.length - scale);
+    return (neg ? '-' : '') + whole + (scale ? '.' + digits.slice(digits.length - scale) : '');
+  };
+  // sum adds the values (nulls count as nothing); null when none is a number.
+  const sum = (values) => {
+    const xs = values.filter((v) => v != null).map(parse);
+    if (!xs.length || xs.includes(null)) return null;
+    const scale = Math.max(...xs.map((x) => x.scale));
+    return text(xs.reduce((acc, x) => acc + x.n * 10n ** BigInt(scale - x.scale), 0n), scale);
+  };
+  const neg = (v) => (v == null ? null : String(v).startsWith('-') ? String(v).slice(1) : '-' + v);
+  return {
+    sum,
+    sub: (a, b) => (a == null || b == null ? null : sum([a, neg(b)])),
+    // cmp is the sign of a - b.
+    cmp: (a, b) => {
+      const d = parse(sum([a, neg(b)]));
+      return d.n > 0n ? 1 : d.n < 0n ? -1 : 0;
+    },
+  };
+})();
+
+// plainWarning says an API warning in a marketer's words; one it does not know is said as a
+// note from the API, its text kept (every warning's own text is also on its list item).
+function plainWarning(w) {
+  const compared = /^comparison period: (.*)$/.exec(w);
+  if (compared) return 'Previous period: ' + plainWarning(compared[1]).replace(/^./, (c) => c.toLowerCase());
+  const rules = [
+    [/^ad metrics of (.+) are known per day only/, (m) => 'Ad data for ' + m[1] + ' is kept per day only: those days are shown as whole days.'],
+    [/^ad metrics known per day only; the range was widened/, () => 'Some ad data is kept per day only, so the range was widened to whole days.'],
+    [/^granularity (\S+) is not available on the default tier/, (m) => 'Buckets of ' + m[1] + ' are not in this plan: shown by hour.'],
+    [/^an order in this range has several products/, () => 'Some orders hold several products, so sales by product add up to more than the orders.'],
+    [/^reach is summed over several days/, () => 'Reach is added up day by day, so a person reached on two days counts twice.'],
+    [/^no exchange rate from (\S+) to (\S+)/, (m) => 'No exchange rate from ' + m[1] + ' to ' + m[2] + ' for some days: amounts that need it are left blank.'],
+    [/^only its first (\d+) rows are compared/, (m) => 'only the first ' + m[1] + ' rows are compared.'],
+  ];
+  for (const [re, say] of rules) {
+    const m = re.exec(w);
+    if (m) return say(m).replace(/\d{4}-\d{2}-\d{2}/g, fmt.longDate);
+  }
+  return 'Note from the API: ' + w;
+}
 
 // dates: calendar arithmetic on "YYYY-MM-DD" strings and instants (ms since the epoch) in an IANA
 // zone (the project's), free of the browser's own time zone.

@@ -1,17 +1,23 @@
 'use strict';
-// table.js: the table of entities at the chosen level, sorted by clicking a header. Each cell
-// carries the API's value as data-value (exact text, "null" for null).
+// table.js: the table of entities at the chosen level, sorted by clicking a header; a row's name
+// filters the dashboard by it. Each cell carries the API's value as data-value (exact text,
+// "null" for null) and its column's name as data-label (the phone layout shows it).
 
 const TABLE_FIELDS = ['spend', 'impressions', 'clicks', 'ctr', 'cpc', 'tx_revenue', 'tx_count', 'roas', 'profit'];
 const SOURCE_LABELS = { alpha_ads: 'Alpha Ads', beta_ads: 'Beta Ads', gamma_ads: 'Gamma Ads' };
 const LEVEL_NAMES = { project: 'project', account: 'account', campaign: 'campaign', adset: 'ad set', ad: 'ad' };
+// The columns that add up over rows; the others are ratios of them, worked out again for a total
+// the page adds up (footTotals).
+const ADDITIVE = ['spend', 'impressions', 'clicks', 'tx_revenue', 'tx_count', 'profit'];
+const RATIOS = { ctr: ['clicks', 'impressions'], cpc: ['spend', 'clicks'], roas: ['tx_revenue', 'spend'] };
 
 const entityTable = {
   sort: { key: 'spend', dir: 'desc' },
   data: null,
   box: null,
 
-  // show draws d = {rows, level, currency, totals, projectName} into box.
+  // show draws d = {rows, level, currency, totals, complete, projectName, pick} into box; complete
+  // says the rows are all the answer's (no has_more), pick(level, row, name) filters by a row.
   show(box, d) {
     this.box = box;
     this.data = d;
@@ -82,7 +88,13 @@ const entityTable = {
       tr.dataset.key = e.key;
       const name = el('td', 'col-name' + (e.unattributed ? ' unattributed' : ''));
       name.dataset.key = 'name';
-      name.append(el('div', 'name', e.name), el('div', 'sub', e.sub));
+      if (d.pick && !e.unattributed && d.level !== 'project') {
+        const pick = el('button', 'pick name', e.name);
+        pick.type = 'button';
+        pick.title = 'Show only ' + e.name + ' in every view';
+        pick.addEventListener('click', () => d.pick(d.level, e.row, e.name));
+        name.append(pick, el('div', 'sub', e.sub));
+      } else name.append(el('div', 'name', e.name), el('div', 'sub', e.sub));
       tr.append(name);
       for (const f of TABLE_FIELDS) tr.append(cell(f, e.row[f], d.currency));
       body.append(tr);
@@ -99,20 +111,39 @@ const entityTable = {
     if (d.totals && d.level !== 'project' && d.rows.length) {
       const foot = el('tfoot');
       const tr = el('tr');
+      const total = this.footTotals();
       const name = el('td', 'col-name', 'Total');
       name.dataset.key = 'name';
+      if (total.summed) name.append(el('div', 'sub', 'the rows added up'));
       tr.append(name);
-      for (const f of TABLE_FIELDS) tr.append(cell(f, d.totals[f], d.currency));
+      for (const f of TABLE_FIELDS) tr.append(cell(f, total.values[f], d.currency));
       foot.append(tr);
       table.append(foot);
     }
     this.box.replaceChildren(table);
+  },
+
+  // footTotals is the total row: the API's totals, or where its additive columns differ from the
+  // sum of the rows shown (under an attribution model the ad view's total can hold credits no
+  // row shows) and every row is shown, the rows added up, with the ratios worked out from those
+  // sums; summed says which, and differs lists the columns where the API's total differs.
+  footTotals() {
+    const d = this.data;
+    const sums = Object.fromEntries(ADDITIVE.map((f) => [f, dec.sum(d.rows.map((r) => r[f]))]));
+    const differs = ADDITIVE.filter((f) => sums[f] != null && d.totals[f] != null && dec.cmp(sums[f], d.totals[f]) !== 0);
+    if (!d.complete || !differs.length) return { values: d.totals, summed: false, differs: [] };
+    const values = Object.assign({}, sums);
+    for (const [f, [num, den]] of Object.entries(RATIOS)) {
+      values[f] = sums[num] == null || sums[den] == null || Number(sums[den]) === 0 ? null : String(Number(sums[num]) / Number(sums[den]));
+    }
+    return { values, summed: true, differs };
   },
 };
 
 function cell(field, value, currency) {
   const td = el('td', 'num', fmt.metric(field, value, currency));
   td.dataset.key = field;
+  td.dataset.label = METRICS[field].label;
   td.dataset.value = value == null ? 'null' : value;
   if (typeof value === 'string' && value.startsWith('-')) td.classList.add('neg');
   return td;
