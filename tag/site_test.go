@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -28,15 +29,15 @@ import (
 // resolves to the loopback) whose pages load the tag from the mtk server, behind a proxy that
 // counts the event posts and can answer them 503.
 type site struct {
-	t       *testing.T
+	t       testing.TB
 	sys     *wire.System
 	mtk     string // the proxy's origin, as the pages name the mtk server
 	shop    string // http://shop.localhost:port
 	consent string // http://consent.localhost:port, whose container requires consent
 	project platform.Project
 	proxy   *faultProxy
-	// containers are the containers' ids by domain.
-	containers map[string]string
+	// containers are the containers' ids by domain; codes their tracking codes.
+	containers, codes map[string]string
 }
 
 // faultProxy passes requests to the mtk server, answering the next fail event posts 503.
@@ -108,7 +109,7 @@ document.addEventListener('securitypolicyviolation', function (e) { window.cspVi
 
 // newSite starts mtk (PostgreSQL and ClickHouse of the test's own), the proxy and the shop, with
 // a v3 container for shop.localhost and one requiring consent for consent.localhost.
-func newSite(t *testing.T) *site {
+func newSite(t testing.TB) *site {
 	t.Helper()
 	ctx := context.Background()
 	pg, ch := testenv.Postgres(t), testenv.ClickHouse(t)
@@ -125,7 +126,9 @@ func newSite(t *testing.T) *site {
 	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
 	t.Cleanup(func() { _ = app.Shutdown() })
 	target, _ := url.Parse("http://" + ln.Addr().String())
-	s.proxy = &faultProxy{next: httputil.NewSingleHostReverseProxy(target), posts: map[string]int{}}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ErrorLog = stdlog.New(io.Discard, "", 0) // a tab closed mid-request is not news
+	s.proxy = &faultProxy{next: rp, posts: map[string]int{}}
 	px := httptest.NewServer(s.proxy)
 	t.Cleanup(px.Close)
 	s.mtk = px.URL
@@ -139,7 +142,7 @@ func newSite(t *testing.T) *site {
 		t.Fatal(err)
 	}
 	codes := map[string]string{}
-	s.containers = map[string]string{}
+	s.containers, s.codes = map[string]string{}, codes
 	for _, c := range []platform.ContainerInput{{Domain: "shop.localhost"}, {Domain: "consent.localhost", RequireConsent: true}} {
 		c.ProjectID = s.project.ID
 		ctr, err := store.Containers.CreateContainer(ctx, c)
@@ -174,7 +177,11 @@ func newSite(t *testing.T) *site {
 		}
 		host, _, _ := strings.Cut(r.Host, ":")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, page, "Page "+r.URL.Path, s.mtk+tag.Path(codes[host]), r.URL.Path)
+		src := s.mtk + tag.Path(codes[host])
+		if r.URL.Query().Has("notag") { // the baseline of the cost benchmark: page.js again, no tag
+			src = "/page.js"
+		}
+		fmt.Fprintf(w, page, "Page "+r.URL.Path, src, r.URL.Path)
 	}))
 	t.Cleanup(shop.Close)
 	port := shop.URL[strings.LastIndex(shop.URL, ":"):]
