@@ -125,13 +125,14 @@ func TestTagInChromium(t *testing.T) {
 		document.querySelector('[name=whatsapp]').value = '+55 11 91234-5678'`)
 	b.Run(chromedp.Click(chromedp.ID("send")))
 	b.waitFor(`location.pathname === '/thanks' && window.mtk && !Array.isArray(window.mtk)`)
+	b.do(`mtk.push(['track', 'Manual', {value: 129.9, currency: 'BRL', plan: 'pro'}])`)
 	b.delivered()
 	b.clean()
 
 	s.drain()
 	got := s.counts("shop.localhost")
 	want := map[string]int{"pv_all": 5, "pv_shop": 2, "pv_product": 1, "dur_2": 1, "click_buy": 4, "click_session": 1,
-		"view_banner": 1, "hover_card": 1, "form": 1, "scroll_50": 1, "video_1": 1}
+		"view_banner": 1, "hover_card": 1, "form": 1, "scroll_50": 1, "video_1": 1, "Manual": 1}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("events by name %v, want %v (once each)", got, want)
 	}

@@ -263,7 +263,7 @@ func (s *site) counts(domain string) map[string]int {
 func (s *site) checkEvents(t *testing.T) {
 	t.Helper()
 	rows, err := s.sys.ClickHouse.Query(context.Background(), `SELECT name, page_url, utm_source, utm_campaign, lead_id,
-		visitParamExtractString(body, 'lead_key'), visitParamExtractString(body, 'fbclid'), visitParamExtractString(body, 'title')
+		visitParamExtractString(body, 'lead_key'), visitParamExtractString(body, 'fbclid'), visitParamExtractString(body, 'title'), value, currency
 		FROM events WHERE container_id = ? ORDER BY ts, received_at`, s.containers["shop.localhost"])
 	if err != nil {
 		t.Fatal(err)
@@ -271,9 +271,13 @@ func (s *site) checkEvents(t *testing.T) {
 	defer rows.Close()
 	keys, leads := map[string]bool{}, map[string]bool{}
 	for rows.Next() {
-		var name, pageURL, source, campaign, lead, key, fbclid, title string
-		if err := rows.Scan(&name, &pageURL, &source, &campaign, &lead, &key, &fbclid, &title); err != nil {
+		var name, pageURL, source, campaign, lead, key, fbclid, title, currency string
+		var value int64
+		if err := rows.Scan(&name, &pageURL, &source, &campaign, &lead, &key, &fbclid, &title, &value, &currency); err != nil {
 			t.Fatal(err)
+		}
+		if name == "Manual" && (value != 12990 || currency != "BRL") {
+			t.Errorf("mtk.push track: value %d %s, want 12990 BRL", value, currency)
 		}
 		keys[key] = true
 		if !strings.HasPrefix(pageURL, s.shop+"/") || source != "alpha" || campaign != "spring" || fbclid != "FB123" || !strings.HasPrefix(title, "Page /") {
