@@ -94,7 +94,7 @@ func New(sys *wire.System) *fiber.App {
 	s.trackingRoutes(app, v3, public)
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
-	app.Get("/t/:file", public, s.tagScript)
+	app.Get("/t/:script", public, s.tagScript)
 	s.oauthRoutes(app, v3, public)
 	routes.learn(app)
 	return app

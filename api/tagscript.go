@@ -18,7 +18,7 @@ const tagCacheControl = "public, max-age=300"
 // credential: gzipped when the browser takes it, 304 when its ETag still holds. A stopped or
 // unknown container is a 404 envelope, without JavaScript.
 func (s *server) tagScript(c *fiber.Ctx) error {
-	ref, ok := strings.CutSuffix(c.Params("file"), ".js")
+	ref, ok := strings.CutSuffix(c.Params("script"), ".js")
 	if !ok || ref == "" {
 		return apperr.NotFound("Container not found.")
 	}

@@ -70,7 +70,7 @@ func TestTagScript(t *testing.T) {
 	if err := e.store.Containers.DeleteContainer(context.Background(), a.v3.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{path, tag.Path("MTK-000000"), tag.Path("nowhere.example"), "/t/" + a.v2.ID} {
+	for _, p := range []string{path, tag.Path("MTK-000000"), tag.Path("nowhere.example"), "/t/" + a.v2.ID, "/t/" + a.v2.ID + ".jsx"} {
 		r := e.do("GET", p, nil)
 		if r.Status != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 			t.Fatalf("%s: %d %s %s", p, r.Status, r.Header.Get("Content-Type"), r.Body)
