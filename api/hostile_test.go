@@ -474,6 +474,8 @@ func (w *hostileWorld) paramValue(op string, par *openapi3.Parameter) (string, b
 		return w.slug, true
 	case "file":
 		return "app.js", true
+	case "script":
+		return *w.tn.v3.TrackingCode + ".js", true
 	case "Origin":
 		return "https://acme.example", true
 	case "X-Workspace-Id":

@@ -24,6 +24,7 @@ import (
 	"mtk/internal/jsonx"
 	"mtk/internal/wire"
 	"mtk/platform"
+	"mtk/tag"
 )
 
 // BodyLimit is the largest request body accepted.
@@ -39,6 +40,7 @@ type server struct {
 	log      *slog.Logger
 	objects  *adsync.Objects
 	answers  *answers.Service
+	tags     *tag.Scripts
 	// passwords limits failed passwords per e-mail (checkPassword); passwordsFailed, when set,
 	// counts the attempts let through because it failed.
 	passwords       ratelimit.Failures
@@ -92,6 +94,7 @@ func New(sys *wire.System) *fiber.App {
 	s.trackingRoutes(app, v3, public)
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
+	app.Get("/t/:script", public, s.tagScript)
 	s.oauthRoutes(app, v3, public)
 	routes.learn(app)
 	return app
@@ -122,7 +125,7 @@ func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
 	d := sys
 	s := &server{
 		cfg: d.Config, platform: d.Store, answers: d.Queries, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
-		objects: d.Objects, clock: d.Clock, log: d.Log,
+		objects: d.Objects, clock: d.Clock, log: d.Log, tags: tag.NewScripts(d.Store.Containers),
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
