@@ -27,6 +27,7 @@ type world struct {
 	clock  *clock.Fake
 	store  *platform.Services
 	ch     driver.Conn
+	chURL  string
 	syncer *adsync.Syncer
 	ws     platform.Workspace
 	conns  map[adsim.Network]platform.Connection
@@ -47,7 +48,7 @@ func newWorld(t *testing.T, start time.Time, days int) *world {
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(srv.Close)
 	var sleeps []time.Duration
-	w := &world{t: t, sim: sim, srv: srv, clock: fc, store: platform.New(pg.Pool, fc), ch: ch.Conn,
+	w := &world{t: t, sim: sim, srv: srv, clock: fc, store: platform.New(pg.Pool, fc), ch: ch.Conn, chURL: ch.URL,
 		conns: map[adsim.Network]platform.Connection{}, accts: map[adsim.Network]adsim.AccountInfo{}, sleeps: &sleeps, pg: pg}
 	factory := networks.Factory{HTTP: netclient.Config{
 		Timeout: 2 * time.Second,
