@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
 	"mtk/adsync"
 	"mtk/internal/adsim"
 	"mtk/internal/db"
@@ -23,30 +25,72 @@ const insertHold = 2 * time.Second
 // batch: it waits for the orphaned insert before it looks the batch's rows up, so it finds them
 // and every fact is stored once (without the wait it finds none and writes them all again).
 func TestSyncWaitsForAnInterruptedInsert(t *testing.T) {
-	ctx := context.Background()
-	start := time.Date(2024, 5, 20, 13, 5, 0, 0, time.UTC)
-	w := newWorld(t, start, 40)
-	u, err := url.Parse(w.chURL)
+	ch := testenv.ClickHouse(t)
+	u, err := url.Parse(ch.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := newWorldOn(t, interruptedStart, 40, ch.Conn)
+	interruptedSync(t, w, u.Host, func(proxy string) driver.Conn {
+		p := *u
+		p.Host = proxy
+		return openCH(t, func(ctx context.Context) (driver.Conn, error) { return db.OpenClickHouse(ctx, p.String()) })
+	})
+}
+
+// The same on the two-shard cluster: the killed run talked to the first shard, the next run talks
+// to the second and waits for the insert there.
+func TestSyncWaitsForAnInterruptedInsertOnACluster(t *testing.T) {
+	c := testenv.ClickHouseCluster(t)
+	shards := testenv.ClusterShardURLs()
+	open := func(server string) driver.Conn {
+		u, err := url.Parse(server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + c.Name
+		return openCH(t, func(ctx context.Context) (driver.Conn, error) {
+			return db.OpenClickHouseCluster(ctx, u.String(), testenv.ClusterName)
+		})
+	}
+	first, err := url.Parse(shards[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorldOn(t, interruptedStart, 40, open(shards[1]))
+	w.syncer.Cluster = testenv.ClusterName
+	interruptedSync(t, w, first.Host, func(proxy string) driver.Conn { return open("clickhouse://" + proxy) })
+}
+
+var interruptedStart = time.Date(2024, 5, 20, 13, 5, 0, 0, time.UTC)
+
+func openCH(t *testing.T, open func(context.Context) (driver.Conn, error)) driver.Conn {
+	t.Helper()
+	conn, err := open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// interruptedSync runs a first sync of each connection on a connection opened by open through a
+// proxy in front of server (host:port) that holds facts_raw inserts for insertHold, kills the run
+// once its insert is held, and runs the next sync (w's syncer) at once: ClickHouse must then
+// equal the snapshot and, days later, the simulator's truth.
+func interruptedSync(t *testing.T, w *world, server string, open func(proxy string) driver.Conn) {
+	t.Helper()
+	ctx := context.Background()
 	held := make(chan struct{}, 1)
-	proxy := testenv.NewSlowInserts(t, u.Host, insertHold, func(table string) bool { return table == "facts_raw" },
+	proxy := testenv.NewSlowInserts(t, server, insertHold, func(table string) bool { return table == "facts_raw" },
 		func(string) {
 			select {
 			case held <- struct{}{}:
 			default:
 			}
 		})
-	through := *u
-	through.Host = proxy.Addr()
-	slowCH, err := db.OpenClickHouse(ctx, through.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { slowCH.Close() })
 	slow := *w.syncer
-	slow.ClickHouse = slowCH
+	slow.ClickHouse = open(proxy.Addr())
 
 	networks := make([]adsim.Network, 0, len(w.conns))
 	for n := range w.conns {
@@ -80,5 +124,5 @@ func TestSyncWaitsForAnInterruptedInsert(t *testing.T) {
 	w.clock.Advance(3*24*time.Hour + 2*time.Hour)
 	w.syncAll()
 	w.matchesSnapshot(t)
-	w.matchesTruth(t, start)
+	w.matchesTruth(t, interruptedStart)
 }
