@@ -53,9 +53,9 @@ func changeRow(batchID string, c change) ([]any, error) {
 func saveBatch(ctx context.Context, tx pgx.Tx, b batch, at time.Time) error {
 	s := b.sink
 	if _, err := tx.Exec(ctx, `INSERT INTO sync_batches (id, connection_id, status, project_id, source, account_id, currency,
-		account_tz, project_tz, written_at, fact_rows, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		account_tz, project_tz, written_at, fact_rows, created_at, query_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		b.id, s.connectionID, batchPending, s.projectID, s.source, s.account.ID, s.account.Currency,
-		s.accountLoc.String(), s.projectLoc.String(), s.now, len(b.changes), at); err != nil {
+		s.accountLoc.String(), s.projectLoc.String(), s.now, len(b.changes), at, b.query); err != nil {
 		return err
 	}
 	rows := make([][]any, len(b.changes))
@@ -75,9 +75,10 @@ func saveBatch(ctx context.Context, tx pgx.Tx, b batch, at time.Time) error {
 func (s *Store) pendingBatch(ctx context.Context, connectionID string) (batch, bool, error) {
 	b := batch{sink: factSink{connectionID: connectionID}}
 	var accountTZ, projectTZ string
-	err := s.pool.QueryRow(ctx, `SELECT id, project_id, source, account_id, currency, account_tz, project_tz, written_at
+	err := s.pool.QueryRow(ctx, `SELECT id, project_id, source, account_id, currency, account_tz, project_tz, written_at, query_id
 		FROM sync_batches WHERE connection_id = $1 AND status = $2`, connectionID, batchPending).Scan(
-		&b.id, &b.sink.projectID, &b.sink.source, &b.sink.account.ID, &b.sink.account.Currency, &accountTZ, &projectTZ, &b.sink.now)
+		&b.id, &b.sink.projectID, &b.sink.source, &b.sink.account.ID, &b.sink.account.Currency, &accountTZ, &projectTZ, &b.sink.now,
+		&b.query)
 	if err == pgx.ErrNoRows {
 		return b, false, nil
 	}
@@ -108,6 +109,16 @@ func (s *Store) pendingBatch(ctx context.Context, connectionID string) (batch, b
 		b.changes = append(b.changes, c)
 	}
 	return b, true, rows.Err()
+}
+
+// recordTry records that the inserts of a pending batch's new try are named by prefix, before
+// the try sends anything: the statements of the try it follows have ended (chfence.Fence).
+func (s *Store) recordTry(ctx context.Context, id, prefix string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE sync_batches SET query_id = $2 WHERE id = $1 AND status = $3`,
+		id, prefix, batchPending); err != nil {
+		return fmt.Errorf("record a try of batch %s: %w", id, err)
+	}
+	return nil
 }
 
 // applyBatch stores a landed batch's bucket states in the snapshot and marks it applied, in one

@@ -25,4 +25,11 @@
 // holds (facts.MissingBatchFacts), inserts the others, then applies. Whatever step a failure
 // or a crash stopped, the batch's facts are then in ClickHouse once and the snapshot matches
 // them, and the run compares with that snapshot.
+//
+// The look-up is only right once the failed run's inserts have ended: ClickHouse goes on with an
+// INSERT whose run died or gave up, and a busy server stores it seconds later. So each try of a
+// batch names its inserts (internal/chfence) with a query id prefix recorded with the batch
+// (sync_batches.query_id) before it sends anything, and the completing run first kills the
+// statements so named and waits until no server lists them (on a cluster, every server), then
+// records its own prefix, then looks up.
 package adsync

@@ -37,8 +37,13 @@ type world struct {
 
 func newWorld(t *testing.T, start time.Time, days int) *world {
 	t.Helper()
+	return newWorldOn(t, start, days, testenv.ClickHouse(t).Conn)
+}
+
+// newWorldOn is newWorld over ch, a test's ClickHouse database (on one server or a cluster).
+func newWorldOn(t *testing.T, start time.Time, days int, ch driver.Conn) *world {
+	t.Helper()
 	pg := testenv.Postgres(t)
-	ch := testenv.ClickHouse(t)
 	fc := clock.NewFake(start)
 	sim, err := adsim.New(adsim.Config{Seed: 11, Clock: fc, Days: days, AccountsPerNetwork: 1})
 	if err != nil {
@@ -47,14 +52,14 @@ func newWorld(t *testing.T, start time.Time, days int) *world {
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(srv.Close)
 	var sleeps []time.Duration
-	w := &world{t: t, sim: sim, srv: srv, clock: fc, store: platform.New(pg.Pool, fc), ch: ch.Conn,
+	w := &world{t: t, sim: sim, srv: srv, clock: fc, store: platform.New(pg.Pool, fc), ch: ch,
 		conns: map[adsim.Network]platform.Connection{}, accts: map[adsim.Network]adsim.AccountInfo{}, sleeps: &sleeps, pg: pg}
 	factory := networks.Factory{HTTP: netclient.Config{
 		Timeout: 2 * time.Second,
 		// Waiting moves the simulated clock instead of the test: a quota window passes at once.
 		Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); fc.Advance(d); return nil },
 	}}
-	w.syncer = &adsync.Syncer{Store: adsync.NewStore(pg.Pool), ClickHouse: ch.Conn,
+	w.syncer = &adsync.Syncer{Store: adsync.NewStore(pg.Pool), ClickHouse: ch,
 		Connectors: factory.Connector, Clock: fc, Projects: w.store.Projects, Connections: w.store.Connections}
 	ctx := context.Background()
 	if w.ws, err = w.store.Workspaces.CreateWorkspace(ctx, "sync test", platform.TierGrowth); err != nil {

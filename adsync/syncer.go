@@ -8,6 +8,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/internal/chfence"
 	"mtk/internal/clock"
 	"mtk/platform"
 )
@@ -19,6 +20,9 @@ type ConnectorFunc func(platform.Connection) (Connector, error)
 type Syncer struct {
 	Store      *Store
 	ClickHouse driver.Conn
+	// Cluster is the ClickHouse cluster that ClickHouse belongs to (MTK_CLICKHOUSE_CLUSTER), ""
+	// for one server: the servers where the inserts of an interrupted run may still run.
+	Cluster    string
 	Connectors ConnectorFunc
 	Clock      clock.Clock
 	// Projects and Connections are the platform's: a run reads its project, and records itself
@@ -194,7 +198,7 @@ func (s *Syncer) sync(ctx context.Context, c platform.Connection, runID, syncTyp
 	changes := diff(w, target(w, days, hours, conn.HasReach()), have)
 
 	report("writing", 0, 1)
-	b := batch{id: runID, changes: changes, sink: factSink{projectID: proj.ID, connectionID: c.ID, source: c.Kind,
+	b := batch{id: runID, changes: changes, query: chfence.NewPrefix(queryPrefix), sink: factSink{projectID: proj.ID, connectionID: c.ID, source: c.Kind,
 		account: acct, accountLoc: accountLoc, projectLoc: projectLoc, now: now}}
 	tx, err := s.Store.pool.Begin(ctx)
 	if err != nil {

@@ -135,7 +135,7 @@ func runDashboard(ctx context.Context, f flags) error {
 		return err
 	}
 	defer sim.close()
-	synced, err := ensureSynced(ctx, d.store.Connections, wire.NewSyncer(d.store, d.serverCH, d.clk), sim, d.t.projects[0])
+	synced, err := ensureSynced(ctx, d.store.Connections, wire.NewSyncer(d.store, d.serverCH, "", d.clk), sim, d.t.projects[0])
 	if err != nil {
 		return fmt.Errorf("the synced connection: %w", err)
 	}

@@ -90,7 +90,7 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := backfillDemo(ctx, newSyncer(st, clock.Real{}), demo, os.Stderr); err != nil {
+		if err := backfillDemo(ctx, newSyncer(cfg, st, clock.Real{}), demo, os.Stderr); err != nil {
 			return err
 		}
 		if err := seedDemoRates(ctx, st, demo, time.Now()); err != nil {

@@ -17,8 +17,8 @@ import (
 )
 
 // newSyncer is the syncer over the open stores (wire.NewSyncer).
-func newSyncer(st stores, clk clock.Clock) *adsync.Syncer {
-	return wire.NewSyncer(platform.New(st.pg, clk), st.ch, clk)
+func newSyncer(cfg config.Config, st stores, clk clock.Clock) *adsync.Syncer {
+	return wire.NewSyncer(platform.New(st.pg, clk), st.ch, cfg.ClickHouseCluster, clk)
 }
 
 // runSync: mtk sync now [--connection ID | --all]; mtk sync backfill --connection ID --days N.
@@ -44,7 +44,7 @@ func runSync(ctx context.Context, args []string, out io.Writer) error {
 		return usageError{"now takes --connection ID or --all"}
 	}
 	return withStores(ctx, func(cfg config.Config, st stores) error {
-		syncer := newSyncer(st, clock.Real{})
+		syncer := newSyncer(cfg, st, clock.Real{})
 		ids := []string{*connID}
 		if *all {
 			if ids, err = syncer.SyncableIDs(ctx); err != nil {

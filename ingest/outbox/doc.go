@@ -44,7 +44,7 @@
 // of a batch names its inserts (query ids prefix.1, prefix.2, ...), and records the prefix with
 // its attempts (outbox_attempts.query_id) before it sends anything; the next try of those rows
 // first kills the statements so named and waits until no server lists them in system.processes
-// (fence: on a cluster, KILL ... ON CLUSTER and every server's processes), then looks up, then
+// (internal/chfence: on a cluster, KILL ... ON CLUSTER and every server's processes), then looks up, then
 // records its own prefix on the attempts. 18.16 refuses to kill an INSERT, which then ends when
 // written; current ClickHouse cancels it. A try never waits on a live worker's insert: attempts
 // are read under the partition's lock, and only those listing the batch's rows are fenced.

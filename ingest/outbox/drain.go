@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/facts"
+	"mtk/internal/chfence"
 	"mtk/internal/clock"
 )
 
@@ -136,7 +137,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	}
 	// What interrupted tries stored is known once their statements have ended.
 	if len(prior.attempts) > 0 {
-		if err := (fence{ch: d.ch, cluster: d.Cluster}).end(ctx, prior.queries); err != nil {
+		if err := (chfence.Fence{CH: d.ch, Cluster: d.Cluster}).End(ctx, prior.queries); err != nil {
 			return 0, err
 		}
 	}
@@ -149,7 +150,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 			fresh = append(fresh, k.id)
 		}
 	}
-	try := newQueryPrefix()
+	try := chfence.NewPrefix("drain")
 	attempt, err := d.recordTry(ctx, conn, fresh, prior.attempts, try)
 	if err != nil {
 		return 0, err
@@ -163,7 +164,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	if err := d.crash("insert", keys); err != nil {
 		return 0, err
 	}
-	if err := rows.insert(ctx, &namedInserts{Conn: d.ch, prefix: try}, present); err != nil {
+	if err := rows.insert(ctx, chfence.Named(d.ch, try), present); err != nil {
 		return 0, err
 	}
 	if err := d.crash("mark", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"mtk/internal/chfence"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -57,7 +58,7 @@ func benchDrain(b *testing.B, interrupted bool) {
 			for _, k := range batch.keys() {
 				ids = append(ids, k.id)
 			}
-			_, err = d.recordTry(ctx, conn, ids, nil, newQueryPrefix())
+			_, err = d.recordTry(ctx, conn, ids, nil, chfence.NewPrefix("drain"))
 			conn.Release()
 			if err != nil {
 				b.Fatal(err)
@@ -71,25 +72,4 @@ func benchDrain(b *testing.B, interrupted bool) {
 		took += time.Since(start)
 	}
 	b.ReportMetric(float64(b.N*benchEvents)/took.Seconds(), "events/s")
-}
-
-// BenchmarkFence is what the fence adds to recovering a batch whose interrupted statements have
-// already ended (the common case): the kill and one look at system.processes, on one server and
-// on the two-shard cluster (ON CLUSTER, through ZooKeeper).
-func BenchmarkFence(b *testing.B) {
-	b.Run("server", func(b *testing.B) { benchFence(b, fence{ch: testenv.ClickHouse(b).Conn}) })
-	b.Run("cluster", func(b *testing.B) {
-		benchFence(b, fence{ch: testenv.ClickHouseClusterDatabase(b).Conn, cluster: testenv.ClusterName})
-	})
-}
-
-func benchFence(b *testing.B, f fence) {
-	ctx := context.Background()
-	prefixes := []string{newQueryPrefix()}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := f.end(ctx, prefixes); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/internal/chfence"
 	"mtk/internal/clock"
 	"mtk/internal/db"
 	"mtk/internal/testenv"
@@ -110,14 +111,14 @@ func interruptedInsert(t *testing.T, pool *pgxpool.Pool, d *Drainer, server stri
 	for _, k := range batch.keys() {
 		ids = append(ids, k.id)
 	}
-	prefix := newQueryPrefix()
+	prefix := chfence.NewPrefix("drain")
 	if _, err := d.recordTry(ctx, conn, ids, nil, prefix); err != nil {
 		t.Fatal(err)
 	}
 	conn.Release()
 	landed := make(chan struct{})
 	go func() {
-		if err := batch.insert(ctx, &namedInserts{Conn: open(proxy.Addr()), prefix: prefix}, nil); err != nil {
+		if err := batch.insert(ctx, chfence.Named(open(proxy.Addr()), prefix), nil); err != nil {
 			t.Errorf("the interrupted insert: %v", err)
 		}
 		close(landed)

@@ -116,7 +116,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	s.Orders = orders.New(pg, s.Store.Connections, s.Store.Projects, s.Store.Containers, s.Resolver, clk, bounds)
 	s.Objects = &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk,
 		StoreTimeout: cfg.StoreDeadline()}
-	s.Syncer = NewSyncer(s.Store, ch, clk)
+	s.Syncer = NewSyncer(s.Store, ch, cfg.ClickHouseCluster, clk)
 	if m != nil {
 		s.Syncer.Observe = m.SyncRun
 	}
@@ -144,10 +144,10 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	return s
 }
 
-// NewSyncer is the ad network syncer over p and ch (the command line's `mtk sync` uses it
-// without a whole System).
-func NewSyncer(p *platform.Services, ch driver.Conn, clk clock.Clock) *adsync.Syncer {
-	return &adsync.Syncer{Store: adsync.NewStore(p.Pool()), ClickHouse: ch, Connectors: networks.Factory{}.Connector,
+// NewSyncer is the ad network syncer over p and ch, a server of cluster ("" for one server) (the
+// command line's `mtk sync` uses it without a whole System).
+func NewSyncer(p *platform.Services, ch driver.Conn, cluster string, clk clock.Clock) *adsync.Syncer {
+	return &adsync.Syncer{Store: adsync.NewStore(p.Pool()), ClickHouse: ch, Cluster: cluster, Connectors: networks.Factory{}.Connector,
 		Clock: clk, Projects: p.Projects, Connections: p.Connections}
 }
 

@@ -1,4 +1,4 @@
-package outbox
+package chfence
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func TestFenceStatementsOnCurrentClickHouse(t *testing.T) {
 	}
 	defer cur.Close()
 	for _, cluster := range []string{"", testenv.ClusterName} {
-		kill, running, args, err := fence{cluster: cluster}.statements([]string{newQueryPrefix(), newQueryPrefix()})
+		kill, running, args, err := Fence{Cluster: cluster}.statements([]string{NewPrefix("test"), NewPrefix("test")})
 		if err != nil {
 			t.Fatal(err)
 		}
