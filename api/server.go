@@ -18,6 +18,7 @@ import (
 	"mtk/api/openapi"
 	"mtk/api/ratelimit"
 	"mtk/ingest/events"
+	"mtk/ingest/fires"
 	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -35,6 +36,7 @@ type server struct {
 	ch       driver.Conn
 	events   *events.Service
 	orders   *orders.Service
+	fires    *fires.Service
 	clock    clock.Clock
 	log      *slog.Logger
 	objects  *adsync.Objects
@@ -122,7 +124,7 @@ func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
 	d := sys
 	s := &server{
 		cfg: d.Config, platform: d.Store, answers: d.Queries, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
-		objects: d.Objects, clock: d.Clock, log: d.Log,
+		fires: fires.New(d.Postgres, d.Store.Containers, d.Clock), objects: d.Objects, clock: d.Clock, log: d.Log,
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
