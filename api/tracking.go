@@ -61,36 +61,63 @@ func (s *server) listTriggers(c *fiber.Ctx) error {
 	return c.JSON(page)
 }
 
-// createTrigger makes an api trigger: 201 with it.
+// triggerAccess is which trigger types the caller may change: every type for a workspace's owner
+// or admin signed in (a JWT: the dashboard), api triggers for anyone else (API keys, as the spec
+// says, and members).
+func (s *server) triggerAccess(c *fiber.Ctx) (platform.TriggerAccess, error) {
+	p := auth.From(c)
+	if p.Kind != auth.KindJWT {
+		return platform.APITriggers, nil
+	}
+	manages, err := s.platform.Users.Manages(c.UserContext(), p.UserID, p.WorkspaceID)
+	if err != nil || !manages {
+		return platform.APITriggers, err
+	}
+	return platform.AllTriggers, nil
+}
+
+// createTrigger makes a trigger of a type the caller may make (triggerAccess): 201 with it.
 func (s *server) createTrigger(c *fiber.Ctx) error {
 	var in platform.TriggerInput
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
-	t, err := s.platform.Containers.CreateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), in)
+	access, err := s.triggerAccess(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.platform.Containers.CreateTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), in)
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(t)
 }
 
-// updateTrigger replaces an api trigger: 200 with it.
+// updateTrigger replaces a trigger the caller may change (triggerAccess): 200 with it.
 func (s *server) updateTrigger(c *fiber.Ctx) error {
 	var in platform.TriggerInput
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
-	t, err := s.platform.Containers.UpdateTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), c.Params("trigger_id"), in)
+	access, err := s.triggerAccess(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.platform.Containers.UpdateTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), c.Params("trigger_id"), in)
 	if err != nil {
 		return err
 	}
 	return c.JSON(t)
 }
 
-// deleteTrigger deletes an api trigger: 200 {success: true, id}.
+// deleteTrigger deletes a trigger the caller may change (triggerAccess): 200 {success: true, id}.
 func (s *server) deleteTrigger(c *fiber.Ctx) error {
 	id := c.Params("trigger_id")
-	if err := s.platform.Containers.DeleteTrigger(c.UserContext(), workspaceOf(c), c.Params("container_id"), id); err != nil {
+	access, err := s.triggerAccess(c)
+	if err != nil {
+		return err
+	}
+	if err := s.platform.Containers.DeleteTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), id); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"success": true, "id": id})

@@ -34,11 +34,19 @@ func (e *env) newTrackingTenant(name, account, domain string) trackingTenant {
 	return tt
 }
 
+// ruleMembers are the members that each type needs beyond its type, for platformTrigger.
+var ruleMembers = map[string]platform.TriggerRule{
+	"element_click":            {Selector: "#buy"},
+	"whatsapp_keyword_message": {Keyword: "quero comprar"},
+}
+
 // platformTrigger adds a trigger of any type, as the platform interface does.
 func (e *env) platformTrigger(containerID, typ, name, alpha string) platform.Trigger {
 	e.t.Helper()
+	rule := ruleMembers[typ]
+	rule.Type = typ
 	tr, err := e.store.Containers.AddPlatformTrigger(context.Background(), containerID, platform.TriggerInput{
-		Name: name, Config: platform.TriggerConfig{Trigger: platform.TriggerRule{Type: typ}, Name: strings.ToLower(alpha), Alpha: platform.AlphaEvent{Name: alpha}},
+		Name: name, Config: platform.TriggerConfig{Trigger: rule, Name: strings.ToLower(alpha), Alpha: platform.AlphaEvent{Name: alpha}},
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -70,7 +78,7 @@ func TestGetContainer(t *testing.T) {
 		wantJSON(t, body["verified_domains"], `[{"domain":"acme.example","status":"verified"}]`)
 		wantJSON(t, body["linked_pixels"], `[{"id":"987","name":"Acme pixel","source":"alpha_ads"}]`)
 		wantJSON(t, body["triggers"], `[{"alpha_event_name":"PageView","id":"`+tr.ID+`","name":"Every page","trigger_type":"page_view"}]`)
-		wantJSON(t, body["metadata"], `{"allowed_hosts":["acme.example"],"has_funnel_steps":false,"lead_key":"_mtk_lead"}`)
+		wantJSON(t, body["metadata"], `{"allowed_hosts":["acme.example"],"has_funnel_steps":false,"lead_key":"_mtk_lead","require_consent":false}`)
 	})
 	t.Run("addressed by id, v3 tracking code and v2 domain", func(t *testing.T) {
 		code := *a.v3.TrackingCode

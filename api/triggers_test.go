@@ -48,7 +48,7 @@ func TestTriggerList(t *testing.T) {
 		wantJSON(t, pg, `{"limit":50,"page":1,"total":7,"total_pages":1}`)
 		r := e.do("GET", base+"?limit=1", nil, bearer(a.readOnly)...)
 		first := r.JSON(t)["data"].([]any)[0].(map[string]any)
-		wantJSON(t, first["config"], `{"alpha":{"name":"Lead","track_custom":false},"name":"lead","trigger":{"type":"page_view"}}`)
+		wantJSON(t, first["config"], `{"alpha":{"name":"Lead","track_custom":false},"name":"lead","trigger":{"fire":"once_per_page","type":"page_view"}}`)
 		if first["id"] != ids[0] || first["name"] != "trigger 0" || first["domain"] != "acme.example" ||
 			first["created_at"] != e.clock.Now().Add(-7*time.Second).Format(time.RFC3339) {
 			t.Fatalf("trigger %v", first)
@@ -148,7 +148,7 @@ func TestTriggerCreate(t *testing.T) {
 		{"empty object", `{}`, "missing_parameter", []string{"name: required", "config.trigger.type: required", "config.name: required", "config.alpha.name: required"}},
 		{"blank names", apiTrigger("  ", "Lead", false), "missing_parameter", []string{"name: required", "config.name: required"}},
 		{"page_view type", map[string]any{"name": "x", "config": map[string]any{"trigger": map[string]any{"type": "page_view"}, "name": "x", "alpha": map[string]any{"name": "Lead"}}},
-			"invalid_parameter", []string{"config.trigger.type: only api triggers can be created or updated over the API"}},
+			"invalid_parameter", []string{"config.trigger.type: only api triggers can be created or updated with an API key"}},
 		{"unknown type", map[string]any{"name": "x", "config": map[string]any{"trigger": map[string]any{"type": "magic"}, "name": "x", "alpha": map[string]any{"name": "Lead"}}},
 			"invalid_parameter", []string{`config.trigger.type: "magic" is not a trigger type`}},
 		{"not a standard event", apiTrigger("x", "QualifiedLead", false), "invalid_parameter", []string{`config.alpha.name: "QualifiedLead" is not a standard event (Purchase, Lead,`}},
@@ -231,7 +231,7 @@ func TestTriggerUpdateAndDelete(t *testing.T) {
 	})
 	t.Run("delete: 200 {success, id}, then Trigger not found", func(t *testing.T) {
 		errObj := wantError(t, e.do("DELETE", base+pageView.ID, nil, bearer(a.key)...), 400, "validation_error", "invalid_parameter")
-		if errObj["message"] != "Only api triggers can be deleted over the API." {
+		if errObj["message"] != "Only api triggers can be deleted with an API key." {
 			t.Fatalf("message %v", errObj["message"])
 		}
 		wantError(t, e.do("DELETE", "/v3/tracking/containers/"+a.v3.ID+"/triggers/"+id, nil, bearer(b.key)...), 404, "not_found_error", "resource_not_found")

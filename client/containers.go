@@ -23,6 +23,7 @@ type Container struct {
 		AllowedHosts   []string `json:"allowed_hosts"`
 		LeadKey        string   `json:"lead_key"`
 		HasFunnelSteps bool     `json:"has_funnel_steps"`
+		RequireConsent bool     `json:"require_consent"`
 	} `json:"metadata"`
 	WorkspaceID string     `json:"workspace_id"`
 	ProjectID   string     `json:"project_id"`

@@ -91,6 +91,9 @@ type ContainerMetadata struct {
 	AllowedHosts   []string `json:"allowed_hosts"`
 	LeadKey        string   `json:"lead_key"`
 	HasFunnelSteps bool     `json:"has_funnel_steps"`
+	// RequireConsent makes the container's script send nothing and write no cookie before the
+	// page calls mtk.push(['consent', 'granted']).
+	RequireConsent bool `json:"require_consent"`
 }
 
 // ContainerInput is what creating a container takes.
@@ -105,6 +108,8 @@ type ContainerInput struct {
 	// subdomains); empty means the domain alone.
 	AllowedHosts   []string
 	HasFunnelSteps bool
+	// RequireConsent: see ContainerMetadata.
+	RequireConsent bool
 }
 
 // normalize validates in, naming every problem, and returns it with defaults applied.
@@ -196,10 +201,10 @@ func (s *Containers) insertContainer(ctx context.Context, id string, p Project, 
 	now := s.clock.Now()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO containers (id, workspace_id, project_id, domain, alias, version,
-			tracking_code, status, allowed_hosts, lead_key, has_funnel_steps, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			tracking_code, status, allowed_hosts, lead_key, has_funnel_steps, created_at, require_consent)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 			id, p.WorkspaceID, p.ID, in.Domain, in.Alias, in.Version, code, ContainerPending,
-			in.AllowedHosts, DefaultLeadKey, in.HasFunnelSteps, now); err != nil {
+			in.AllowedHosts, DefaultLeadKey, in.HasFunnelSteps, now, in.RequireConsent); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO container_domains (container_id, domain, status, created_at)
@@ -210,7 +215,7 @@ func (s *Containers) insertContainer(ctx context.Context, id string, p Project, 
 
 // containerSelect reads a container with its domains, pixels and triggers in one statement.
 const containerSelect = `SELECT c.id, c.domain, c.alias, c.version, c.tracking_code, c.status,
-	c.allowed_hosts, c.lead_key, c.has_funnel_steps, c.workspace_id, c.project_id, c.last_event_at, c.created_at,
+	c.allowed_hosts, c.lead_key, c.has_funnel_steps, c.require_consent, c.workspace_id, c.project_id, c.last_event_at, c.created_at,
 	coalesce((SELECT json_agg(json_build_object('domain', d.domain, 'status', d.status) ORDER BY d.created_at, d.domain)
 		FROM container_domains d WHERE d.container_id = c.id), '[]'),
 	coalesce((SELECT json_agg(json_build_object('source', x.source, 'id', x.pixel_id, 'name', x.name) ORDER BY x.created_at, x.source, x.pixel_id)
@@ -223,7 +228,7 @@ const containerSelect = `SELECT c.id, c.domain, c.alias, c.version, c.tracking_c
 func scanContainer(row pgx.CollectableRow) (Container, error) {
 	var c Container
 	err := row.Scan(&c.ID, &c.Domain, &c.Alias, &c.Version, &c.TrackingCode, &c.Status,
-		&c.Metadata.AllowedHosts, &c.Metadata.LeadKey, &c.Metadata.HasFunnelSteps, &c.WorkspaceID, &c.ProjectID,
+		&c.Metadata.AllowedHosts, &c.Metadata.LeadKey, &c.Metadata.HasFunnelSteps, &c.Metadata.RequireConsent, &c.WorkspaceID, &c.ProjectID,
 		&c.LastEventAt, &c.CreatedAt, &c.VerifiedDomains, &c.LinkedPixels, &c.Triggers)
 	return c, err
 }
@@ -278,6 +283,15 @@ func (s *Containers) LinkPixel(ctx context.Context, containerID string, px Linke
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (container_id, source, pixel_id) DO UPDATE SET name = excluded.name`,
 		containerID, px.Source, px.ID, px.Name, s.clock.Now())
 	if isForeignKeyViolation(err) {
+		return apperr.NotFound("Container not found.")
+	}
+	return err
+}
+
+// SetRequireConsent sets whether a live container's script waits for the visitor's consent.
+func (s *Containers) SetRequireConsent(ctx context.Context, containerID string, require bool) error {
+	tag, err := s.pool.Exec(ctx, "UPDATE containers SET require_consent = $2 WHERE id = $1 AND status <> 'deleted'", containerID, require)
+	if err == nil && tag.RowsAffected() == 0 {
 		return apperr.NotFound("Container not found.")
 	}
 	return err

@@ -21,9 +21,9 @@ const TriggerAPI = "api"
 // TriggerTypes are the trigger types of the spec. Types other than api are made in the platform
 // interface (here: AddPlatformTrigger).
 var TriggerTypes = []string{
-	TriggerAPI, "page_view", "page_view_duration", "element_click", "element_view", "element_hover",
-	"form_submit", "scroll_depth", "video_view_duration", "whatsapp_keyword_message",
-	"click_tracking_link", "checkout_transaction_approved",
+	TriggerAPI, TriggerPageView, TriggerPageViewDuration, TriggerElementClick, TriggerElementView,
+	TriggerElementHover, TriggerFormSubmit, TriggerScrollDepth, TriggerVideoViewTime, TriggerWhatsAppKeyword,
+	TriggerTrackingLink, TriggerCheckoutApproved,
 }
 
 // ValidTriggerType reports whether t is one of TriggerTypes.
@@ -63,11 +63,6 @@ type TriggerConfig struct {
 	Alpha   AlphaEvent  `json:"alpha"`
 }
 
-// TriggerRule says when a trigger fires.
-type TriggerRule struct {
-	Type string `json:"type"`
-}
-
 // AlphaEvent is the event sent to the first network: a standard one, or any name as a custom event.
 type AlphaEvent struct {
 	Name        string `json:"name"`
@@ -86,15 +81,17 @@ func (in TriggerInput) normalize(apiOnly bool) (TriggerInput, error) {
 	var p problems
 	in.Name = p.text("name", in.Name, maxTriggerName)
 	typ := strings.TrimSpace(in.Config.Trigger.Type)
+	in.Config.Trigger.Type = typ
 	switch {
 	case typ == "":
 		p.missing("config.trigger.type")
 	case !ValidTriggerType(typ):
 		p.bad("config.trigger.type", "%q is not a trigger type (%s)", typ, strings.Join(TriggerTypes, ", "))
 	case apiOnly && typ != TriggerAPI:
-		p.bad("config.trigger.type", "only api triggers can be created or updated over the API; %s triggers are made in the platform", typ)
+		p.bad("config.trigger.type", "only api triggers can be created or updated with an API key; %s triggers are made by a workspace owner or admin (the dashboard)", typ)
+	default:
+		in.Config.Trigger = normalizeRule(in.Config.Trigger, &p)
 	}
-	in.Config.Trigger.Type = typ
 	in.Config.Name = p.text("config.name", in.Config.Name, maxEventName)
 	in.Config.Alpha.Name = strings.TrimSpace(in.Config.Alpha.Name)
 	alpha := in.Config.Alpha
@@ -123,14 +120,15 @@ func suggestion(name string) string {
 // triggerColumns and triggerJoin read triggers t (a table or a data-modifying WITH) with their
 // container's domain.
 const (
-	triggerColumns = `t.id, t.name, c.domain, t.trigger_type, t.event_name, t.alpha_name, t.alpha_track_custom,
+	triggerColumns = `t.id, t.name, c.domain, t.rule, t.trigger_type, t.event_name, t.alpha_name, t.alpha_track_custom,
 	t.container_id, t.created_at, t.updated_at`
 	triggerJoin = " JOIN containers c ON c.id = t.container_id"
 )
 
 func scanTrigger(row pgx.CollectableRow) (Trigger, error) {
 	var t Trigger
-	err := row.Scan(&t.ID, &t.Name, &t.Domain, &t.Config.Trigger.Type, &t.Config.Name, &t.Config.Alpha.Name,
+	// The rule is stored without its type (see storedRule); trigger_type, read after it, sets it.
+	err := row.Scan(&t.ID, &t.Name, &t.Domain, &t.Config.Trigger, &t.Config.Trigger.Type, &t.Config.Name, &t.Config.Alpha.Name,
 		&t.Config.Alpha.TrackCustom, &t.ContainerID, &t.CreatedAt, &t.UpdatedAt)
 	return t, err
 }
@@ -146,13 +144,29 @@ func (s *Containers) containerID(ctx context.Context, workspaceID, ref string) (
 	return id, err
 }
 
+// TriggerAccess is which trigger types a caller may create, replace and delete.
+type TriggerAccess int
+
+// The two kinds of caller of the trigger routes (the contract's "Who configures").
+const (
+	// APITriggers is an API key's access: api triggers only, as the spec says.
+	APITriggers TriggerAccess = iota
+	// AllTriggers is a workspace owner's or admin's (the platform interface, the dashboard).
+	AllTriggers
+)
+
 // CreateTrigger makes an api trigger in a workspace's container, as the public API does.
 func (s *Containers) CreateTrigger(ctx context.Context, workspaceID, containerRef string, in TriggerInput) (Trigger, error) {
+	return s.CreateTriggerAs(ctx, APITriggers, workspaceID, containerRef, in)
+}
+
+// CreateTriggerAs makes a trigger in a workspace's container, of a type that access allows.
+func (s *Containers) CreateTriggerAs(ctx context.Context, access TriggerAccess, workspaceID, containerRef string, in TriggerInput) (Trigger, error) {
 	id, err := s.containerID(ctx, workspaceID, containerRef)
 	if err != nil {
 		return Trigger{}, err
 	}
-	if in, err = in.normalize(true); err != nil {
+	if in, err = in.normalize(access == APITriggers); err != nil {
 		return Trigger{}, err
 	}
 	return s.insertTrigger(ctx, id, in)
@@ -167,13 +181,19 @@ func (s *Containers) AddPlatformTrigger(ctx context.Context, containerID string,
 	return s.insertTrigger(ctx, containerID, in)
 }
 
+// storedRule is the rule as the rule column keeps it: without its type, which trigger_type holds.
+func storedRule(r TriggerRule) TriggerRule {
+	r.Type = ""
+	return r
+}
+
 func (s *Containers) insertTrigger(ctx context.Context, containerID string, in TriggerInput) (Trigger, error) {
 	now := s.clock.Now()
 	rows, err := s.pool.Query(ctx, `WITH t AS (INSERT INTO triggers (id, container_id, name, trigger_type, event_name,
-		alpha_name, alpha_track_custom, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *)
+		alpha_name, alpha_track_custom, created_at, updated_at, rule) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING *)
 		SELECT `+triggerColumns+" FROM t"+triggerJoin,
 		ids.New(ids.Trigger), containerID, in.Name, in.Config.Trigger.Type, in.Config.Name,
-		in.Config.Alpha.Name, in.Config.Alpha.TrackCustom, now)
+		in.Config.Alpha.Name, in.Config.Alpha.TrackCustom, now, storedRule(in.Config.Trigger))
 	if err != nil {
 		return Trigger{}, err
 	}
@@ -187,8 +207,8 @@ func (s *Containers) insertTrigger(ctx context.Context, containerID string, in T
 // triggerNotFound is the spec's answer for an unknown trigger.
 func triggerNotFound() error { return apperr.NotFound("Trigger not found") }
 
-// apiTrigger checks that triggerID is a trigger of the container and of type api.
-func (s *Containers) apiTrigger(ctx context.Context, containerID, triggerID, verb string) error {
+// editableTrigger checks that triggerID is a trigger of the container that access may change.
+func (s *Containers) editableTrigger(ctx context.Context, access TriggerAccess, containerID, triggerID, verb string) error {
 	var typ string
 	err := s.pool.QueryRow(ctx, "SELECT trigger_type FROM triggers WHERE id = $1 AND container_id = $2", triggerID, containerID).Scan(&typ)
 	if isNoRows(err) {
@@ -197,38 +217,50 @@ func (s *Containers) apiTrigger(ctx context.Context, containerID, triggerID, ver
 	if err != nil {
 		return err
 	}
-	if typ != TriggerAPI {
-		return apperr.Invalid(fmt.Sprintf("Only api triggers can be %s over the API.", verb),
-			fmt.Sprintf("trigger_id: %s is a %s trigger; change it in the platform", triggerID, typ))
+	if access == APITriggers && typ != TriggerAPI {
+		return apperr.Invalid(fmt.Sprintf("Only api triggers can be %s with an API key.", verb),
+			fmt.Sprintf("trigger_id: %s is a %s trigger; a workspace owner or admin changes it (the dashboard)", triggerID, typ))
 	}
 	return nil
 }
 
 // UpdateTrigger replaces an api trigger of a workspace's container.
 func (s *Containers) UpdateTrigger(ctx context.Context, workspaceID, containerRef, triggerID string, in TriggerInput) (Trigger, error) {
+	return s.UpdateTriggerAs(ctx, APITriggers, workspaceID, containerRef, triggerID, in)
+}
+
+// UpdateTriggerAs replaces a trigger of a workspace's container, of types that access allows
+// (the type itself may change).
+func (s *Containers) UpdateTriggerAs(ctx context.Context, access TriggerAccess, workspaceID, containerRef, triggerID string, in TriggerInput) (Trigger, error) {
 	cid, err := s.containerID(ctx, workspaceID, containerRef)
 	if err != nil {
 		return Trigger{}, err
 	}
-	if err := s.apiTrigger(ctx, cid, triggerID, "updated"); err != nil {
+	if err := s.editableTrigger(ctx, access, cid, triggerID, "updated"); err != nil {
 		return Trigger{}, err
 	}
-	if in, err = in.normalize(true); err != nil {
+	if in, err = in.normalize(access == APITriggers); err != nil {
 		return Trigger{}, err
 	}
 	return queryOne(ctx, s.db, scanTrigger, triggerNotFound(), `WITH t AS (UPDATE triggers SET name = $3, event_name = $4, alpha_name = $5,
-		alpha_track_custom = $6, updated_at = $7 WHERE id = $1 AND container_id = $2 RETURNING *)
+		alpha_track_custom = $6, updated_at = $7, trigger_type = $8, rule = $9 WHERE id = $1 AND container_id = $2 RETURNING *)
 		SELECT `+triggerColumns+" FROM t"+triggerJoin,
-		triggerID, cid, in.Name, in.Config.Name, in.Config.Alpha.Name, in.Config.Alpha.TrackCustom, s.clock.Now())
+		triggerID, cid, in.Name, in.Config.Name, in.Config.Alpha.Name, in.Config.Alpha.TrackCustom, s.clock.Now(),
+		in.Config.Trigger.Type, storedRule(in.Config.Trigger))
 }
 
 // DeleteTrigger deletes an api trigger of a workspace's container.
 func (s *Containers) DeleteTrigger(ctx context.Context, workspaceID, containerRef, triggerID string) error {
+	return s.DeleteTriggerAs(ctx, APITriggers, workspaceID, containerRef, triggerID)
+}
+
+// DeleteTriggerAs deletes a trigger of a workspace's container, of types that access allows.
+func (s *Containers) DeleteTriggerAs(ctx context.Context, access TriggerAccess, workspaceID, containerRef, triggerID string) error {
 	cid, err := s.containerID(ctx, workspaceID, containerRef)
 	if err != nil {
 		return err
 	}
-	if err := s.apiTrigger(ctx, cid, triggerID, "deleted"); err != nil {
+	if err := s.editableTrigger(ctx, access, cid, triggerID, "deleted"); err != nil {
 		return err
 	}
 	tag, err := s.pool.Exec(ctx, "DELETE FROM triggers WHERE id = $1 AND container_id = $2", triggerID, cid)

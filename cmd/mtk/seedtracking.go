@@ -26,6 +26,12 @@ func demoTrigger(typ, name, event, alpha string) platform.TriggerInput {
 	}}
 }
 
+// withKeyword sets the keyword of a whatsapp_keyword_message trigger.
+func withKeyword(in platform.TriggerInput, keyword string) platform.TriggerInput {
+	in.Config.Trigger.Keyword = keyword
+	return in
+}
+
 // demoContainers are the demo's v3 container (verified, several trigger types) and a legacy v2 one.
 var demoContainers = []demoContainer{
 	{
@@ -38,7 +44,7 @@ var demoContainers = []demoContainer{
 			demoTrigger("api", "Purchase (API)", "purchase_api", "Purchase"),
 			demoTrigger("page_view", "All pages", "page_view", "PageView"),
 			demoTrigger("checkout_transaction_approved", "Approved checkout", "checkout_approved", "Purchase"),
-			demoTrigger("whatsapp_keyword_message", "WhatsApp: quero comprar", "whatsapp_lead", "Lead"),
+			withKeyword(demoTrigger("whatsapp_keyword_message", "WhatsApp: quero comprar", "whatsapp_lead", "Lead"), "quero comprar"),
 			demoTrigger("click_tracking_link", "Tracking link click", "link_click", "Contact"),
 		},
 	},
