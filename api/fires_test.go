@@ -53,7 +53,7 @@ func TestCheckoutTriggerFiresOnce(t *testing.T) {
 	if err := e.store.Containers.LinkPixel(ctx, a.v3.ID, platform.LinkedPixel{Source: platform.KindAlpha, ID: "px-1", Name: "px"}); err != nil {
 		t.Fatal(err)
 	}
-	rule := platform.TriggerRule{Type: "checkout_transaction_approved"}
+	rule := platform.TriggerRule{Type: platform.TriggerCheckoutApproved}
 	purchase := e.serverTrigger(a.v3.ID, rule, "checkout_approved", platform.AlphaEvent{Name: "Purchase"})
 	custom := e.serverTrigger(a.v3.ID, rule, "checkout_custom", platform.AlphaEvent{Name: "ApprovedCheckout", TrackCustom: true})
 	key, t0 := a.custom.WebhookKey, e.clock.Now().Add(-time.Hour)
@@ -114,4 +114,44 @@ func equalCounts(a, b map[string]uint64) bool {
 		}
 	}
 	return true
+}
+
+// A tracking-link trigger fires one event per click, with the click's UTM; a keyword trigger one
+// per message text holding its keyword, whatever its case and accents, however often decoded.
+func TestLinkAndKeywordTriggersFire(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	click := e.serverTrigger(a.v3.ID, platform.TriggerRule{Type: platform.TriggerTrackingLink}, "link_click", platform.AlphaEvent{Name: "Contact"})
+	promo := e.serverTrigger(a.v3.ID, platform.TriggerRule{Type: platform.TriggerWhatsAppKeyword, Keyword: "PROMOCAO"},
+		"whatsapp_promo", platform.AlphaEvent{Name: "Lead"})
+	link := e.do("POST", "/v3/tracking/links", map[string]any{"name": "Promo", "phone": "5511912345678",
+		"message": "Olá! Quero a Promoção", "utm": map[string]string{"utm_source": "alpha", "utm_campaign": "Sale|123"}}, bearer(a.key)...).JSON(t)
+	sent := e.follow("/l/" + link["slug"].(string)).Query().Get("text")
+	e.follow("/l/" + link["slug"].(string) + "?utm_content=Ad|9")
+	if got := e.firings(t, a.project.ID, click.Config.Name); len(got) != 2 {
+		t.Fatalf("2 clicks fired %v", got)
+	}
+	var content string
+	if err := e.ch.QueryRow(context.Background(), "SELECT max(utm_content) FROM events WHERE project_id = ? AND name = ?",
+		a.project.ID, click.Config.Name).Scan(&content); err != nil || content != "Ad|9" {
+		t.Fatalf("click UTM %q %v", content, err)
+	}
+
+	texts := []string{sent, "quero a PROMOÇÃO de hoje", "promocao", "promoção!", "nada a ver", "PROMO"}
+	e.decode(a.readOnly, texts...)
+	e.decode(a.readOnly, texts...) // decoded again: fires nothing more
+	got := e.firings(t, a.project.ID, promo.Config.Name)
+	if len(got) != 4 {
+		t.Fatalf("keyword fired %d events, want 4: %v", len(got), got)
+	}
+	for id, n := range got {
+		if n != 1 {
+			t.Fatalf("event %s stored %d times", id, n)
+		}
+	}
+	var source, campaign string
+	if err := e.ch.QueryRow(context.Background(), "SELECT source, utm_campaign FROM events WHERE project_id = ? AND name = ? AND utm_campaign != ''",
+		a.project.ID, promo.Config.Name).Scan(&source, &campaign); err != nil || source != "whatsapp" || campaign != "Sale|123" {
+		t.Fatalf("tracked message's event: %q %q %v", source, campaign, err)
+	}
 }

@@ -26,9 +26,7 @@ const serverTriggerSelect = `SELECT ` + triggerColumns + `, c.project_id,
 
 func scanServerTrigger(row pgx.CollectableRow) (ServerTrigger, error) {
 	var s ServerTrigger
-	t := &s.Trigger
-	err := row.Scan(&t.ID, &t.Name, &t.Domain, &t.Config.Trigger.Type, &t.Config.Name, &t.Config.Alpha.Name,
-		&t.Config.Alpha.TrackCustom, &t.ContainerID, &t.CreatedAt, &t.UpdatedAt, &s.ProjectID, &s.AlphaPixels)
+	err := row.Scan(append(s.columns(), &s.ProjectID, &s.AlphaPixels)...)
 	return s, err
 }
 

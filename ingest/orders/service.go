@@ -144,7 +144,7 @@ func (s *Service) approval(ctx context.Context, projectID string, forward bool) 
 			return ap, err
 		}
 	}
-	ap.triggers, err = s.containers.ProjectServerTriggers(ctx, projectID, "checkout_transaction_approved")
+	ap.triggers, err = s.containers.ProjectServerTriggers(ctx, projectID, platform.TriggerCheckoutApproved)
 	return ap, err
 }
 
