@@ -25,6 +25,7 @@ import (
 	"mtk/internal/jsonx"
 	"mtk/internal/wire"
 	"mtk/platform"
+	"mtk/tag"
 )
 
 // BodyLimit is the largest request body accepted.
@@ -41,6 +42,7 @@ type server struct {
 	log      *slog.Logger
 	objects  *adsync.Objects
 	answers  *answers.Service
+	tags     *tag.Scripts
 	// passwords limits failed passwords per e-mail (checkPassword); passwordsFailed, when set,
 	// counts the attempts let through because it failed.
 	passwords       ratelimit.Failures
@@ -94,6 +96,7 @@ func New(sys *wire.System) *fiber.App {
 	s.trackingRoutes(app, v3, public)
 	s.eventRoutes(app, v3, public)
 	app.Post("/v2/tracking/generic", public, s.orderWebhook)
+	app.Get("/t/:file", public, s.tagScript)
 	s.oauthRoutes(app, v3, public)
 	routes.learn(app)
 	return app
@@ -125,6 +128,7 @@ func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
 	s := &server{
 		cfg: d.Config, platform: d.Store, answers: d.Queries, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
 		fires: fires.New(d.Postgres, d.Store.Containers, d.Clock), objects: d.Objects, clock: d.Clock, log: d.Log,
+		tags: tag.NewScripts(d.Store.Containers),
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",

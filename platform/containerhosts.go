@@ -48,3 +48,10 @@ func (c Container) AcceptsHost(host string) bool {
 	}
 	return false
 }
+
+// LiveContainer returns a live container of any workspace by its id, a v3 tracking code or a v2
+// domain (the public script's path names it so). A deleted one is not found.
+func (s *Containers) LiveContainer(ctx context.Context, ref string) (Container, error) {
+	cond, arg := refMatch(ref, "$1")
+	return s.containerWhere(ctx, cond, arg)
+}

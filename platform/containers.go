@@ -239,17 +239,25 @@ func (s *Containers) containerWhere(ctx context.Context, where string, args ...a
 }
 
 // refCondition is the SQL condition, over containers c with the workspace as $1 and ref as $2,
-// that finds a live container by ref: its id (ctr_...), the tracking code of a v3 container
-// (MTK-XXXXXX, in any case) or the domain of a v2 container. It returns ref normalized for $2.
+// that finds a live container of the workspace by ref (see refMatch). It returns ref normalized
+// for $2.
 func refCondition(ref string) (string, string) {
-	const live = "c.workspace_id = $1 AND c.status <> 'deleted' AND "
+	cond, arg := refMatch(ref, "$2")
+	return "c.workspace_id = $1 AND " + cond, arg
+}
+
+// refMatch is the SQL condition, over containers c with ref as the parameter param, that finds a
+// live container by ref: its id (ctr_...), the tracking code of a v3 container (MTK-XXXXXX, in
+// any case) or the domain of a v2 container. It returns ref normalized for param.
+func refMatch(ref, param string) (string, string) {
+	const live = "c.status <> 'deleted' AND "
 	switch {
 	case strings.HasPrefix(ref, ids.Container+"_"):
-		return live + "c.id = $2", ref
+		return live + "c.id = " + param, ref
 	case trackingCode.MatchString(strings.ToUpper(ref)):
-		return live + "c.version = '3.0' AND c.tracking_code = $2", strings.ToUpper(ref)
+		return live + "c.version = '3.0' AND c.tracking_code = " + param, strings.ToUpper(ref)
 	default:
-		return live + "c.version = '2.0' AND c.domain = $2", NormalizeDomain(ref)
+		return live + "c.version = '2.0' AND c.domain = " + param, NormalizeDomain(ref)
 	}
 }
 

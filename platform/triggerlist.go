@@ -88,3 +88,13 @@ func (s *Containers) ListTriggers(ctx context.Context, workspaceID, containerRef
 	out.Data, err = pgx.CollectRows(rows, scanTrigger)
 	return out, err
 }
+
+// ContainerTriggers returns every trigger of a container whose type is one of types, oldest first.
+func (s *Containers) ContainerTriggers(ctx context.Context, containerID string, types []string) ([]Trigger, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+triggerColumns+" FROM triggers t"+triggerJoin+
+		" WHERE t.container_id = $1 AND t.trigger_type = ANY ($2) ORDER BY t.created_at, t.id", containerID, types)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanTrigger)
+}

@@ -33,6 +33,7 @@ type Input struct {
 	Value      *int64            `json:"value"`
 	Currency   string            `json:"currency"`
 	Properties json.RawMessage   `json:"properties"`
+	Metadata   Metadata          `json:"metadata"`
 	// ClickID is the tracking-link click that brought the event's person (decode's decoded_id of
 	// the chat message they sent): the click becomes their lead's.
 	ClickID *int64 `json:"click_id"`
@@ -58,6 +59,15 @@ type AlphaConfig struct {
 type Page struct {
 	URL      string `json:"url"`
 	Referrer string `json:"referrer"`
+	Title    string `json:"title"`
+}
+
+// Metadata is what the container's script (package tag) says of the browser: LeadKey is the
+// value of its lead key cookie (the container's metadata.lead_key), the same for every event of
+// one browser. It is kept with the event's body (ClickHouse events.body); leads are still found
+// by e-mail, phone and document only.
+type Metadata struct {
+	LeadKey string `json:"lead_key"`
 }
 
 // The event sources of the spec; anything else is SourceAPI.
@@ -146,8 +156,11 @@ func (in Input) normalize(now time.Time) (Input, error) {
 			bad = append(bad, fmt.Sprintf("cookies.%s: name at most %d and value at most %d bytes", truncate(name, 40), maxText, maxURL))
 		}
 	}
-	if len(in.Page.URL) > maxURL || len(in.Page.Referrer) > maxURL {
-		bad = append(bad, fmt.Sprintf("page: url and referrer at most %d bytes", maxURL))
+	if len(in.Page.URL) > maxURL || len(in.Page.Referrer) > maxURL || len(in.Page.Title) > maxURL {
+		bad = append(bad, fmt.Sprintf("page: url, referrer and title at most %d bytes", maxURL))
+	}
+	if len(in.Metadata.LeadKey) > maxText {
+		bad = append(bad, fmt.Sprintf("metadata.lead_key: at most %d bytes", maxText))
 	}
 	if in.Value != nil && (*in.Value < 0 || *in.Value > maxValue) {
 		bad = append(bad, "value: cents, from 0 to 10^12")

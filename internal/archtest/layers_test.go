@@ -21,6 +21,7 @@ var layers = []struct {
 	{"cmd/", 5, ""}, {"benchmarks/", 5, ""},
 	{"api", 3, ""},
 	{"engine/enginetest", 5, ""}, {"engine", 2, "engine"}, {"answers", 2, "engine"}, {"ingest", 2, "ingest"}, {"adsync", 2, "adsync"},
+	{"tag", 2, "tag"},
 	{"platform/utm", 0, ""}, {"platform/marker", 0, ""}, {"platform", 1, ""},
 	{"facts", 0, ""}, {"schema", 0, ""}, {"client", 0, ""},
 }

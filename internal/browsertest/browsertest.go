@@ -108,6 +108,20 @@ func NewTab(t *testing.T, width, height int64) *Tab {
 	return tb
 }
 
+// NewContext opens a bare tab in the shared browser, for a benchmark that drives chromedp
+// itself; the tab, in a browser context of its own, closes with cancel (at the latest when tb
+// ends).
+func NewContext(tb testing.TB) (context.Context, context.CancelFunc) {
+	tb.Helper()
+	browserOnce.Do(startBrowser)
+	if browserErr != nil {
+		tb.Fatal(browserErr)
+	}
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	tb.Cleanup(cancel)
+	return ctx, cancel
+}
+
 // Run runs actions in the tab and fails the test on an error.
 func (tb *Tab) Run(actions ...chromedp.Action[chromedp.Void]) {
 	tb.T.Helper()

@@ -35,6 +35,7 @@ type Checker struct {
 var loaded = sync.OnceValues(func() (*Checker, error) {
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)                    // /docs, /dashboard
 	openapi3filter.RegisterBodyDecoder("application/openmetrics-text", openapi3filter.PlainBodyDecoder) // /metrics
+	openapi3filter.RegisterBodyDecoder("text/javascript", openapi3filter.PlainBodyDecoder)              // /t/{container}.js
 	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document())
 	if err != nil {
 		return nil, fmt.Errorf("loading the OpenAPI document: %w", err)
