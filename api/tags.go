@@ -7,6 +7,7 @@ import (
 
 	"mtk/ingest/events"
 	"mtk/platform"
+	"mtk/tag"
 )
 
 // listedContainer is a container as GET /v3/tracking/containers lists it: with the line of HTML
@@ -28,7 +29,7 @@ func (s *server) listContainers(c *fiber.Ctx) error {
 	}
 	out := make([]listedContainer, len(all))
 	for i, ctr := range all {
-		out[i] = listedContainer{Container: ctr, InstallLine: platform.InstallLine(s.cfg.BaseURL, ctr)}
+		out[i] = listedContainer{Container: ctr, InstallLine: tag.InstallLine(s.cfg.BaseURL, tag.Ref(ctr))}
 	}
 	return c.JSON(fiber.Map{"data": out})
 }

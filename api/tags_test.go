@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"mtk/platform"
+	"mtk/tag"
 )
 
 // The Tags view's routes: the workspace's containers with their install line, and each
@@ -20,7 +20,7 @@ func TestContainerListAndTriggerStats(t *testing.T) {
 	items := list.JSON(t)["data"].([]any)
 	id := func(i int) any { return items[i].(map[string]any)["container"].(map[string]any)["id"] }
 	if len(items) != 2 || id(0) != a.v3.ID || id(1) != a.v2.ID ||
-		items[0].(map[string]any)["install_line"] != platform.InstallLine(e.sys.Config.BaseURL, a.v3) {
+		items[0].(map[string]any)["install_line"] != tag.InstallLine(e.sys.Config.BaseURL, *a.v3.TrackingCode) {
 		t.Fatalf("containers %v", items)
 	}
 	if other := e.do("GET", "/v3/tracking/containers?project_id="+b.project.ID, nil, bearer(a.readOnly)...).JSON(t)["data"].([]any); len(other) != 0 {

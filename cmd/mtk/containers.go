@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"mtk/platform"
+	"mtk/tag"
 )
 
 func runContainer(ctx context.Context, args []string, out io.Writer) error {
@@ -76,7 +77,7 @@ type shownContainer struct {
 
 // showContainer prints a container and the line that installs its tag.
 func showContainer(out io.Writer, asJSON bool, c platform.Container, baseURL string) error {
-	line := platform.InstallLine(baseURL, c)
+	line := tag.InstallLine(baseURL, tag.Ref(c))
 	code := "-"
 	if c.TrackingCode != nil {
 		code = *c.TrackingCode
