@@ -15,6 +15,7 @@ import (
 	"mtk/adsync"
 	"mtk/answers"
 	"mtk/api/dashboard"
+	"mtk/api/demoshop"
 	"mtk/api/openapi"
 	"mtk/api/ratelimit"
 	"mtk/ingest/events"
@@ -72,6 +73,9 @@ func New(sys *wire.System) *fiber.App {
 	s, app, routes := newApp(sys)
 	d := sys
 	dashboard.Register(app)
+	if d.Config.DemoShop {
+		demoshop.Register(app, d.Config.BaseURL, d.Store.Containers.ContainerForHost)
+	}
 	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 	app.Get("/docs", openapi.ServeDocs)
 
