@@ -20,7 +20,8 @@ func (s *server) createLink(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(link)
 }
 
-// followLink records a click of a tracking link and sends the visitor to the chat (302). The
+// followLink records a click of a tracking link, with the firing of the workspace's
+// click_tracking_link triggers, and sends the visitor to the chat (302). The
 // click's UTM is the link's own overlaid, member by member, with the visited URL's utm_*
 // parameters (an ad's dynamic ones).
 func (s *server) followLink(c *fiber.Ctx) error {
@@ -28,7 +29,7 @@ func (s *server) followLink(c *fiber.Ctx) error {
 		UTM:       utm.Extract(utm.Params{}, c.OriginalURL(), nil),
 		IP:        c.IP(),
 		UserAgent: c.Get(fiber.HeaderUserAgent),
-	})
+	}, s.fires.Click)
 	if err != nil {
 		return err
 	}

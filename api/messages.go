@@ -59,7 +59,8 @@ func (in decodeInput) texts() ([]string, error) {
 	return texts, nil
 }
 
-// decodeMessages finds the tracking marker of each message: 200 {messages: [...]} in order.
+// decodeMessages finds the tracking marker of each message, and fires the workspace's
+// whatsapp_keyword_message triggers whose keyword a message holds: 200 {messages: [...]} in order.
 func (s *server) decodeMessages(c *fiber.Ctx) error {
 	var in decodeInput
 	if err := decodeJSON(c, &in); err != nil {
@@ -71,6 +72,9 @@ func (s *server) decodeMessages(c *fiber.Ctx) error {
 	}
 	out, err := s.platform.Links.DecodeMessages(c.UserContext(), workspaceOf(c), texts)
 	if err != nil {
+		return err
+	}
+	if err := s.fires.Messages(c.UserContext(), workspaceOf(c), out); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"messages": out})

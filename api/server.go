@@ -15,9 +15,11 @@ import (
 	"mtk/adsync"
 	"mtk/answers"
 	"mtk/api/dashboard"
+	"mtk/api/demoshop"
 	"mtk/api/openapi"
 	"mtk/api/ratelimit"
 	"mtk/ingest/events"
+	"mtk/ingest/fires"
 	"mtk/ingest/orders"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -36,6 +38,7 @@ type server struct {
 	ch       driver.Conn
 	events   *events.Service
 	orders   *orders.Service
+	fires    *fires.Service
 	clock    clock.Clock
 	log      *slog.Logger
 	objects  *adsync.Objects
@@ -70,6 +73,9 @@ func New(sys *wire.System) *fiber.App {
 	s, app, routes := newApp(sys)
 	d := sys
 	dashboard.Register(app)
+	if d.Config.DemoShop {
+		demoshop.Register(app, d.Config.BaseURL, d.Store.Containers.ContainerForHost)
+	}
 	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 	app.Get("/docs", openapi.ServeDocs)
 
@@ -125,7 +131,8 @@ func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
 	d := sys
 	s := &server{
 		cfg: d.Config, platform: d.Store, answers: d.Queries, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
-		objects: d.Objects, clock: d.Clock, log: d.Log, tags: tag.NewScripts(d.Store.Containers),
+		fires: fires.New(d.Postgres, d.Store.Containers, d.Clock), objects: d.Objects, clock: d.Clock, log: d.Log,
+		tags: tag.NewScripts(d.Store.Containers),
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",

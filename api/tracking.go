@@ -16,8 +16,10 @@ func (s *server) trackingRoutes(app *fiber.App, v3 fiber.Router, public fiber.Ha
 	read := require(auth.ScopeTrackingRead, workspaceRequired)
 	write := require(auth.ScopeTrackingWrite, workspaceRequired)
 	const container = "/tracking/containers/:container_id"
+	v3.Get("/tracking/containers", read, s.listContainers)
 	v3.Get(container, read, s.getContainer)
 	v3.Get(container+"/triggers", read, s.listTriggers)
+	v3.Get(container+"/trigger-stats", read, s.triggerStats)
 	v3.Post(container+"/triggers", write, idem, s.createTrigger)
 	v3.Put(container+"/triggers/:trigger_id", write, idem, s.updateTrigger)
 	v3.Delete(container+"/triggers/:trigger_id", write, idem, s.deleteTrigger)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -126,16 +127,31 @@ type Click struct {
 	UserAgent string
 }
 
-// FollowLink records a click of the link with slug and returns where the visitor goes: the chat
-// with the link's phone, its message prefilled with the click id as an invisible marker.
-func (s *Links) FollowLink(ctx context.Context, slug string, click Click) (string, error) {
+// LinkClick is a recorded click of a tracking link.
+type LinkClick struct {
+	ID                  int64
+	LinkID, WorkspaceID string
+	UTM                 utm.Params // the link's own, overlaid with the visited URL's
+	IP, UserAgent       string
+	At                  time.Time
+}
+
+// ClickHook queues, in the transaction that records click, what the click causes (the firing
+// of click_tracking_link triggers): both are stored, or neither.
+type ClickHook func(ctx context.Context, w *pgx.Batch, click LinkClick) error
+
+// FollowLink records a click of the link with slug, with what hook queues for it, and returns
+// where the visitor goes: the chat with the link's phone, its message prefilled with the click id
+// as an invisible marker.
+func (s *Links) FollowLink(ctx context.Context, slug string, click Click, hook ClickHook) (string, error) {
 	var (
-		linkID, phone, message string
-		p                      utm.Params
+		phone, message string
+		p              utm.Params
 	)
-	err := s.pool.QueryRow(ctx, `SELECT id, phone, message, utm_source, utm_medium, utm_campaign, utm_content, utm_term
-		FROM tracking_links WHERE slug = $1`, slug).
-		Scan(&linkID, &phone, &message, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term)
+	k := LinkClick{IP: storable(click.IP, maxIP), UserAgent: storable(click.UserAgent, maxUserAgent), At: s.clock.Now()}
+	err := s.pool.QueryRow(ctx, `SELECT id, workspace_id, phone, message, utm_source, utm_medium, utm_campaign,
+		utm_content, utm_term FROM tracking_links WHERE slug = $1`, slug).
+		Scan(&k.LinkID, &k.WorkspaceID, &phone, &message, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term)
 	if isNoRows(err) {
 		return "", apperr.NotFound("Tracking link not found.")
 	}
@@ -143,14 +159,22 @@ func (s *Links) FollowLink(ctx context.Context, slug string, click Click) (strin
 		return "", err
 	}
 	p = p.Overlay(click.UTM)
-	var clickID int64
+	k.UTM = utm.Params{Source: storable(p.Source, utm.MaxValue), Medium: storable(p.Medium, utm.MaxValue),
+		Campaign: storable(p.Campaign, utm.MaxValue), Content: storable(p.Content, utm.MaxValue), Term: storable(p.Term, utm.MaxValue)}
 	for range clickIDAttempts {
-		clickID = newClickID()
-		_, err = s.pool.Exec(ctx, `INSERT INTO link_clicks (id, link_id, utm_source, utm_medium, utm_campaign,
-			utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			clickID, linkID, storable(p.Source, utm.MaxValue), storable(p.Medium, utm.MaxValue), storable(p.Campaign, utm.MaxValue),
-			storable(p.Content, utm.MaxValue), storable(p.Term, utm.MaxValue), storable(click.IP, maxIP),
-			storable(click.UserAgent, maxUserAgent), s.clock.Now())
+		k.ID = newClickID()
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			w := &pgx.Batch{}
+			w.Queue(`INSERT INTO link_clicks (id, link_id, utm_source, utm_medium, utm_campaign,
+				utm_content, utm_term, ip, user_agent, clicked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+				k.ID, k.LinkID, k.UTM.Source, k.UTM.Medium, k.UTM.Campaign, k.UTM.Content, k.UTM.Term, k.IP, k.UserAgent, k.At)
+			if hook != nil {
+				if err := hook(ctx, w, k); err != nil {
+					return err
+				}
+			}
+			return tx.SendBatch(ctx, w).Close()
+		})
 		if violated(err) != "link_clicks_pkey" {
 			break
 		}
@@ -158,7 +182,7 @@ func (s *Links) FollowLink(ctx context.Context, slug string, click Click) (strin
 	if err != nil {
 		return "", err
 	}
-	return WhatsAppURL(phone, marker.Embed(message, uint64(clickID))), nil
+	return WhatsAppURL(phone, marker.Embed(message, uint64(k.ID))), nil
 }
 
 // Click ids are random in [1, clickIDLimit): a sequence would tell every workspace how many clicks

@@ -127,10 +127,15 @@ const (
 
 func scanTrigger(row pgx.CollectableRow) (Trigger, error) {
 	var t Trigger
-	// The rule is stored without its type (see storedRule); trigger_type, read after it, sets it.
-	err := row.Scan(&t.ID, &t.Name, &t.Domain, &t.Config.Trigger, &t.Config.Trigger.Type, &t.Config.Name, &t.Config.Alpha.Name,
-		&t.Config.Alpha.TrackCustom, &t.ContainerID, &t.CreatedAt, &t.UpdatedAt)
+	err := row.Scan(t.columns()...)
 	return t, err
+}
+
+// columns are where triggerColumns are scanned to, in their order.
+func (t *Trigger) columns() []any {
+	// The rule is stored without its type (see storedRule); trigger_type, read after it, sets it.
+	return []any{&t.ID, &t.Name, &t.Domain, &t.Config.Trigger, &t.Config.Trigger.Type, &t.Config.Name, &t.Config.Alpha.Name,
+		&t.Config.Alpha.TrackCustom, &t.ContainerID, &t.CreatedAt, &t.UpdatedAt}
 }
 
 // containerID resolves a container reference of a workspace (see ContainerIn) to its id.

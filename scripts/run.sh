@@ -23,4 +23,5 @@ bin/mtk migrate
 bin/mtk seed demo
 [ "${1:-}" = --prepare ] && exit 0
 echo
-exec bin/mtk serve
+echo "Demo shop (the tag installed; its events show in the dashboard's Tags view): http://shop.localhost:$(listen="${MTK_LISTEN:-127.0.0.1:8080}"; echo "${listen##*:}")/demo-shop/"
+MTK_DEMO_SHOP="${MTK_DEMO_SHOP:-on}" exec bin/mtk serve

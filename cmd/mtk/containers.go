@@ -7,10 +7,11 @@ import (
 	"io"
 
 	"mtk/platform"
+	"mtk/tag"
 )
 
 func runContainer(ctx context.Context, args []string, out io.Writer) error {
-	sub, rest, err := subcommand(args, "create", "verify", "delete")
+	sub, rest, err := subcommand(args, "create", "show", "verify", "delete")
 	if err != nil {
 		return err
 	}
@@ -22,7 +23,7 @@ func runContainer(ctx context.Context, args []string, out io.Writer) error {
 	create.StringVar(&in.Version, "version", "3", "2 (legacy, addressed by domain) or 3 (addressed by tracking code)")
 	create.StringVar(&in.Alias, "alias", "", "display name; default the domain")
 	hosts := create.String("allowed-hosts", "", "comma-separated hosts the tag accepts events from (host or *.host); default the domain")
-	asJSON := create.Bool("json", false, "print the created object as JSON")
+	asJSON := flagsOf(fs, sub, "create", "show").Bool("json", false, "print the container as JSON (show: with install_line)")
 	positional, err := parseFlags(fs, rest)
 	if err != nil {
 		return err
@@ -30,7 +31,7 @@ func runContainer(ctx context.Context, args []string, out io.Writer) error {
 	if sub != "create" && len(positional) != 1 {
 		return usageError{fmt.Sprintf("want: mtk container %s <container id>", sub)}
 	}
-	return withPlatform(ctx, func(s *platform.Services, _ string) error {
+	return withPlatform(ctx, func(s *platform.Services, baseURL string) error {
 		switch sub {
 		case "create":
 			if err := required(map[string]string{"project": in.ProjectID, "domain": in.Domain}); err != nil {
@@ -46,6 +47,12 @@ func runContainer(ctx context.Context, args []string, out io.Writer) error {
 				human += "\ntracking code: " + *c.TrackingCode
 			}
 			return emit(out, *asJSON, c, human)
+		case "show":
+			c, err := s.Containers.ContainerByID(ctx, positional[0])
+			if err != nil {
+				return err
+			}
+			return showContainer(out, *asJSON, c, baseURL)
 		case "verify":
 			if err := s.Containers.VerifyContainerDomain(ctx, positional[0], in.Domain); err != nil {
 				return err
@@ -60,4 +67,23 @@ func runContainer(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 	})
+}
+
+// shownContainer is a container as `mtk container show --json` prints it: with its install line.
+type shownContainer struct {
+	platform.Container
+	InstallLine string `json:"install_line"`
+}
+
+// showContainer prints a container and the line that installs its tag.
+func showContainer(out io.Writer, asJSON bool, c platform.Container, baseURL string) error {
+	line := tag.InstallLine(baseURL, tag.Ref(c))
+	code := "-"
+	if c.TrackingCode != nil {
+		code = *c.TrackingCode
+	}
+	human := fmt.Sprintf("container %s (%s, version %s, %s, status %s)\ntracking code: %s\ntriggers: %d\n"+
+		"install: paste this line into the <head> of every page of %s:\n%s",
+		c.ID, c.Alias, c.Version, c.Domain, c.Status, code, len(c.Triggers), c.Domain, line)
+	return emit(out, asJSON, shownContainer{Container: c, InstallLine: line}, human)
 }

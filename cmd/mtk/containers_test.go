@@ -36,6 +36,17 @@ func TestContainerCommands(t *testing.T) {
 	if exit != 0 || !strings.Contains(out, "created container ctr_") || !strings.Contains(out, "tracking code: MTK-") {
 		t.Fatalf("human output (exit %d): %s", exit, out)
 	}
+	// show prints the install line at MTK_BASE_URL, in words and in JSON.
+	t.Setenv("MTK_BASE_URL", "https://mtk.example/")
+	line := `<script async src="https://mtk.example/t/` + code + `.js"></script>`
+	if out, errOut, exit := cli(t, "container", "show", v3["id"].(string)); exit != 0 || !strings.Contains(out, "tracking code: "+code) ||
+		!strings.HasSuffix(strings.TrimSpace(out), "\n"+line) {
+		t.Fatalf("show: exit %d %s %s", exit, out, errOut)
+	}
+	if shown := cliJSON(t, "container", "show", v3["id"].(string), "--json"); shown["install_line"] != line || shown["id"] != v3["id"] {
+		t.Fatalf("show --json: %v", shown)
+	}
+	t.Setenv("MTK_BASE_URL", "")
 	if out, errOut, exit := cli(t, "container", "verify", v3["id"].(string)); exit != 0 || !strings.Contains(out, "verified") {
 		t.Fatalf("verify: exit %d %s %s", exit, out, errOut)
 	}
@@ -63,6 +74,8 @@ func TestContainerCommands(t *testing.T) {
 		{[]string{"container", "create", "--project", prjID, "--domain", "x.example", "--allowed-hosts", "a b"}, 1, "allowed_hosts"},
 		{[]string{"container", "create", "--project", "prj_nope", "--domain", "x.example"}, 1, "Project not found"},
 		{[]string{"container", "verify", "ctr_nope"}, 1, "Container not found"},
+		{[]string{"container", "show", "ctr_nope"}, 1, "Container ctr_nope not found"},
+		{[]string{"container", "show"}, 2, "want: mtk container show <container id>"},
 		{[]string{"container", "verify", v3["id"].(string), "--domain", "elsewhere.example"}, 1, "neither the container's domain"},
 		{[]string{"container", "delete"}, 2, "want: mtk container delete <container id>"},
 		{[]string{"container", "rename"}, 2, `unknown subcommand "rename"`},

@@ -36,6 +36,7 @@ Usage:
   mtk project create --workspace W --name N --currency BRL --timezone America/Sao_Paulo [--json]
   mtk connection create --project P --kind alpha_ads|beta_ads|gamma_ads|custom --name N [--source-id ID] [--json]
   mtk container create --project P --domain D [--version 2|3] [--alias A] [--allowed-hosts a,b] [--json]
+  mtk container show <container id> [--json]
   mtk container verify <container id> [--domain D]
   mtk container delete <container id>
   mtk sync now --connection ID | --all          sync now (full the first time, else incremental)

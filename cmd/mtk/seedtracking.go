@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"mtk/api/demoshop"
 	"mtk/platform"
 )
 
@@ -32,12 +33,20 @@ func withKeyword(in platform.TriggerInput, keyword string) platform.TriggerInput
 	return in
 }
 
+// withRule sets the members of a client-side trigger's rule (its type stays).
+func withRule(in platform.TriggerInput, r platform.TriggerRule) platform.TriggerInput {
+	r.Type = in.Config.Trigger.Type
+	in.Config.Trigger = r
+	return in
+}
+
 // demoContainers are the demo's v3 container (verified, several trigger types) and a legacy v2 one.
 var demoContainers = []demoContainer{
 	{
 		in: platform.ContainerInput{
 			Domain: "demo-store.example", Version: "3", Alias: "Demo Store",
-			AllowedHosts: []string{"demo-store.example", "*.demo-store.example"}, HasFunnelSteps: true,
+			// The demo shop (api/demoshop, make run) is served at shop.localhost.
+			AllowedHosts: []string{"demo-store.example", "*.demo-store.example", demoshop.Host}, HasFunnelSteps: true,
 		},
 		verified: true,
 		triggers: []platform.TriggerInput{
@@ -46,6 +55,13 @@ var demoContainers = []demoContainer{
 			demoTrigger("checkout_transaction_approved", "Approved checkout", "checkout_approved", "Purchase"),
 			withKeyword(demoTrigger("whatsapp_keyword_message", "WhatsApp: quero comprar", "whatsapp_lead", "Lead"), "quero comprar"),
 			demoTrigger("click_tracking_link", "Tracking link click", "link_click", "Contact"),
+			// The demo shop's pages fire these.
+			withRule(demoTrigger("element_click", "Add to cart", "add_to_cart", "AddToCart"), platform.TriggerRule{Selector: ".add-to-cart", Fire: platform.FireEveryTime}),
+			withRule(demoTrigger("form_submit", "Contact form", "lead", "Lead"), platform.TriggerRule{Selector: "#lead-form"}),
+			withRule(demoTrigger("scroll_depth", "Guide read halfway", "guide_read", "ViewContent"), platform.TriggerRule{Percent: 50,
+				Conditions: []platform.Condition{{Variable: "page_path", Operator: "startsWith", Value: "/demo-shop/guide"}}}),
+			withRule(demoTrigger("video_view_duration", "Video watched 3 s", "video_watched", "ViewContent"), platform.TriggerRule{Seconds: 3}),
+			withRule(demoTrigger("page_view_duration", "Engaged visit (20 s)", "engaged_visit", "ViewContent"), platform.TriggerRule{Seconds: 20}),
 		},
 	},
 	{

@@ -116,17 +116,37 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 	if err != nil {
 		return err
 	}
-	var pixels []string
-	if o.Status == StatusApproved && conn.TrackingEnabled {
-		if pixels, err = s.pixels(ctx, p.ID); err != nil {
+	var ap approval
+	if o.Status == StatusApproved {
+		if ap, err = s.approval(ctx, p.ID, conn.TrackingEnabled); err != nil {
 			return err
 		}
 	}
 	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID, explicitUTM: explicitUTM,
 		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return s.apply(ctx, tx, conn, p, st, pixels)
+		return s.apply(ctx, tx, conn, p, st, ap)
 	})
+}
+
+// approval is what an order's first approval sends: the Purchase conversion to pixels (when the
+// connection forwards purchases) and the firings of the project's checkout triggers.
+type approval struct {
+	pixels   []string
+	triggers []platform.ServerTrigger
+}
+
+// approval reads what a first approval in the project sends.
+func (s *Service) approval(ctx context.Context, projectID string, forward bool) (approval, error) {
+	var ap approval
+	var err error
+	if forward {
+		if ap.pixels, err = s.pixels(ctx, projectID); err != nil {
+			return ap, err
+		}
+	}
+	ap.triggers, err = s.containers.ProjectServerTriggers(ctx, projectID, platform.TriggerCheckoutApproved)
+	return ap, err
 }
 
 // pixels lists the first network's pixels linked to the project's live containers, once each.
@@ -153,7 +173,7 @@ var errRetry = errors.New("orders: inserted concurrently")
 
 const upsertAttempts = 3
 
-func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, p platform.Project, st stored, pixels []string) error {
+func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, p platform.Project, st stored, ap approval) error {
 	now := s.clock.Now()
 	for range upsertAttempts {
 		prev, found, err := lockOrder(ctx, tx, conn.ID, st.ID)
@@ -162,7 +182,9 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 		}
 		if found {
 			if !st.updated.After(prev.updated) {
-				return nil // not newer than what is stored: nothing changes
+				// Not newer than what is stored: nothing changes, but an approval arriving after a
+				// later state (a refund before its sale) is still the order's first.
+				return lateApproval(ctx, tx, conn, p, prev, st.keeping(prev), ap, now)
 			}
 			st = st.keeping(prev)
 		}
@@ -205,7 +227,7 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 		if journeyChanged {
 			queueJourney(w, conn, st, journeys, now)
 		}
-		if err := queuePurchase(w, conn, p, prev, found, st, pixels, now); err != nil {
+		if err := queueApproval(w, conn, p, prev, found, st, ap, now); err != nil {
 			return err
 		}
 		if w.Len() == 0 {

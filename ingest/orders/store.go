@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/capi"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/platform"
@@ -155,26 +154,4 @@ func factChange(p platform.Project, prev stored, found bool, st stored) []outbox
 		rows = append(rows, after)
 	}
 	return rows
-}
-
-// queuePurchase queues the Purchase conversion on the transaction's first approved state, once
-// for each pixel, and records that it did.
-func queuePurchase(w *pgx.Batch, conn platform.WebhookConnection, p platform.Project, prev stored, found bool, st stored, pixels []string, now time.Time) error {
-	if st.Status != StatusApproved || found && prev.purchaseQueued {
-		return nil
-	}
-	w.Queue("UPDATE orders SET purchase_queued = true WHERE connection_id = $1 AND transaction_id = $2", conn.ID, st.ID)
-	value := st.value
-	in := capi.Input{EventName: "Purchase", EventTime: st.updated, EventID: st.ID, ActionSource: capi.Other,
-		Lead:       capi.Lead{Email: st.Customer.Email, Phone: st.Customer.Phone, Name: st.Customer.Name, ExternalID: st.leadID},
-		ValueCents: &value, Currency: st.currency, OrderID: st.ID}
-	for _, it := range st.Items {
-		in.Items = append(in.Items, capi.Item{ID: it.ID, Quantity: it.Quantity, UnitPriceCents: it.UnitPrice})
-	}
-	for _, px := range pixels {
-		if err := outbox.QueueConversion(w, outbox.Conversion{ProjectID: p.ID, PixelID: px, Input: in}, now); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -59,6 +59,8 @@ type Config struct {
 	DataDir string
 	// AdsimURL is where the ad network simulator serves, for `mtk seed demo` (MTK_ADSIM_URL).
 	AdsimURL string
+	// DemoShop serves the demo shop at /demo-shop/ (MTK_DEMO_SHOP=on; `make run` sets it).
+	DemoShop bool
 	// Metrics is where GET /metrics is served (MTK_METRICS): "on" on Listen, "off" nowhere (and
 	// nothing is measured), or a host:port of its own.
 	Metrics string
@@ -162,6 +164,7 @@ func FromEnv() Config {
 		RedisURL:          env("MTK_REDIS_URL", ""),
 		DataDir:           env("MTK_DATA", DefaultDataDir),
 		AdsimURL:          strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
+		DemoShop:          strings.ToLower(env("MTK_DEMO_SHOP", "off")) == "on",
 		Metrics:           env("MTK_METRICS", "on"),
 		QueryCache:        strings.ToLower(env("MTK_QUERY_CACHE", "on")),
 		QueryCacheGrain:   strings.ToLower(env("MTK_QUERY_CACHE_GRAIN", "day")),

@@ -279,7 +279,8 @@ function syncControls() {
   for (const e of document.querySelectorAll('.page-performance')) e.hidden = page !== 'performance';
   for (const e of document.querySelectorAll('.page-breakdown')) e.hidden = page === 'performance';
   $('level-field').hidden = page !== 'performance';
-  if (page !== 'performance') {
+  tags.show(page);
+  if (BREAKDOWNS[page]) {
     $('breakdown-dimension-field').hidden = page !== 'sources';
     $('breakdown-dimension').value = v.dimension;
     $('breakdown-title').textContent = BREAKDOWNS[page].title;
@@ -466,6 +467,15 @@ async function load() {
   if (!project) {
     showError({ message: 'This key\'s workspace has no projects yet.' });
     finish('error');
+    return;
+  }
+  if (state.view.page === 'tags') {
+    setState('loading');
+    tags.load((s, err) => {
+      if (err) showError(err);
+      else showAnswered([]);
+      finish(s);
+    });
     return;
   }
   const r = range(project);
@@ -761,6 +771,7 @@ function showRequests(b) {
 
 document.addEventListener('DOMContentLoaded', () => {
   wireControls();
+  tags.wire();
   if (api.signedIn()) enter();
   else showSignIn('');
 });
