@@ -187,6 +187,9 @@ func (tb *tab) checkView(f *fixture) string {
 	}
 
 	totals := f.query(tb.requestBody("totals"))
+	if totals.Error != nil || len(totals.Data) != 1 {
+		t.Fatalf("the totals request %s: %d rows, error %v", tb.requestBody("totals"), len(totals.Data), totals.Error)
+	}
 	for _, kpi := range tb.dataAttrs("#kpis .kpi") {
 		if want := text(totals.Data[0][kpi["key"]]); kpi["value"] != want {
 			t.Fatalf("total %s shows %s, API %s", kpi["key"], kpi["value"], want)
