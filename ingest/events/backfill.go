@@ -58,12 +58,8 @@ func (b *Backfill) Step(ctx context.Context, limit int) (read int, total int64, 
 		if c.done {
 			return nil
 		}
-		var waiting bool
-		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM event_outbox WHERE id <= $1)", c.before).Scan(&waiting); err != nil {
+		if err := eventsDrained(ctx, tx, c.before); err != nil {
 			return err
-		}
-		if waiting {
-			return ErrEventsWaiting
 		}
 		if ts != nil {
 			c.ts = *ts
@@ -155,4 +151,17 @@ func (b *Backfill) rows(ctx context.Context, evs []outbox.EventRow) ([]outbox.Bi
 		}
 	}
 	return out, nil
+}
+
+// eventsDrained is ErrEventsWaiting while the event outbox still holds ids up to before: a
+// backfill reads ClickHouse's events, so the ones stored before its cursor must have landed.
+func eventsDrained(ctx context.Context, tx pgx.Tx, before int64) error {
+	var waiting bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM event_outbox WHERE id <= $1)", before).Scan(&waiting); err != nil {
+		return err
+	}
+	if waiting {
+		return ErrEventsWaiting
+	}
+	return nil
 }

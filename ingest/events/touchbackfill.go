@@ -37,12 +37,8 @@ func (b *TouchBackfill) Step(ctx context.Context, limit int) (read int, finished
 		if finished = c.done; finished {
 			return nil
 		}
-		var waiting bool
-		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM event_outbox WHERE id <= $1)", c.before).Scan(&waiting); err != nil {
+		if err := eventsDrained(ctx, tx, c.before); err != nil {
 			return err
-		}
-		if waiting {
-			return ErrEventsWaiting
 		}
 		if ts != nil {
 			c.ts = *ts
