@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run replicas replicas-stop test services cluster services-stop browser build vet fmt-check bench clean
+.PHONY: run replicas replicas-stop test services cluster services-stop browser build vet fmt-check lint bench clean
 
 ## run: start the local stores, migrate, seed the demo and serve on http://127.0.0.1:8080
 run: services build
@@ -20,11 +20,10 @@ replicas: services build
 replicas-stop:
 	@scripts/replicas.sh stop
 
-## test: start the local stores and the two-shard test cluster (and install chromium for the
-## dashboard's browser test and chDB for the conformance test with current ClickHouse), then go
-## vet and the whole test suite against them
-test: services cluster browser
-	$(GO) vet ./...
+## test: check gofmt, go vet and staticcheck (installed when missing), start the local stores and
+## the two-shard test cluster (and install chromium for the dashboard's browser test and chDB for
+## the conformance test with current ClickHouse), then the whole test suite against them
+test: fmt-check vet lint services cluster browser
 	MTK_CHDB_LIB=$$(scripts/chdb.sh) $(GO) test -count=1 -timeout 30m ./...
 
 ## services: install (when missing) and start ClickHouse, PostgreSQL and Redis under .data/
@@ -73,6 +72,12 @@ build:
 vet:
 	$(GO) vet ./...
 
+## lint: staticcheck, installed (when missing) under .data/tools/ by scripts/staticcheck.sh;
+## staticcheck.conf names the checks it leaves out and why
+lint:
+	$$(scripts/staticcheck.sh) ./...
+
+## fmt-check: fail, listing them, when some Go files are not gofmt'ed
 fmt-check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 
