@@ -157,7 +157,7 @@ func (s *Service) version(ctx context.Context, projectID string, prep *engine.Pr
 // tag is an answer's ETag: equal tags are answers to the same query at the same data version,
 // whose bytes are equal, except in the milliseconds between a write landing in ClickHouse and
 // its version move reaching this server (a read then sees the new data at the old version: see
-// the README's answer cache).
+// docs/querying.md, "The answer cache").
 func tag(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return `"` + hex.EncodeToString(sum[:16]) + `"`

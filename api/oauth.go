@@ -17,7 +17,7 @@ import (
 // revocation (RFC 7009) and metadata (RFC 8414). The protocol is written here rather than with
 // an OAuth server library: it is this one grant, its token must be an mtk API key created in
 // the transaction that spends the code, and a library such as fosite would bring its own
-// storage model and some seventy modules for it. The README's "Connect a platform" says why in
+// storage model and some seventy modules for it. docs/oauth.md ("Why hand-written") says why in
 // full.
 
 // The OAuth endpoints' paths.

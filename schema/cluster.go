@@ -11,7 +11,7 @@ import (
 // and <name>, a Distributed table over them that takes the name the code reads and writes, so
 // that queries need no change. Rows are sharded by project (cityHash64(project_id)), so a
 // project's facts and entities live on one shard. Materialized views live on every shard and
-// read and write its local tables, as on one server. See README.md, "Scaling out".
+// read and write its local tables, as on one server. See docs/operations.md, "Scaling out: ClickHouse cluster".
 type Cluster struct {
 	// Name is the cluster's name in the servers' remote_servers configuration.
 	Name string

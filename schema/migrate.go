@@ -276,7 +276,7 @@ func checkLayout(ctx context.Context, conn driver.Conn, clustered bool) error {
 	switch {
 	case clustered && engine != "Distributed":
 		return fmt.Errorf("clickhouse database %s was migrated for one server, not a cluster: migrate a new database with "+
-			"--cluster and copy the data (README.md, Scaling out)", database)
+			"--cluster and copy the data (docs/operations.md, Scaling out: ClickHouse cluster)", database)
 	case !clustered && engine == "Distributed":
 		return fmt.Errorf("clickhouse database %s was migrated for a cluster: set MTK_CLICKHOUSE_CLUSTER (or mtk migrate --cluster)", database)
 	}

@@ -18,7 +18,7 @@ import (
 //
 // A server learns that a version moved from PostgreSQL's notification, milliseconds after the
 // writer's commit, and the writer commits after its ClickHouse write: in that window a fresh
-// read sees the new rows under the old version (README, "How fast a server learns of a write").
+// read sees the new rows under the old version (docs/querying.md, "How fast a server learns of a write").
 // So when the bodies differ, the checker waits until every write in flight at that moment has
 // committed its version move (settled), then until the server has heard every move committed so
 // far (facts.Versions.Heard), and reads once more: a new ETag means the version had moved and the

@@ -49,10 +49,10 @@ Usage:
   mtk backfill journeys [--redo]  queue the orders and touches stored before attribution models
   mtk bench --body FILE | --queries DIR [--url U] [--key K] [--concurrency 1,8,32] [--rate 50,200]
             [--max-inflight N] [--duration 10s] [--warmup 2s] [--cache on|off|both] [--json] [--compare FILE.json]
-                                benchmark query bodies against a server (see README.md)
+                                benchmark query bodies against a server (see docs/benchmarks.md)
 
 Configuration comes from the environment (MTK_LISTEN, MTK_CLICKHOUSE_URL, MTK_CLICKHOUSE_CLUSTER,
-MTK_POSTGRES_URL, MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_METRICS, MTK_DATA); see README.md.
+MTK_POSTGRES_URL, MTK_JWT_SECRET, MTK_BASE_URL, MTK_RATE_LIMITS, MTK_METRICS, MTK_DATA); see docs/operations.md.
 `
 
 // command runs one subcommand with its arguments, writing results to out.

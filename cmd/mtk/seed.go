@@ -125,7 +125,7 @@ func runSeed(ctx context.Context, args []string, out io.Writer) error {
 			demo.WebhookURL, cfg.BaseURL, demo.Keys[0].Token)
 		fmt.Fprintf(out, "  curl -s %s/v3/query -H 'Authorization: Bearer %s' -d '{\"project_id\":\"%s\",\"fields\":[\"spend\",\"tx_revenue\",\"roas\"],\"metadata\":{\"level\":\"campaign\"}}'\n",
 			cfg.BaseURL, demo.Keys[0].Token, demo.Project.ID)
-		fmt.Fprintf(out, "\nor, for the README's examples:  eval \"$(bin/mtk seed demo --env)\"\n")
+		fmt.Fprintf(out, "\nor, for the examples of README.md and docs/:  eval \"$(bin/mtk seed demo --env)\"\n")
 		return nil
 	})
 }

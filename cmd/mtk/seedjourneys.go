@@ -68,7 +68,7 @@ func (s trafficSender) journey(visitor int, last visit, now time.Time) []visit {
 
 // adBuyer is buyer for visit v from an ad, after the journey that brought the buyer there: the
 // journey's first visit signs up, the later ones (v too) are page views of a known visitor, each
-// a touch of an ad (README: attribution models); the order carries v's UTM. It returns the
+// a touch of an ad (docs/querying.md: attribution models); the order carries v's UTM. It returns the
 // journey's number of earlier visits.
 func (s trafficSender) adBuyer(visitor int, v visit, currency string, b basket, now time.Time) (int, error) {
 	earlier := s.journey(visitor, v, now)

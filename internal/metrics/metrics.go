@@ -1,6 +1,6 @@
 // Package metrics holds mtk's Prometheus metrics: one registry with the metric families of the
 // HTTP layer, the query engine, event ingestion, the outboxes, the syncs and the store pools,
-// and the handler that serves them. README.md's "Metrics" section lists the families.
+// and the handler that serves them. docs/operations.md's "Metrics" lists the families.
 //
 // The instrumented packages do not import Prometheus. They take small optional hooks (nil does
 // nothing) that this package's methods fill: engine.Options.Observe (Query), batcher.Config.Observe
