@@ -249,7 +249,7 @@ func TestQueryTimeout(t *testing.T) {
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow), MaxExecutionTime: time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	time.Sleep(60 * time.Millisecond)
+	<-ctx.Done() // the request's deadline has passed before the query starts
 	_, err := svc.Query(ctx, testScope, mustInput(t, `{"project_id":"prj_1","fields":["spend"]}`))
 	e, ok := apperr.As(err)
 	if !ok || e.Status != 503 || e.RetryAfter <= 0 {

@@ -72,8 +72,14 @@ func TestStatementsWaitForASlot(t *testing.T) {
 		t.Fatalf("waiting past MaxExecutionTime: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	if _, err := s.Query(cctx, scope, in); !errors.Is(err, context.Canceled) {
+	gone := make(chan error, 1)
+	go func() { _, err := s.Query(cctx, scope, in); gone <- err }()
+	// The caller leaves once it waits in its flight (behind the slot held above).
+	for deadline := time.Now().Add(5 * time.Second); flightWaiters(s) < 1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-gone; !errors.Is(err, context.Canceled) {
 		t.Fatalf("a caller gone while waiting: %v", err)
 	}
 }
@@ -125,19 +131,10 @@ func TestIdenticalQueriesShareOneRun(t *testing.T) {
 	gone, cancel := context.WithCancel(ctx)
 	quit := make(chan error, 1)
 	go func() { _, err := s.Query(gone, scope, in); quit <- err }()
-	waiting := func() int {
-		s.flights.mu.Lock()
-		defer s.flights.mu.Unlock()
-		n := 0
-		for _, f := range s.flights.m {
-			n += f.waiters
-		}
-		return n
-	}
-	for deadline := time.Now().Add(5 * time.Second); waiting() < 22 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); flightWaiters(s) < 22 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if n := waiting(); n != 22 || len(s.flights.m) != 2 {
+	if n := flightWaiters(s); n != 22 || len(s.flights.m) != 2 {
 		t.Fatalf("%d callers in %d flights, want 22 in 2", n, len(s.flights.m))
 	}
 	cancel()
@@ -154,4 +151,15 @@ func TestIdenticalQueriesShareOneRun(t *testing.T) {
 	if shared != 19+1 || own != 2 { // the 19 followers and the one that gave up; the two leaders
 		t.Fatalf("%d shared and %d own runs, want 20 and 2", shared, own)
 	}
+}
+
+// flightWaiters counts the callers waiting on s's query flights.
+func flightWaiters(s *Service) int {
+	s.flights.mu.Lock()
+	defer s.flights.mu.Unlock()
+	n := 0
+	for _, f := range s.flights.m {
+		n += f.waiters
+	}
+	return n
 }

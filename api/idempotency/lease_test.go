@@ -28,7 +28,19 @@ func TestRunningCallRenewsItsLease(t *testing.T) {
 	ta := newTestApp(t, nil)
 	done := ta.post(t, "/v3/slow")
 	ta.clk.Advance(10 * testLease) // the lease Begin gave has ended: only renewals keep the key
-	time.Sleep(3 * testLease)      // several renewals, at the moved clock
+	// Wait for a renewal at the moved clock: the record's lease then reaches past its now.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var until time.Time
+		if err := ta.pool.QueryRow(t.Context(), "SELECT lease_until FROM idempotency_records WHERE key = 'k1'").Scan(&until); err != nil {
+			t.Fatal(err)
+		}
+		if until.After(ta.clk.Now()) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lease until %v, not renewed past the moved clock's %v within 5 s", until, ta.clk.Now())
+		}
+	}
 	r := ta.call(t, "POST", "/v3/slow", "{}", "X-Key", "key_a", HeaderKey, "k1")
 	wantConflict(t, r)
 	if r.retryAfter != "1" {

@@ -2,6 +2,8 @@ package ttlcache
 
 import (
 	"errors"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,7 +75,13 @@ func TestLoadOnceForConcurrentCallers(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	// Release the one load only once every caller is inside Load: the loader in load, the others
+	// waiting for it.
+	for deadline := time.Now().Add(5 * time.Second); inLoad() < 20; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 20 callers inside Load after 5 s", inLoad())
+		}
+	}
 	close(release)
 	wg.Wait()
 	if calls.Load() != 1 {
@@ -86,4 +94,18 @@ func TestLoadOnceForConcurrentCallers(t *testing.T) {
 	if _, ok := c.Get("e", t0); ok {
 		t.Fatal("a failed load was stored")
 	}
+}
+
+// inLoad counts the goroutines inside Cache.Load, from their stacks: the cache has no count of
+// its waiters to read, and a test-only one would be code the product does not need.
+func inLoad() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "ttlcache.(*Cache[...]).Load(") {
+			n++
+		}
+	}
+	return n
 }
