@@ -86,9 +86,9 @@ func TestTagInChromium(t *testing.T) {
 	b.open(s.shop + "/shop?utm_source=alpha&utm_campaign=spring&fbclid=FB123")
 	b.Run(chromedp.Click(chromedp.ID("buy")), chromedp.Click(chromedp.ID("buy")))
 	b.hover(".card")
-	time.Sleep(1500 * time.Millisecond)
-	b.hover("#other") // below hover_long's 60 seconds
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // the visitor's dwell over the card is what fires hover_card (1 s)
+	b.hover("#other")                   // below hover_long's 60 seconds
+	time.Sleep(300 * time.Millisecond)  // a short dwell, which must fire nothing
 	b.Run(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 900, 5))
 	b.do(`const c = document.createElement('canvas'); c.getContext('2d').fillRect(0, 0, 1, 1);
 		const v = document.getElementById('promo'); v.srcObject = c.captureStream(5); v.play()`)
@@ -107,7 +107,7 @@ func TestTagInChromium(t *testing.T) {
 	// The server answers 503 three times: the firings are retried with their ids.
 	s.proxy.failNext(3)
 	b.open(s.shop + "/long")
-	time.Sleep(2500 * time.Millisecond) // dur_2
+	time.Sleep(2500 * time.Millisecond) // the time on the page is what fires dur_2 (2 s)
 	b.Run(chromedp.Click(chromedp.ID("buy")))
 	b.delivered()
 	b.clean()
@@ -143,6 +143,8 @@ func TestTagInChromium(t *testing.T) {
 		c := &shopper{Tab: browsertest.NewTab(t, 1000, 700), s: s}
 		c.open(s.consent + "/shop?utm_source=beta")
 		c.Run(chromedp.Click(chromedp.ID("buy")))
+		// What must not happen has no condition to wait on: give the tag more than its 1 s flush
+		// interval, in which a click it queued would have been sent.
 		time.Sleep(1500 * time.Millisecond)
 		if n := s.proxy.postsFrom(s.consent); n != 0 {
 			t.Fatalf("%d event posts before consent", n)
