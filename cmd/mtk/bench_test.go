@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -47,6 +48,26 @@ func newBenchWorld(t *testing.T, opts apitest.Options) benchWorld {
 		w.bodies = append(w.bodies, path)
 	}
 	return w
+}
+
+// inFront serves a proxy in front of the world's server and returns its URL: each request is
+// handed to handle with its number (from 1) and the server to pass it on to.
+func (w benchWorld) inFront(t *testing.T, handle func(sent int64, rw http.ResponseWriter, r *http.Request, server http.Handler)) string {
+	t.Helper()
+	target, err := url.Parse(w.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	tr := &http.Transport{}
+	proxy.Transport = tr
+	t.Cleanup(tr.CloseIdleConnections) // after front closes, before the server shuts down
+	var sent atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		handle(sent.Add(1), rw, r, proxy)
+	}))
+	t.Cleanup(front.Close)
+	return front.URL
 }
 
 // bench runs mtk bench against the world with its bodies and args.
@@ -223,20 +244,10 @@ func TestBenchOpenModelHoldsItsRate(t *testing.T) {
 // scheduled starts) hold the wait.
 func TestBenchOpenModelReportsQueueing(t *testing.T) {
 	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
-	target, err := url.Parse(w.srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	tr := &http.Transport{}
-	proxy.Transport = tr
-	t.Cleanup(tr.CloseIdleConnections) // after slow closes, before the server shuts down
-	slow := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		time.Sleep(200 * time.Millisecond)
-		proxy.ServeHTTP(rw, r)
-	}))
-	t.Cleanup(slow.Close)
-	w.url = slow.URL
+	w.url = w.inFront(t, func(_ int64, rw http.ResponseWriter, r *http.Request, server http.Handler) {
+		time.Sleep(200 * time.Millisecond) // the slow server is the subject, not a wait
+		server.ServeHTTP(rw, r)
+	})
 	out, errOut, code := w.bench(t, "--rate", "20", "--max-inflight", "2", "--duration", "1s", "--json")
 	if code == 0 || !strings.Contains(errOut, "rate 20, cache on: could not send at 20 req/s, sent at ") ||
 		!strings.Contains(errOut, "slots of --max-inflight") {
@@ -305,27 +316,16 @@ func TestBenchJSONIntoCompare(t *testing.T) {
 // says why on stderr and exits 1.
 func TestBenchSaysWhenEveryRequestIsRefused(t *testing.T) {
 	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
-	target, err := url.Parse(w.srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	tr := &http.Transport{}
-	proxy.Transport = tr
-	t.Cleanup(tr.CloseIdleConnections)
-	var sent atomic.Int64
-	limited := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if sent.Add(1) <= int64(len(w.bodies)) {
-			proxy.ServeHTTP(rw, r)
+	w.url = w.inFront(t, func(sent int64, rw http.ResponseWriter, r *http.Request, server http.Handler) {
+		if sent <= int64(len(w.bodies)) {
+			server.ServeHTTP(rw, r)
 			return
 		}
 		rw.Header().Set("Content-Type", "application/json")
 		rw.Header().Set("Retry-After", "60")
 		rw.WriteHeader(http.StatusTooManyRequests)
 		rw.Write([]byte(`{"error":{"type":"rate_limit_error","code":"rate_limit_exceeded","message":"Rate limit exceeded.","details":null,"request_id":"req_1"}}`)) //nolint:errcheck
-	}))
-	t.Cleanup(limited.Close)
-	w.url = limited.URL
+	})
 	out, errOut, code := w.bench(t, "--concurrency", "2")
 	if code != 1 || !strings.Contains(errOut, "concurrency 2, cache on: every one of its ") ||
 		!strings.Contains(errOut, "requests was refused (") || !strings.Contains(errOut, " × 429 rate_limit_exceeded)") ||
@@ -340,7 +340,17 @@ func TestBenchStopsOnSignal(t *testing.T) {
 	w := newBenchWorld(t, apitest.Options{RateLimitsOff: true})
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			args := []string{"bench", "--url", w.url, "--key", w.key, "--duration", "60s", "--warmup", "0s", "--body", w.bodies[0]}
+			// The load has begun once the server got more than bench's check and fill of its
+			// one body.
+			loading := make(chan struct{})
+			var once sync.Once
+			front := w.inFront(t, func(sent int64, rw http.ResponseWriter, r *http.Request, server http.Handler) {
+				if sent > 2 {
+					once.Do(func() { close(loading) })
+				}
+				server.ServeHTTP(rw, r)
+			})
+			args := []string{"bench", "--url", front, "--key", w.key, "--duration", "60s", "--warmup", "0s", "--body", w.bodies[0]}
 			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), asMTK+"=1", "MTK_TEST_ARGS="+strings.Join(args, " "))
 			var stderr strings.Builder
@@ -348,7 +358,12 @@ func TestBenchStopsOnSignal(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(1500 * time.Millisecond)
+			select {
+			case <-loading:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill() //nolint:errcheck
+				t.Fatalf("bench sent no load within 30 s; stderr %q", stderr.String())
+			}
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
