@@ -72,8 +72,8 @@ build:
 vet:
 	$(GO) vet ./...
 
-## lint: staticcheck, installed (when missing) under .data/tools/ by scripts/staticcheck.sh;
-## staticcheck.conf names the checks it leaves out and why
+## lint: staticcheck with its default checks, installed (when missing) under .data/tools/ by
+## scripts/staticcheck.sh; a false positive is silenced at its line by a //lint:ignore saying why
 lint:
 	$$(scripts/staticcheck.sh) ./...
 

@@ -256,7 +256,6 @@ func TestDifferential(t *testing.T) {
 	if err := ds.Write(ctx, ch.Conn); err != nil {
 		t.Fatal(err)
 	}
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(diffNow)})
 	r := rand.New(rand.NewSource(diffSeed))
 	failures := 0
 	queries := diffQueries
@@ -265,7 +264,7 @@ func TestDifferential(t *testing.T) {
 	for i := 0; i < queries && failures < 5; i++ {
 		p := pick(r, ds.Projects)
 		pnow := p.SyncedAt
-		svc = engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(pnow)})
+		svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(pnow)})
 		q := resolve(ds, randomQuery(r, ds, p, pnow))
 		want, wantMore, _ := reference(ds, q)
 		seen["table "+q.table]++

@@ -11,7 +11,7 @@ type shiftedClock struct {
 
 // newShiftedClock makes a clock that reads start now.
 func newShiftedClock(start time.Time) shiftedClock {
-	return shiftedClock{offset: start.Sub(time.Now())}
+	return shiftedClock{offset: time.Until(start)}
 }
 
 // Now is the real now plus the offset, in UTC.

@@ -44,10 +44,10 @@ type sample struct {
 
 // cost is what the stores spent between two samples, per unit of work.
 type cost struct {
-	units                           float64
-	trips, statements, transactions float64
-	pgCPU, chCPU, redisCPU          time.Duration
-	chStatements, redisCalls        float64
+	units                    float64
+	trips, statements        float64
+	pgCPU, chCPU, redisCPU   time.Duration
+	chStatements, redisCalls float64
 }
 
 type probe struct {

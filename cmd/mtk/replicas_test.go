@@ -218,7 +218,7 @@ func TestReplicasMoveCachedAnswers(t *testing.T) {
 	body := `{"project_id":"` + w.project + `","fields":["tx_count","tx_revenue"],"time":{"start":"` + day + `","end":"` + day + `"}}`
 	var etag, before string
 	for i, base := range append(bases, lb) {
-		status, tag, hit, out := w.query(t, base, body, "")
+		status, tag, _, out := w.query(t, base, body, "")
 		if status != 200 || tag == "" {
 			t.Fatalf("replica %d: %d %q %s", i, status, tag, out)
 		}
@@ -228,7 +228,7 @@ func TestReplicasMoveCachedAnswers(t *testing.T) {
 		if tag != etag || out != before {
 			t.Fatalf("replica %d answers %s %s, replica 0 %s %s", i, tag, out, etag, before)
 		}
-		if status, tag, hit, out = w.query(t, base, body, ""); status != 200 || !hit || tag != etag || out != before {
+		if status, tag, hit, out := w.query(t, base, body, ""); status != 200 || !hit || tag != etag || out != before {
 			t.Fatalf("replica %d asked again: %d, hit %v, %s %s", i, status, hit, tag, out)
 		}
 		if status, _, _, _ = w.query(t, base, body, etag); status != 304 {
