@@ -75,7 +75,7 @@ vet:
 ## lint: staticcheck with its default checks, installed (when missing) under .data/tools/ by
 ## scripts/staticcheck.sh; a false positive is silenced at its line by a //lint:ignore saying why
 lint:
-	$$(scripts/staticcheck.sh) ./...
+	@sc=$$(scripts/staticcheck.sh) && echo "$$sc ./..." && $$sc ./...
 
 ## fmt-check: fail, listing them, when some Go files are not gofmt'ed
 fmt-check:
