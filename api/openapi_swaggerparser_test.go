@@ -9,7 +9,8 @@ import (
 )
 
 // swaggerParserEnv names the directory where scripts/swagger-parser.sh installed
-// @apidevtools/swagger-parser; `make test` sets it.
+// @apidevtools/swagger-parser; `make test` sets it. Unset, the test runs the script, which
+// installs the package when missing and prints the directory.
 const swaggerParserEnv = "MTK_SWAGGER_PARSER"
 
 // validateWithSwaggerParser is the node program that validates the document at argv[2] with the
@@ -29,7 +30,14 @@ SwaggerParser.validate(process.argv[2]).then(
 func TestOpenAPIDocumentPassesSwaggerParser(t *testing.T) {
 	dir := os.Getenv(swaggerParserEnv)
 	if dir == "" {
-		t.Fatalf("%s is not set; `make test` sets it (scripts/swagger-parser.sh installs swagger-parser)", swaggerParserEnv)
+		install := exec.Command("../scripts/swagger-parser.sh")
+		var stderr bytes.Buffer
+		install.Stderr = &stderr
+		out, err := install.Output()
+		if err != nil {
+			t.Fatalf("%s is not set and scripts/swagger-parser.sh failed (%v):\n%s", swaggerParserEnv, err, stderr.String())
+		}
+		dir = string(bytes.TrimSpace(out))
 	}
 	e := newEnv(t)
 	r := e.do("GET", "/v3/openapi.json", nil)
