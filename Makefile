@@ -21,10 +21,11 @@ replicas-stop:
 	@scripts/replicas.sh stop
 
 ## test: check gofmt, go vet and staticcheck (installed when missing), start the local stores and
-## the two-shard test cluster (and install chromium for the dashboard's browser test and chDB for
-## the conformance test with current ClickHouse), then the whole test suite against them
+## the two-shard test cluster (and install chromium for the dashboard's browser test, chDB for
+## the conformance test with current ClickHouse and swagger-parser for the OpenAPI document's
+## second validator), then the whole test suite against them
 test: fmt-check vet lint services cluster browser
-	MTK_CHDB_LIB=$$(scripts/chdb.sh) $(GO) test -count=1 -timeout 30m ./...
+	MTK_CHDB_LIB=$$(scripts/chdb.sh) MTK_SWAGGER_PARSER=$$(scripts/swagger-parser.sh) $(GO) test -count=1 -timeout 30m ./...
 
 ## services: install (when missing) and start ClickHouse, PostgreSQL and Redis under .data/
 services:

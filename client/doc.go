@@ -29,4 +29,9 @@
 // number as the server wrote it (Value.Decimal reads money exactly). A compared answer's rows
 // read the other period with Row.Compare, as exact as the row, and the relative change with
 // Row.Change; Explain's plan is a list of PlanPart.
+//
+// Every member of the query body is typed (Dimensions, Revenue and Attribution included), and so
+// is every member of the answers of Query (View), Explain (Attribution, View) and Fields (Ranges,
+// Compare, Attribution, each Dimension's Metrics): no documented member needs RawRequest. A test
+// walks the OpenAPI document's schemas against these types.
 package client

@@ -49,3 +49,30 @@ func ExampleClient_TrackEvent() {
 	}
 	fmt.Println(res.EventID, res.LeadID != nil)
 }
+
+// Revenue by utm_source, every order counted (the traffic view), and how a linear model would
+// credit the campaigns over a 14-day window.
+func ExampleClient_Query_attribution() {
+	ctx := context.Background()
+	c := client.New("https://mtk.example.com", client.WithAPIKey(os.Getenv("MTK_API_KEY")))
+
+	bySource, err := c.Query(ctx, &client.QueryRequest{
+		ProjectID: os.Getenv("MTK_PROJECT"), Fields: []string{"tx_revenue", "tx_count"}, Range: client.RangeLast30Days,
+		Dimensions: []string{"utm_source"}, Revenue: client.RevenueNet,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(bySource.View, len(bySource.Data)) // traffic
+
+	q := &client.QueryRequest{
+		ProjectID: os.Getenv("MTK_PROJECT"), Fields: []string{"spend", "tx_revenue", "roas"}, Range: client.RangeLast30Days,
+		Level:       client.LevelCampaign,
+		Attribution: &client.Attribution{Model: client.ModelLinear, WindowDays: 14, Date: client.DateConversion},
+	}
+	ex, err := c.Explain(ctx, q)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ex.View, ex.Attribution.Model, ex.Attribution.Table) // e.g. ads linear credits_daily
+}

@@ -3,8 +3,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"net/url"
-	"time"
 )
 
 // The granularities of a query's time buckets. Sub-hourly ones answer at GranularityHour (with a
@@ -61,6 +59,17 @@ type QueryRequest struct {
 	Granularity string
 	// Level groups the rows by entity (Level…); empty gives totals.
 	Level string
+	// Dimensions group the rows by traffic and order dimensions too (utm_source, device,
+	// product_id, customer_type, …: those of Fields whose Dimension.Metrics is set). Given, even
+	// empty, they put the query in the traffic view (ViewTraffic): nil leaves the member out, a
+	// non-nil empty slice sends [] (the traffic total that rows by any dimension sum to).
+	Dimensions []string
+	// Revenue is the basis of every metric built on tx_revenue: RevenueGross (the API's
+	// default) or RevenueNet (the orders' commission).
+	Revenue string
+	// Attribution chooses how order metrics (tx_*) are credited to touches; nil is the API's
+	// default (ModelReported).
+	Attribution *Attribution
 	// Filters restrict the data; their values are OR-ed.
 	Filters []Filter
 	// Order sorts the rows: the first key first.
@@ -132,16 +141,36 @@ func (o orderObject) MarshalJSON() ([]byte, error) {
 }
 
 type queryTime struct {
-	Start       string `json:"start,omitempty"`
-	End         string `json:"end,omitempty"`
-	Range       string `json:"range,omitempty"`
-	Granularity string `json:"granularity,omitempty"`
-	Compare     any    `json:"compare,omitempty"`
+	Start       string       `json:"start,omitempty"`
+	End         string       `json:"end,omitempty"`
+	Range       string       `json:"range,omitempty"`
+	Granularity string       `json:"granularity,omitempty"`
+	Compare     *compareSpec `json:"compare,omitempty"`
+}
+
+// compareSpec is time.compare: a mode (ComparePreviousPeriod, …) written as a string, else the
+// period {start, end}.
+type compareSpec struct {
+	mode  string
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+func (c compareSpec) MarshalJSON() ([]byte, error) {
+	if c.mode != "" {
+		return json.Marshal(c.mode)
+	}
+	type period compareSpec // without the method
+	return json.Marshal(period(c))
 }
 
 type queryMetadata struct {
-	Level             string `json:"level,omitempty"`
-	ConvertToCurrency string `json:"convert_to_currency,omitempty"`
+	Level string `json:"level,omitempty"`
+	// Dimensions omits nil only: an empty list is sent as [] (QueryRequest.Dimensions).
+	Dimensions        []string     `json:"dimensions,omitzero"`
+	ConvertToCurrency string       `json:"convert_to_currency,omitempty"`
+	Revenue           string       `json:"revenue,omitempty"`
+	Attribution       *Attribution `json:"attribution,omitempty"`
 }
 
 // queryBody is the JSON body of POST /v3/query.
@@ -167,13 +196,14 @@ func (q QueryRequest) MarshalJSON() ([]byte, error) {
 		b.Time = &queryTime{Start: q.Start, End: q.End, Range: q.Range, Granularity: q.Granularity}
 		switch {
 		case q.Compare != "":
-			b.Time.Compare = q.Compare
+			b.Time.Compare = &compareSpec{mode: q.Compare}
 		case q.CompareStart != "" || q.CompareEnd != "":
-			b.Time.Compare = map[string]string{"start": q.CompareStart, "end": q.CompareEnd}
+			b.Time.Compare = &compareSpec{Start: q.CompareStart, End: q.CompareEnd}
 		}
 	}
-	if q.Level != "" || q.Currency != "" {
-		b.Metadata = &queryMetadata{Level: q.Level, ConvertToCurrency: q.Currency}
+	if q.Level != "" || q.Currency != "" || q.Dimensions != nil || q.Revenue != "" || q.Attribution != nil {
+		b.Metadata = &queryMetadata{Level: q.Level, Dimensions: q.Dimensions, ConvertToCurrency: q.Currency,
+			Revenue: q.Revenue, Attribution: q.Attribution}
 	}
 	return json.Marshal(b)
 }
@@ -189,6 +219,9 @@ type QueryResult struct {
 	Warnings []string `json:"warnings"`
 	// HasMore is true when Limit cut the answer.
 	HasMore bool `json:"has_more"`
+	// View is what the answer counts: ViewAds (what attribution credits to ad entities) or
+	// ViewTraffic (every event and order); "" from a server that does not name it.
+	View string `json:"view,omitempty"`
 	// TotalRows, asked with Total, counts the rows before Limit and Offset.
 	TotalRows *int64 `json:"total_rows,omitempty"`
 	// Time is the days a Range resolved to; CompareTime the period compared with.
@@ -201,34 +234,6 @@ type QueryResult struct {
 type Period struct {
 	Start string `json:"start"`
 	End   string `json:"end"`
-}
-
-// Explanation is how a query would be answered (POST /v3/query/explain).
-type Explanation struct {
-	// Plan is the range cut into the parts each table answers, in time order.
-	Plan []PlanPart `json:"plan"`
-	// SQL is the statements that would answer, with their values bound.
-	SQL      []string `json:"sql"`
-	Warnings []string `json:"warnings"`
-	// Cache tells whether the answer cache holds the answer.
-	Cache string `json:"cache"`
-}
-
-// PlanPart is one part of an explained range: the table that answers from Start to End
-// (excluded), in the project's time zone.
-type PlanPart struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-	// Table is facts_raw, facts_hourly or facts_daily.
-	Table string `json:"table"`
-	// Granularity is the part's buckets (Granularity…); empty for totals.
-	Granularity string `json:"granularity"`
-}
-
-// Explain tells how q would be answered without running it (POST /v3/query/explain).
-func (c *Client) Explain(ctx context.Context, q *QueryRequest, opts ...CallOption) (*Explanation, error) {
-	out := new(Explanation)
-	return done(out, c.call(ctx, request{method: "POST", path: "/v3/query/explain", safe: true, in: q, out: out}, opts))
 }
 
 // Row is one row of an answer: the time bucket as "date", the level's <level>_id, <level>_name
@@ -260,38 +265,4 @@ func (r Row) Change() map[string]*float64 {
 func (c *Client) Query(ctx context.Context, q *QueryRequest, opts ...CallOption) (*QueryResult, error) {
 	out := new(QueryResult)
 	return done(out, c.call(ctx, request{method: "POST", path: "/v3/query", safe: true, in: q, out: out}, opts))
-}
-
-// Metric is a metric a query may ask for. Unit is money, count or ratio; Sources are the
-// networks that have it.
-type Metric struct {
-	Name     string   `json:"name"`
-	Category string   `json:"category"`
-	Unit     string   `json:"unit"`
-	Formula  string   `json:"formula,omitempty"`
-	Sources  []string `json:"sources"`
-}
-
-// Dimension is a member that filters may use; Levels are the levels whose rows carry it.
-type Dimension struct {
-	Name   string   `json:"name"`
-	Type   string   `json:"type"`
-	Levels []string `json:"levels"`
-}
-
-// FieldList is the answer of Fields.
-type FieldList struct {
-	Metrics    []Metric    `json:"metrics"`
-	Dimensions []Dimension `json:"dimensions"`
-}
-
-// Fields lists the metrics and dimensions of queries (GET /v3/fields); a non-empty source keeps
-// the metrics of that network.
-func (c *Client) Fields(ctx context.Context, source string, opts ...CallOption) (*FieldList, error) {
-	path := "/v3/fields"
-	if source != "" {
-		path += "?source=" + url.QueryEscape(source)
-	}
-	out := new(FieldList)
-	return done(out, c.call(ctx, request{method: "GET", path: path, safe: true, out: out}, opts))
 }

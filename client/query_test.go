@@ -37,7 +37,16 @@ func TestQueryRequestBody(t *testing.T) {
 			`{"project_id":"prj_1","fields":["spend"],"time":{"range":"last_7_days","compare":"previous_year"},"total":true}`},
 		{"compared with a period", client.QueryRequest{ProjectID: "prj_1", Fields: []string{"spend"}, Start: "2026-03-01", End: "2026-03-07",
 			CompareStart: "2025-12-01", CompareEnd: "2025-12-07"},
-			`{"project_id":"prj_1","fields":["spend"],"time":{"start":"2026-03-01","end":"2026-03-07","compare":{"end":"2025-12-07","start":"2025-12-01"}}}`},
+			`{"project_id":"prj_1","fields":["spend"],"time":{"start":"2026-03-01","end":"2026-03-07","compare":{"start":"2025-12-01","end":"2025-12-07"}}}`},
+		{"traffic view, net, attributed", client.QueryRequest{ProjectID: "prj_1", Fields: []string{"tx_revenue"},
+			Dimensions: []string{"utm_source", "device"}, Revenue: client.RevenueNet,
+			Attribution: &client.Attribution{Model: client.ModelLinear, WindowDays: 7, Date: client.DateClick, Touches: client.TouchesAll}},
+			`{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source","device"],"revenue":"net",` +
+				`"attribution":{"model":"linear","window_days":7,"date":"click","touches":"all"}}}`},
+		{"empty dimensions are the traffic total", client.QueryRequest{ProjectID: "prj_1", Fields: []string{"tx_revenue"}, Dimensions: []string{}},
+			`{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":[]}}`},
+		{"defaults of an attribution", client.QueryRequest{ProjectID: "prj_1", Fields: []string{"tx_revenue"}, Attribution: &client.Attribution{}},
+			`{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"attribution":{}}}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := json.Marshal(c.q)
