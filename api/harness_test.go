@@ -52,7 +52,7 @@ func newEnv(t *testing.T) *env {
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	cfg := config.Config{
 		Listen: "127.0.0.1:0", ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: testSecret,
-		BaseURL: "https://mtk.example", RateLimits: "on",
+		BaseURL: "https://mtk.example", RateLimits: config.On,
 	}
 	e := &env{t: t, store: platform.New(pg.Pool, clk), clock: clk, cfg: cfg, logs: &bytes.Buffer{}, ch: ch.Conn}
 	e.rebuild()
@@ -68,15 +68,22 @@ func (e *env) rebuildWith(m *metrics.Metrics) {
 	if e.sys != nil {
 		e.sys.Close()
 	}
-	e.sys = wire.Build(e.cfg, e.store.Pool(), e.ch, wire.Options{Clock: e.clock, Metrics: m,
+	sys, err := wire.Build(e.cfg, e.store.Pool(), e.ch, wire.Options{Clock: e.clock, Metrics: m,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), Batch: e.eventsConfig.Batch, Bounds: e.eventsConfig.Bounds})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.sys = sys
 	e.store, e.events, e.resolver = e.sys.Store, e.sys.Events, e.sys.Resolver
 	e.app = New(e.sys)
 }
 
 // systemOver is the system over other stores than the env's (a proxy, a dead port), closed with t.
 func systemOver(t *testing.T, cfg config.Config, pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *wire.System {
-	sys := wire.Build(cfg, pool, ch, wire.Options{Clock: clk, Logger: log})
+	sys, err := wire.Build(cfg, pool, ch, wire.Options{Clock: clk, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(sys.Close)
 	return sys
 }

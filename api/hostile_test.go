@@ -22,6 +22,7 @@ import (
 
 	"mtk/api/openapi"
 	"mtk/internal/auth"
+	"mtk/internal/config"
 	"mtk/platform"
 )
 
@@ -35,8 +36,8 @@ import (
 // it), and the server's heap must stay bounded.
 func TestHostileInput(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.RateLimits = "off" // thousands of calls from one key and one IP
-	e.withMetrics()          // /metrics is one of the operations
+	e.cfg.RateLimits = config.Off // thousands of calls from one key and one IP
+	e.withMetrics()               // /metrics is one of the operations
 	w := newHostileWorld(t, e)
 	send := e.inMemory()
 	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document())

@@ -92,7 +92,7 @@ func TestMetricsByRoutePattern(t *testing.T) {
 // With a listener of its own for /metrics, the API does not serve it, and still counts requests.
 func TestMetricsOnTheirOwnListener(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.Metrics = "127.0.0.1:9464"
+	e.cfg.MetricsAddr = "127.0.0.1:9464"
 	m := e.withMetrics()
 	if r := e.do("GET", "/metrics", nil); r.Status != 404 {
 		t.Fatalf("GET /metrics on the API: %d", r.Status)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/internal/runner"
 	"mtk/platform"
 )
 
@@ -62,9 +63,10 @@ func TestPanickingDrainerLeavesTheAPIAnswering(t *testing.T) {
 	ch := e.withPanickingCH()
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	ch.inserts.Store(true)
-	ctx, cancel := context.WithCancel(context.Background())
-	workers := e.sys.StartWorkers(ctx)
-	defer func() { cancel(); workers.Wait() }()
+	ctx := context.Background()
+	if err := e.sys.StartWorkers(); err != nil {
+		t.Fatal(err)
+	}
 
 	send := func(id string) {
 		t.Helper()
@@ -83,14 +85,13 @@ func TestPanickingDrainerLeavesTheAPIAnswering(t *testing.T) {
 		err := e.ch.QueryRow(ctx, "SELECT count(), uniqExact(event_id) FROM events WHERE project_id = ?", a.project.ID).Scan(&rows, &ids)
 		return err == nil && rows >= 2
 	})
-	cancel()
-	workers.Wait()
+	e.sys.Close() // stops the workers and waits for them: every line is logged
 	if rows != 2 || ids != 2 {
 		t.Fatalf("%d event rows of %d ids, want 2 of 2", rows, ids)
 	}
 	var logged int64
 	for _, l := range strings.Split(e.logs.String(), "\n") {
-		if strings.Contains(l, `"msg":"outbox worker failed"`) && strings.Contains(l, "panic: "+injectedPanic) {
+		if strings.Contains(l, `"msg":"`+runner.FailedMsg+`"`) && strings.Contains(l, "panic: "+injectedPanic) {
 			if logged++; !strings.Contains(l, "goroutine") {
 				t.Errorf("the panic's line has no stack: %s", l)
 			}

@@ -12,6 +12,7 @@ import (
 	"mtk/adsync"
 	"mtk/facts"
 	"mtk/internal/adsim"
+	"mtk/internal/config"
 	"mtk/platform"
 )
 
@@ -223,7 +224,7 @@ func TestQueryCacheOnEqualsOff(t *testing.T) {
 	w := cacheWorld{e: e, ow: newObjectsWorld(t, e)}
 	e.heard()
 	offCfg := e.cfg
-	offCfg.QueryCache = "off"
+	offCfg.QueryCache = config.Off
 	off := New(systemOver(t, offCfg, e.store.Pool(), e.ch, e.clock, nil))
 	queries := []string{cacheWeek, cachePast, cacheUSD,
 		`{"fields":["spend","impressions","clicks","ctr","cpc","cpm"],"time":{"start":"2026-03-01","end":"2026-03-10","granularity":"day"}}`,

@@ -28,7 +28,10 @@ func (e *env) replicas(n int, redisURL, prefix string, m *metrics.Metrics) []*fi
 		if i == 0 {
 			opts.Metrics = m
 		}
-		sys := wire.Build(cfg, e.store.Pool(), e.ch, opts)
+		sys, err := wire.Build(cfg, e.store.Pool(), e.ch, opts)
+		if err != nil {
+			e.t.Fatal(err)
+		}
 		e.t.Cleanup(sys.Close)
 		apps[i] = New(sys)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"mtk/internal/config"
 	"mtk/platform"
 )
 
@@ -93,7 +94,7 @@ func TestRejectedKeyIs401WhenItsWindowIsSpent(t *testing.T) {
 
 func TestRateLimitsOff(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.RateLimits = "off"
+	e.cfg.RateLimits = config.Off
 	e.rebuild()
 	a := e.newTenant("acme", platform.TierDefault, "act_111")
 	for i := 0; i < 130; i++ {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/facts"
+	"mtk/internal/pglisten"
 	"mtk/internal/testenv"
 )
 
@@ -21,11 +22,16 @@ func day(s string) time.Time {
 }
 
 // listening starts v listening until the test ends and waits until it is.
-func listening(t *testing.T, v *facts.Versions) *facts.Versions {
+func listening(t *testing.T, pool *pgxpool.Pool, v *facts.Versions) *facts.Versions {
 	t.Helper()
+	d := pglisten.New(pool.Config().ConnConfig, nil)
+	if err := v.Subscribe(d); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go v.Listen(ctx)
+	done := make(chan error)
+	go func() { done <- d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
 	heard(t, v)
 	return v
 }
@@ -62,8 +68,8 @@ func moved(t *testing.T, pool *pgxpool.Pool, changes ...facts.Change) {
 // PostgreSQL hears every move.
 func TestVersionsMoveWithWhatAnswersRead(t *testing.T) {
 	pg := testenv.Postgres(t)
-	a := listening(t, facts.NewVersions(pg.Pool, false, nil))
-	b := listening(t, facts.NewVersions(pg.Pool, false, nil)) // another mtk process
+	a := listening(t, pg.Pool, facts.NewVersions(pg.Pool, false))
+	b := listening(t, pg.Pool, facts.NewVersions(pg.Pool, false)) // another mtk process
 	type ranges struct{ month, today, other facts.Version }
 	read := func(v *facts.Versions) ranges {
 		heard(t, v)
@@ -108,7 +114,7 @@ func TestVersionsMoveWithWhatAnswersRead(t *testing.T) {
 func TestVersionsSeeMovesCommittedOutOfOrder(t *testing.T) {
 	ctx := context.Background()
 	pg := testenv.Postgres(t)
-	v := listening(t, facts.NewVersions(pg.Pool, false, nil))
+	v := listening(t, pg.Pool, facts.NewVersions(pg.Pool, false))
 	first := versionOf(t, v, "prj_a", "2026-11-01", "2026-11-03")
 	early, err := pg.Pool.Begin(ctx)
 	if err != nil {
@@ -131,15 +137,15 @@ func TestVersionsSeeMovesCommittedOutOfOrder(t *testing.T) {
 	}
 }
 
-// TestVersionsGrainAndUnknown: before Listen connects versions are unknown, and the
+// TestVersionsGrainAndUnknown: before its dispatcher listens versions are unknown, and the
 // project grain moves a project's every range with any of its writes.
 func TestVersionsGrainAndUnknown(t *testing.T) {
 	pg := testenv.Postgres(t)
-	idle := facts.NewVersions(pg.Pool, false, nil)
+	idle := facts.NewVersions(pg.Pool, false)
 	if _, known, err := idle.Of(context.Background(), "prj_a", day("2026-11-01"), day("2026-11-02")); known || err != nil {
 		t.Fatalf("a Versions that is not listening knows a version (%v)", err)
 	}
-	v := listening(t, facts.NewVersions(pg.Pool, true, nil))
+	v := listening(t, pg.Pool, facts.NewVersions(pg.Pool, true))
 	before := versionOf(t, v, "prj_a", "2026-10-01", "2026-11-01")
 	moved(t, pg.Pool, facts.FactsOn("prj_a", day("2026-11-24")))
 	heard(t, v)
@@ -173,12 +179,12 @@ func TestMovedLocksRowsInOrder(t *testing.T) {
 }
 
 // TestVersionsListenAgainAfterTheConnectionDrops: when PostgreSQL drops the listening
-// connection, versions are unknown (answers are read, not cached) until Listen is back, and a
+// connection, versions are unknown (answers are read, not cached) until the dispatcher is back, and a
 // move made meanwhile is seen after it.
 func TestVersionsListenAgainAfterTheConnectionDrops(t *testing.T) {
 	ctx := context.Background()
 	pg := testenv.Postgres(t)
-	v := listening(t, facts.NewVersions(pg.Pool, false, nil))
+	v := listening(t, pg.Pool, facts.NewVersions(pg.Pool, false))
 	before := versionOf(t, v, "prj_a", "2026-11-01", "2026-11-30")
 	if _, err := pg.Pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE datname = current_database() AND query = 'LISTEN mtk_data_versions'`); err != nil {

@@ -3,7 +3,6 @@ package facts
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -13,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mtk/internal/recovered"
+	"mtk/internal/pglisten"
 )
 
 // Versions tells the data version of what an answer reads. It keeps each project's rows of
@@ -21,12 +20,11 @@ import (
 // they moved (LISTEN on a connection of its own), so that a version costs no round trip while
 // nothing changes, and every mtk process sharing PostgreSQL sees every other's writes as soon as
 // their notification arrives: milliseconds after the writer's commit. While it is not listening
-// (before Listen connects, or after the connection drops and until it is back) versions are
+// (before its dispatcher listens, or after the connection drops and until it is back) versions are
 // unknown, and callers must not rely on a version then.
 type Versions struct {
 	pool      *pgxpool.Pool
 	byProject bool
-	log       *slog.Logger
 
 	mu sync.Mutex
 	// live: listening; snapshots read while it holds are kept.
@@ -65,11 +63,8 @@ type Version int64
 
 // NewVersions reads data_versions through pool. byProject keys every answer of a project by all
 // of its days (the coarser grain, for measuring what days buy: MTK_QUERY_CACHE_GRAIN).
-func NewVersions(pool *pgxpool.Pool, byProject bool, log *slog.Logger) *Versions {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Versions{pool: pool, byProject: byProject, log: log, snaps: map[string]*snapshot{},
+func NewVersions(pool *pgxpool.Pool, byProject bool) *Versions {
+	return &Versions{pool: pool, byProject: byProject, snaps: map[string]*snapshot{},
 		heard: map[string]uint64{}, waiting: map[string]chan struct{}{}}
 }
 
@@ -152,46 +147,12 @@ func (v *Versions) read(ctx context.Context, project string) (*snapshot, error) 
 	return s, nil
 }
 
-// Listen listens for moves until ctx ends, connecting again a second after the connection
-// drops or a panic (recovered, logged as a drop's cause). `mtk serve` runs it for as long as it serves.
-func (v *Versions) Listen(ctx context.Context) {
-	for {
-		err := recovered.Call(func() error { return v.listen(ctx) })
-		v.setLive(false)
-		if ctx.Err() != nil {
-			return
-		}
-		v.log.Warn("data versions: not listening, answers are not cached until it is back", "error", err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-// listenSetup bounds connecting and subscribing: a PostgreSQL that does not answer is tried again.
-const listenSetup = 10 * time.Second
-
-func (v *Versions) listen(ctx context.Context) error {
-	setup, cancel := context.WithTimeout(ctx, listenSetup)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(setup, v.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a dropped connection
-	if _, err := conn.Exec(setup, "LISTEN "+versionsChannel); err != nil {
-		return err
-	}
-	v.setLive(true)
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return err
-		}
-		v.moved(n.Payload)
-	}
+// Subscribe has d hear moves: versions are known from the moment d listens, unknown again when
+// its connection drops, until it is back (what was read before is forgotten either way). `mtk
+// serve` subscribes its dispatcher (internal/wire).
+func (v *Versions) Subscribe(d *pglisten.Dispatcher) error {
+	return d.Handle(versionsChannel, pglisten.Subscriber{Notify: v.moved,
+		Up: func() { v.setLive(true) }, Down: func() { v.setLive(false) }})
 }
 
 // setLive starts or ends an epoch: what was read before is forgotten either way.
@@ -203,7 +164,7 @@ func (v *Versions) setLive(live bool) {
 	clear(v.snaps)
 }
 
-// Live reports whether versions are known (Listen is connected).
+// Live reports whether versions are known (its dispatcher listens).
 func (v *Versions) Live() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()

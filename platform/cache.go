@@ -11,7 +11,7 @@ import (
 // events a second), a login token's standing (logged out, or older than a password change) and a
 // project's query scope (a dashboard sends many queries). A change made through the same Services
 // shows at once; one made by another process (the CLI, another replica, SQL by hand) as soon as
-// its announcement is heard (Services.Listen), and within the TTL whatever happens to the
+// its announcement is heard (Services.Subscribe), and within the TTL whatever happens to the
 // listener. A key's expiry is checked on every call.
 const KeyCacheTTL = 2 * time.Second
 

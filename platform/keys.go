@@ -139,7 +139,7 @@ func (s *Keys) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 }
 
 // forgetKeys drops revoked keys from this server's verification cache, so that revoking takes
-// effect here at once (and on other servers when they hear of it: Services.Listen).
+// effect here at once (and on other servers when they hear of it: Services.Subscribe).
 func (s *Keys) forgetKeys(ids ...string) {
 	s.verified.Forget(func(_ string, k cachedKey) bool { return slices.Contains(ids, k.principal.KeyID) })
 }

@@ -1,14 +1,9 @@
 package platform
 
 import (
-	"context"
-	"log/slog"
 	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"mtk/internal/recovered"
+	"mtk/internal/pglisten"
 )
 
 // revocationsChannel is the PostgreSQL channel on which every change that takes back a key or a
@@ -16,50 +11,13 @@ import (
 // transaction itself (triggers of schema/postgres/0016_revocation_notices.sql).
 const revocationsChannel = "mtk_revocations"
 
-// listenSetup bounds connecting and subscribing: a PostgreSQL that does not answer is tried again.
-const listenSetup = 10 * time.Second
-
-// Listen hears revocations until ctx ends, on a connection of its own, and drops what the caches
-// hold of each one as it is heard: a change committed by any process shows here milliseconds
-// later, not KeyCacheTTL later. When the connection drops, or before it is up, announcements may
-// be missed, so every cache is emptied then and again once listening resumes; meanwhile the TTL
-// bounds what is trusted. It connects again a second after a drop, or after a panic (recovered,
-// logged as a drop's cause). `mtk serve` runs it.
-func (s *Services) Listen(ctx context.Context, log *slog.Logger) {
-	for {
-		err := recovered.Call(func() error { return s.listen(ctx) })
-		s.forgetAll()
-		if ctx.Err() != nil {
-			return
-		}
-		log.Warn("revocations: not listening, cached keys, tokens and project scopes are trusted for their TTL until it is back", "error", err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-func (s *Services) listen(ctx context.Context) error {
-	setup, cancel := context.WithTimeout(ctx, listenSetup)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(setup, s.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a dropped connection
-	if _, err := conn.Exec(setup, "LISTEN "+revocationsChannel); err != nil {
-		return err
-	}
-	s.forgetAll() // what was cached before LISTEN took effect may have missed its announcement
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return err
-		}
-		s.revoked(n.Payload)
-	}
+// Subscribe has d hear revocations and drop what the caches hold of each one as it is heard: a
+// change committed by any process shows here milliseconds later, not KeyCacheTTL later. While d
+// does not listen (before it connects, after a drop) announcements may be missed, so every cache
+// is emptied when the connection drops and again once listening resumes; meanwhile the TTL bounds
+// what is trusted. `mtk serve` subscribes its dispatcher (internal/wire).
+func (s *Services) Subscribe(d *pglisten.Dispatcher) error {
+	return d.Handle(revocationsChannel, pglisten.Subscriber{Notify: s.revoked, Up: s.forgetAll, Down: s.forgetAll})
 }
 
 // revoked drops what the caches hold of one announcement's id.

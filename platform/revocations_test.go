@@ -3,12 +3,12 @@ package platform
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"testing"
 	"time"
 
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
+	"mtk/internal/pglisten"
 )
 
 // heardWithin is how soon a change committed through one replica must show on another that
@@ -33,9 +33,13 @@ func eventually(t *testing.T, what string, ok func() bool) {
 func TestRevocationsReachEveryReplica(t *testing.T) {
 	replica, clk, p := newTestStore(t)
 	other := New(replica.Pool(), clk)
+	d := pglisten.New(replica.Pool().Config().ConnConfig, nil)
+	if err := replica.Subscribe(d); err != nil {
+		t.Fatal(err)
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	listening := make(chan struct{})
-	go func() { defer close(listening); replica.Listen(ctx, slog.New(slog.DiscardHandler)) }()
+	listening := make(chan error)
+	go func() { listening <- d.Run(ctx) }()
 	t.Cleanup(func() { stop(); <-listening })
 	code := func(err error) string {
 		var e *apperr.Error

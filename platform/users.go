@@ -150,7 +150,7 @@ func (s *Users) Login(ctx context.Context, email, password string) (User, string
 
 // SetPassword replaces the password of the user with that e-mail and moves their token
 // generation, so that every login token issued before is refused from now on (on other servers
-// when they hear of it: Services.Listen).
+// when they hear of it: Services.Subscribe).
 func (s *Users) SetPassword(ctx context.Context, email, password string) (User, error) {
 	if p := passwordProblem(password); p != "" {
 		return User{}, apperr.Invalid("Invalid password.", p)

@@ -115,8 +115,12 @@ func newSite(t testing.TB) *site {
 	pg, ch := testenv.Postgres(t), testenv.ClickHouse(t)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	s := &site{t: t}
-	s.sys = wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "tag-test-secret-0123456789abcdef0123",
-		BaseURL: "http://127.0.0.1", RateLimits: "on"}, pg.Pool, ch.Conn, wire.Options{Clock: clock.Real{}, Logger: log})
+	sys, err := wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "tag-test-secret-0123456789abcdef0123",
+		BaseURL: "http://127.0.0.1", RateLimits: config.On}, pg.Pool, ch.Conn, wire.Options{Clock: clock.Real{}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.sys = sys
 	t.Cleanup(s.sys.Close)
 	app := api.New(s.sys)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

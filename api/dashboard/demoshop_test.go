@@ -31,9 +31,12 @@ func TestDemoShopWalkThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	sys := wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "demo-shop-test-secret-0123456789abcdef",
-		BaseURL: base, RateLimits: "off", DemoShop: true}, pg.Pool, ch.Conn,
+	sys, err := wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "demo-shop-test-secret-0123456789abcdef",
+		BaseURL: base, RateLimits: config.Off, DemoShop: true}, pg.Pool, ch.Conn,
 		wire.Options{Clock: clock.Real{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(sys.Close)
 	app := api.New(sys)
 	go app.Listener(ln) //nolint:errcheck // ends with Shutdown

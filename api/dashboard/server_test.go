@@ -66,8 +66,11 @@ func startServer(t *testing.T) *fixture {
 	ch := testenv.ClickHouse(t)
 	clk := clock.Real{}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	sys := wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
-		BaseURL: "http://127.0.0.1", RateLimits: "on"}, pg.Pool, ch.Conn, wire.Options{Clock: clk, Logger: log})
+	sys, err := wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
+		BaseURL: "http://127.0.0.1", RateLimits: config.On}, pg.Pool, ch.Conn, wire.Options{Clock: clk, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(sys.Close)
 	store, app := sys.Store, api.New(sys)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -324,19 +324,24 @@ func start(ctx context.Context) (*setup, error) {
 	s.base = "http://" + ln.Addr().String()
 	s.webhook = t.Webhook
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
+	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: config.Off, JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
-	sys := wire.Build(cfg, s.pg, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})
+	sys, err := wire.Build(cfg, s.pg, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	// The workers run as in mtk serve, so that ClickHouse's share of the work is measured too.
+	if err := sys.StartWorkers(); err != nil {
+		sys.Close()
+		ln.Close()
+		return nil, err
+	}
 	app := api.New(sys)
 	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
-	// The workers run as in mtk serve, so that ClickHouse's share of the work is measured too.
-	workers, stopWorkers := context.WithCancel(context.Background())
-	wg := sys.StartWorkers(workers)
 	s.shutdown = func() {
 		app.Shutdown() //nolint:errcheck
-		sys.Close()
-		stopWorkers()
-		wg.Wait()
+		sys.Close()    // stops the workers and waits for them
 		s.pg.Close()
 		s.ch.Close()
 		drainCH.Close()

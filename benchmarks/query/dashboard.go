@@ -52,7 +52,8 @@ var dashRunIDs = []string{"day", "project", "off", "off1", "floor1", "floor"}
 // the viewers' concurrency.
 type dashRun struct {
 	id, name          string
-	cache, grain      string
+	cache             config.Toggle
+	grain             string
 	floor             bool
 	viewers, parallel int
 }
@@ -166,15 +167,15 @@ func runDashboard(ctx context.Context, f flags) error {
 	v, p := f.dash.viewers, f.dash.parallel
 	// The uncached path and the floor at one client are measured together, page by page (see
 	// measure), when both are asked for: their difference is the overhead target.
-	floor1 := dashRun{id: "floor1", name: runFloor1, cache: "off", floor: true, viewers: 1, parallel: 1}
+	floor1 := dashRun{id: "floor1", name: runFloor1, cache: config.Off, floor: true, viewers: 1, parallel: 1}
 	paired := slices.Contains(f.dash.runs, "off1") && slices.Contains(f.dash.runs, "floor1")
 	for _, run := range []dashRun{
-		{id: "day", name: runCacheDay, cache: "on", grain: "day", viewers: v, parallel: p},
-		{id: "project", name: runCacheProject, cache: "on", grain: "project", viewers: v, parallel: p},
-		{id: "off", name: runCacheOff, cache: "off", viewers: v, parallel: p},
-		{id: "off1", name: runCacheOff1, cache: "off", viewers: 1, parallel: 1},
+		{id: "day", name: runCacheDay, cache: config.On, grain: "day", viewers: v, parallel: p},
+		{id: "project", name: runCacheProject, cache: config.On, grain: "project", viewers: v, parallel: p},
+		{id: "off", name: runCacheOff, cache: config.Off, viewers: v, parallel: p},
+		{id: "off1", name: runCacheOff1, cache: config.Off, viewers: 1, parallel: 1},
 		floor1,
-		{id: "floor", name: runFloor, cache: "off", floor: true, viewers: v, parallel: p},
+		{id: "floor", name: runFloor, cache: config.Off, floor: true, viewers: v, parallel: p},
 	} {
 		if ctx.Err() != nil {
 			break
@@ -279,7 +280,7 @@ func (d *dashboard) close() {
 // rate): the runs must time the answers they mean to. It returns the tiles as project 0 sees
 // them over 30 days.
 func (d *dashboard) checkTiles(ctx context.Context) ([]tileReport, error) {
-	srv, err := startServer(d.pg, d.serverCH, d.chURL, d.pgURL, serverOptions{cache: "off", clock: d.clk})
+	srv, err := startServer(d.pg, d.serverCH, d.chURL, d.pgURL, serverOptions{cache: config.Off, clock: d.clk})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log"
 	"time"
+
+	"mtk/internal/config"
 )
 
 // measure makes one run, or runs paired on one server: a fresh server of the runs'
@@ -57,7 +59,7 @@ func (d *dashboard) measure(ctx context.Context, runs ...dashRun) ([]runReport, 
 			continue
 		}
 		qc := newQueryClient(srv.url, d.t, d.pages, cfg.viewers*cfg.parallel)
-		if run.cache == "on" && f.verifyEvery > 0 {
+		if run.cache == config.On && f.verifyEvery > 0 {
 			verify = newVerifier(f.verifyEvery, newQueryClient(srv.url, d.t, d.pages, 1), d.writesSettled, srv.sys.Versions.Heard)
 			qc.verify = verify
 		}
@@ -88,7 +90,7 @@ func (d *dashboard) measure(ctx context.Context, runs ...dashRun) ([]runReport, 
 	var out []runReport
 	for i, run := range runs {
 		r := shared
-		r.Name, r.Path, r.Cache, r.Grain, r.Viewers, r.Parallel = run.name, "http", run.cache, run.grain, run.viewers, run.parallel
+		r.Name, r.Path, r.Cache, r.Grain, r.Viewers, r.Parallel = run.name, "http", run.cache.String(), run.grain, run.viewers, run.parallel
 		if run.floor {
 			r.Path, r.Cache, r.Grain = "floor", "", ""
 		}

@@ -35,6 +35,7 @@ import (
 	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/internal/db"
 	"mtk/platform"
 )
@@ -83,7 +84,7 @@ func run(ctx context.Context, f flags) error {
 	svc := engine.New(serverCH, engine.Options{Clock: clock.Real{}}) // the direct paths' engine
 	// The cells measure the engine's path: the answer cache would answer every request after
 	// the first from memory (the dashboard run, -dashboard, measures it).
-	srv, err := startServer(pg, serverCH, st.chURL, st.pgURL, serverOptions{cache: "off"})
+	srv, err := startServer(pg, serverCH, st.chURL, st.pgURL, serverOptions{cache: config.Off})
 	if err != nil {
 		return err
 	}

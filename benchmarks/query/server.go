@@ -27,14 +27,13 @@ type server struct {
 	app *fiber.App
 	sys *wire.System
 	url string
-	// stopWorkers ends the outbox workers and waits for them (nil: none run).
-	stopWorkers func()
 }
 
 // serverOptions are what the runs change in the server.
 type serverOptions struct {
-	// cache and grain are MTK_QUERY_CACHE and MTK_QUERY_CACHE_GRAIN ("": their defaults).
-	cache, grain string
+	// cache and grain are MTK_QUERY_CACHE and MTK_QUERY_CACHE_GRAIN (zero: their defaults).
+	cache config.Toggle
+	grain string
 	// clock is the server's (nil: the wall clock).
 	clock clock.Clock
 	// workers runs the outbox workers (the fact and event drainers) as mtk serve does.
@@ -45,10 +44,19 @@ type serverOptions struct {
 // (wire.Build) over pg and ch; its engine is svc's twin. Request logs are formatted as in
 // production (JSON through slog) and then discarded.
 func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o serverOptions) (*server, error) {
-	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: "off",
+	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: config.Off,
 		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1",
 		QueryCache: o.cache, QueryCacheGrain: o.grain}
-	sys := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	sys, err := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	if err != nil {
+		return nil, err
+	}
+	if o.workers {
+		if err := sys.StartWorkers(); err != nil {
+			sys.Close()
+			return nil, err
+		}
+	}
 	app := api.New(sys)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,21 +64,12 @@ func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o server
 		return nil, err
 	}
 	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
-	s := &server{app: app, sys: sys, url: "http://" + ln.Addr().String()}
-	if o.workers {
-		ctx, stop := context.WithCancel(context.Background())
-		wg := sys.StartWorkers(ctx)
-		s.stopWorkers = func() { stop(); wg.Wait() }
-	}
-	return s, nil
+	return &server{app: app, sys: sys, url: "http://" + ln.Addr().String()}, nil
 }
 
 func (s *server) close() error {
 	err := s.app.ShutdownWithTimeout(5 * time.Second)
-	s.sys.Close()
-	if s.stopWorkers != nil {
-		s.stopWorkers()
-	}
+	s.sys.Close() // stops the workers, if any, and waits for them
 	return err
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -53,24 +52,28 @@ func startCounted(ctx context.Context, e *env, limits bool, redisURL string, wor
 		return nil, err
 	}
 	s.base = "http://" + ln.Addr().String()
-	sc := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-replicas-secret-bench-replicas-secret"}
+	sc := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: config.Off, JWTSecret: "bench-replicas-secret-bench-replicas-secret"}
 	if limits {
-		sc.RateLimits, sc.RedisURL = "on", redisURL
+		sc.RateLimits, sc.RedisURL = config.On, redisURL
 	}
-	sys := wire.Build(sc, s.pg, s.ch, wire.Options{Clock: clock.Real{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	sys, err := wire.Build(sc, s.pg, s.ch, wire.Options{Clock: clock.Real{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		RedisPrefix: "mtk_bench_replicas:"})
+	if err == nil && workers {
+		if err = sys.StartWorkers(); err != nil {
+			sys.Close()
+		}
+	}
+	if err != nil {
+		ln.Close()
+		s.pg.Close()
+		ch.Close()
+		return nil, err
+	}
 	app := api.New(sys)
 	go app.Listener(ln) //nolint:errcheck // stopped by close
-	wctx, stopWorkers := context.WithCancel(context.Background())
-	wg := &sync.WaitGroup{}
-	if workers {
-		wg = sys.StartWorkers(wctx)
-	}
 	s.close = func() {
 		app.Shutdown() //nolint:errcheck
-		sys.Close()
-		stopWorkers()
-		wg.Wait()
+		sys.Close()    // stops the workers and waits for them
 		s.pg.Close()
 		ch.Close()
 	}

@@ -43,7 +43,10 @@ func backfillBusiness(ctx context.Context, rest []string, out io.Writer) error {
 		if *asJSON {
 			log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		}
-		sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: log})
+		sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: log})
+		if err != nil {
+			return err
+		}
 		defer sys.Close()
 		orders, events, err := sys.BackfillBusiness(ctx, *batch)
 		if err != nil {

@@ -318,7 +318,10 @@ func TestBackgroundJobsRun(t *testing.T) {
 		VALUES ('key:k', 'old', 'POST', '/x', '\x00', 200, now() - interval '2 days', now() - interval '1 day')`); err != nil {
 		t.Fatal(err)
 	}
-	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{})
+	sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer sys.Close()
 	runner, err := jobs.New(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), sys.Jobs())
 	if err != nil {

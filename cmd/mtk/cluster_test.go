@@ -81,7 +81,10 @@ func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, 
 		t.Fatal(err)
 	}
 	t.Cleanup(w.st.Close)
-	sys := wire.Build(cfg, w.st.pg, w.st.ch, wire.Options{Clock: clk})
+	sys, err := wire.Build(cfg, w.st.pg, w.st.ch, wire.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
 	app := api.New(sys)
 	t.Cleanup(sys.Close)
 	w.app = app

@@ -122,7 +122,10 @@ func TestContainerStatusJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: quiet})
+	sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer sys.Close()
 	runner, err := jobs.New(ctx, quiet, sys.Jobs())
 	if err != nil {

@@ -48,8 +48,11 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	}
 	clk := clock.Real{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.RateLimits = "off"
-	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: log})
+	cfg.RateLimits = config.Off
+	sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: log})
+	if err != nil {
+		return err
+	}
 	app := api.New(sys)
 	defer sys.Close()
 	var webhookKey string

@@ -14,7 +14,6 @@ import (
 	"mtk/api"
 	"mtk/internal/clock"
 	"mtk/internal/config"
-	"mtk/internal/jobs"
 	"mtk/internal/wire"
 )
 
@@ -54,18 +53,20 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	defer st.Close()
 	clk := clock.Real{}
 	m := newMetrics(cfg, st, clk, logger)
-	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: logger, Metrics: m})
+	sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: logger, Metrics: m})
+	if err != nil {
+		return err
+	}
 	app := api.Worker(sys)
 	if r.api {
 		app = api.New(sys)
 	}
-	defer sys.Close() // after the HTTP server stopped: stores what is queued
+	// After the HTTP server stopped: stops the workers and jobs, waits for them, stores what is queued.
+	defer sys.Close()
 	if r.work {
-		stop, err := startWork(ctx, sys, logger)
-		if err != nil {
+		if err := startWork(sys); err != nil {
 			return err
 		}
-		defer stop()
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -77,8 +78,8 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer stopMetrics()
-	logger.Info("mtk serving", "role", *roleName, "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimits,
-		"metrics", cfg.Metrics, "clickhouse_cluster", cfg.ClickHouseCluster)
+	logger.Info("mtk serving", "role", *roleName, "listen", cfg.Listen, "base_url", cfg.BaseURL, "rate_limits", cfg.RateLimitsOn(),
+		"metrics", cfg.MetricsOn(), "metrics_listen", cfg.MetricsListen(), "clickhouse_cluster", cfg.ClickHouseCluster)
 	served := make(chan error, 1)
 	go func() { served <- app.Listener(ln) }()
 	select {
@@ -93,21 +94,13 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-// startWork starts the outbox workers and the scheduled jobs; stop ends them, letting a step in
-// progress finish.
-func startWork(ctx context.Context, sys *wire.System, logger *slog.Logger) (stop func(), err error) {
-	wctx, stopWorkers := context.WithCancel(ctx)
-	workers := sys.StartWorkers(wctx)
-	runner, err := jobs.New(ctx, logger, sys.Jobs())
-	if err != nil {
-		stopWorkers()
-		workers.Wait()
-		return nil, err
+// startWork starts the outbox workers and the scheduled jobs; sys.Close ends them, letting a step
+// in progress finish.
+func startWork(sys *wire.System) error {
+	if err := sys.StartWorkers(); err != nil {
+		return err
 	}
-	// Every worker fires every job; the tick's claim in PostgreSQL lets one of them run it.
-	runner.Ticks = jobs.PostgresTicks(sys.Postgres)
-	runner.Start()
-	return func() { runner.Stop(); stopWorkers(); workers.Wait() }, nil
+	return sys.StartJobs()
 }
 
 func runMigrate(ctx context.Context, args []string, out io.Writer) error {

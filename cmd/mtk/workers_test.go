@@ -39,7 +39,10 @@ func TestSyncRunsOnceAcrossWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(st.Close)
-		sys := wire.Build(cfg, st.pg, st.ch, wire.Options{})
+		sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(sys.Close)
 		runner, err := jobs.New(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), sys.Jobs())
 		if err != nil {

@@ -72,11 +72,14 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	url := "http://" + ln.Addr().String()
 	cfg := config.Config{Listen: ln.Addr().String(), ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: jwtSecret,
-		BaseURL: url, RateLimits: "on"}
+		BaseURL: url, RateLimits: config.On}
 	if opts.RateLimitsOff {
-		cfg.RateLimits = "off"
+		cfg.RateLimits = config.Off
 	}
-	sys := wire.Build(cfg, pg.Pool, ch.Conn, wire.Options{Clock: opts.Clock, Logger: opts.Logger})
+	sys, err := wire.Build(cfg, pg.Pool, ch.Conn, wire.Options{Clock: opts.Clock, Logger: opts.Logger})
+	if err != nil {
+		t.Fatal(err)
+	}
 	app := api.New(sys)
 	store, closeApp := sys.Store, sys.Close
 	d, err := watchDrift(app)

@@ -45,8 +45,8 @@ type Config struct {
 	// BaseURL is the public address of this service, used in webhook URLs (MTK_BASE_URL);
 	// it defaults to http://<Listen>.
 	BaseURL string
-	// RateLimits is "on" or "off" (MTK_RATE_LIMITS).
-	RateLimits string
+	// RateLimits turns rate limiting on (the default) or off (MTK_RATE_LIMITS).
+	RateLimits Toggle
 	// RedisURL is a redis:// URL (MTK_REDIS_URL) of the Redis that keeps the rate limits shared
 	// by every replica; empty keeps them in-process.
 	RedisURL string
@@ -59,11 +59,14 @@ type Config struct {
 	DataDir string
 	// AdsimURL is where the ad network simulator serves, for `mtk seed demo` (MTK_ADSIM_URL).
 	AdsimURL string
-	// DemoShop serves the demo shop at /demo-shop/ (MTK_DEMO_SHOP=on; `make run` sets it).
+	// DemoShop serves the demo shop at /demo-shop/ (MTK_DEMO_SHOP: on, or off, the default;
+	// `make run` sets it on).
 	DemoShop bool
-	// Metrics is where GET /metrics is served (MTK_METRICS): "on" on Listen, "off" nowhere (and
-	// nothing is measured), or a host:port of its own.
-	Metrics string
+	// Metrics and MetricsAddr are where GET /metrics is served (MTK_METRICS): on Listen when
+	// Metrics is on (the default), nowhere when it is off (and nothing is measured), on a
+	// listener of its own when MTK_METRICS is a host:port (MetricsAddr).
+	Metrics     Toggle
+	MetricsAddr string
 	// QuerySlots is how many query statements this server runs on ClickHouse at once
 	// (MTK_QUERY_CONCURRENCY: "auto" or a number from 1 to 1000); 0 is auto, the ClickHouse
 	// server's cores plus one (engine.Options.MaxConcurrent).
@@ -73,9 +76,9 @@ type Config struct {
 	// outbox.DefaultMaxRows): past them, events and orders are refused with 503 and Retry-After
 	// until the drainers make room.
 	EventOutboxMax, FactOutboxMax, JourneyOutboxMax int64
-	// QueryCache is "on" (the default) or "off" (MTK_QUERY_CACHE): whether /v3/query answers are
+	// QueryCache is on (the default) or off (MTK_QUERY_CACHE): whether /v3/query answers are
 	// kept and served again while their data version stands (see package answers).
-	QueryCache string
+	QueryCache Toggle
 	// QueryCacheMB bounds the answer cache's memory in MiB (MTK_QUERY_CACHE_MB; 0 is
 	// DefaultQueryCacheMB).
 	QueryCacheMB int64
@@ -123,7 +126,7 @@ func (c Config) StoreDeadline() time.Duration {
 const DefaultQueryCacheMB = 256
 
 // QueryCacheOn reports whether /v3/query answers are cached.
-func (c Config) QueryCacheOn() bool { return c.QueryCache != "off" }
+func (c Config) QueryCacheOn() bool { return c.QueryCache.Or(true) }
 
 // QueryCacheBytes is the answer cache's bound in bytes.
 func (c Config) QueryCacheBytes() int64 {
@@ -137,18 +140,18 @@ func (c Config) QueryCacheBytes() int64 {
 func (c Config) QueryCacheByProject() bool { return c.QueryCacheGrain == "project" }
 
 // RateLimitsOn reports whether requests are rate limited.
-func (c Config) RateLimitsOn() bool { return c.RateLimits != "off" }
+func (c Config) RateLimitsOn() bool { return c.RateLimits.Or(true) }
 
 // MetricsOn reports whether metrics are kept and served.
-func (c Config) MetricsOn() bool { return c.Metrics != "off" }
+func (c Config) MetricsOn() bool { return c.Metrics.Or(true) }
 
 // MetricsListen is the address of the listener of its own that serves /metrics; empty when
 // /metrics is served on Listen, or not at all.
 func (c Config) MetricsListen() string {
-	if c.Metrics == "" || c.Metrics == "on" || c.Metrics == "off" {
+	if !c.MetricsOn() {
 		return ""
 	}
-	return c.Metrics
+	return c.MetricsAddr
 }
 
 // FromEnv reads the configuration from the environment, filling defaults. It does not validate.
@@ -160,15 +163,19 @@ func FromEnv() Config {
 		PostgresURL:       env("MTK_POSTGRES_URL", DefaultPostgresURL),
 		JWTSecret:         os.Getenv("MTK_JWT_SECRET"),
 		BaseURL:           os.Getenv("MTK_BASE_URL"),
-		RateLimits:        strings.ToLower(env("MTK_RATE_LIMITS", "on")),
 		RedisURL:          env("MTK_REDIS_URL", ""),
 		DataDir:           env("MTK_DATA", DefaultDataDir),
 		AdsimURL:          strings.TrimRight(env("MTK_ADSIM_URL", DefaultAdsimURL), "/"),
-		DemoShop:          strings.ToLower(env("MTK_DEMO_SHOP", "off")) == "on",
-		Metrics:           env("MTK_METRICS", "on"),
-		QueryCache:        strings.ToLower(env("MTK_QUERY_CACHE", "on")),
 		QueryCacheGrain:   strings.ToLower(env("MTK_QUERY_CACHE_GRAIN", "day")),
 		written:           map[string]string{},
+	}
+	c.RateLimits, c.QueryCache = c.toggle("MTK_RATE_LIMITS"), c.toggle("MTK_QUERY_CACHE")
+	c.DemoShop = c.toggle("MTK_DEMO_SHOP").Or(false)
+	// MTK_METRICS is on, off or an address of its own.
+	if m, err := ParseToggle(env("MTK_METRICS", "")); err == nil {
+		c.Metrics = m
+	} else {
+		c.MetricsAddr = env("MTK_METRICS", "")
 	}
 	if raw := strings.ToLower(env("MTK_QUERY_CONCURRENCY", "auto")); raw != "auto" {
 		c.QuerySlots = int(c.count("MTK_QUERY_CONCURRENCY", raw))
@@ -190,9 +197,6 @@ func FromEnv() Config {
 			d = -1
 		}
 		c.StoreTimeout = d
-	}
-	if m := strings.ToLower(c.Metrics); m == "on" || m == "off" {
-		c.Metrics = m
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + c.Listen
@@ -270,9 +274,7 @@ func (c Config) Validate() error {
 			problems = append(problems, fmt.Sprintf("MTK_TRUSTED_PROXIES %q: want IP addresses or CIDR ranges, comma-separated", p))
 		}
 	}
-	if c.QueryCache != "" && c.QueryCache != "on" && c.QueryCache != "off" {
-		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE %q: want on or off", c.QueryCache))
-	}
+	problems = append(problems, c.badToggles()...)
 	if c.QueryCacheMB < 0 {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_MB %q: want a number of MiB, 1 or more",
 			c.shown("MTK_QUERY_CACHE_MB", c.QueryCacheMB)))
@@ -284,19 +286,16 @@ func (c Config) Validate() error {
 		problems = append(problems, fmt.Sprintf("MTK_STORE_TIMEOUT %q: want a duration from %s to %s, such as 5s",
 			c.shown("MTK_STORE_TIMEOUT", c.StoreTimeout), minStoreTimeout, maxStoreTimeout))
 	}
-	if c.RateLimits != "on" && c.RateLimits != "off" {
-		problems = append(problems, fmt.Sprintf("MTK_RATE_LIMITS %q: want on or off", c.RateLimits))
-	}
 	if c.RedisURL != "" {
 		if _, err := redis.ParseURL(c.RedisURL); err != nil {
 			problems = append(problems, fmt.Sprintf("MTK_REDIS_URL %q: %v", c.RedisURL, err))
 		}
 	}
 	if c.MetricsListen() != "" {
-		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
-			problems = append(problems, fmt.Sprintf("MTK_METRICS %q: want on, off or host:port", c.Metrics))
-		} else if c.Metrics == c.Listen {
-			problems = append(problems, fmt.Sprintf("MTK_METRICS %q: is MTK_LISTEN; use on to serve /metrics there", c.Metrics))
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			problems = append(problems, fmt.Sprintf("MTK_METRICS %q: want on, off or host:port", c.MetricsAddr))
+		} else if c.MetricsAddr == c.Listen {
+			problems = append(problems, fmt.Sprintf("MTK_METRICS %q: is MTK_LISTEN; use on to serve /metrics there", c.MetricsAddr))
 		}
 	}
 	if len(problems) > 0 {

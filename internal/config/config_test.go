@@ -36,15 +36,15 @@ func TestDefaultsAreValid(t *testing.T) {
 func TestValidateNamesEveryBadValue(t *testing.T) {
 	c := Config{
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
-		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QuerySlots: 1001,
-		EventOutboxMax: -1, FactOutboxMax: -1, JourneyOutboxMax: -1, QueryCache: "maybe", QueryCacheMB: -1, QueryCacheGrain: "hour",
+		BaseURL: "ftp://x", MetricsAddr: "yes", QuerySlots: 1001,
+		EventOutboxMax: -1, FactOutboxMax: -1, JourneyOutboxMax: -1, QueryCacheMB: -1, QueryCacheGrain: "hour",
 		StoreTimeout: time.Hour, DrainPartitions: MaxDrainPartitions + 1,
 	}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_JOURNEY_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
+	for _, name := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_JWT_SECRET", "MTK_BASE_URL", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_JOURNEY_OUTBOX_MAX", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
@@ -88,6 +88,35 @@ func TestRateLimitsOff(t *testing.T) {
 	t.Setenv("MTK_RATE_LIMITS", "OFF")
 	if FromEnv().RateLimitsOn() {
 		t.Fatal("MTK_RATE_LIMITS=OFF leaves limits on")
+	}
+}
+
+// Every on/off variable is read once into a Toggle: on and off in any case, empty its default;
+// anything else is a startup error naming the variable and what it takes.
+func TestToggles(t *testing.T) {
+	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
+	setting := map[string]func(Config) bool{
+		"MTK_RATE_LIMITS": Config.RateLimitsOn,
+		"MTK_QUERY_CACHE": Config.QueryCacheOn,
+		"MTK_DEMO_SHOP":   func(c Config) bool { return c.DemoShop },
+	}
+	defaults := map[string]bool{"MTK_RATE_LIMITS": true, "MTK_QUERY_CACHE": true, "MTK_DEMO_SHOP": false}
+	for _, name := range toggles {
+		on := setting[name]
+		for raw, want := range map[string]bool{"": defaults[name], "on": true, " On ": true, "off": false, "OFF": false} {
+			t.Setenv(name, raw)
+			if c := FromEnv(); on(c) != want || c.Validate() != nil {
+				t.Errorf("%s=%q: on %v, validate %v", name, raw, on(c), c.Validate())
+			}
+		}
+		for _, raw := range []string{"yes", "1", "true", "of"} {
+			t.Setenv(name, raw)
+			err := FromEnv().Validate()
+			if err == nil || !strings.Contains(err.Error(), name+` "`+raw+`": want on or off`) {
+				t.Errorf("%s=%q: %v", name, raw, err)
+			}
+		}
+		t.Setenv(name, "")
 	}
 }
 

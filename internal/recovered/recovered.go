@@ -1,7 +1,8 @@
 // Package recovered turns a panic into an error, for the code that runs outside a request's
 // handler (the outbox loops, the credit worker, the conversion forwarder, the listeners, the jobs,
 // a query's single-flight run): a panic there would otherwise end the whole process, API
-// included. Each loop logs the error once, as any failed step's, and goes on at its next cycle.
+// included. The runner that holds those loops (internal/runner) logs the error once, as any
+// failed step's, and goes on at its next cycle.
 package recovered
 
 import (

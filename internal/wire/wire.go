@@ -7,9 +7,10 @@ package wire
 
 import (
 	"cmp"
-	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,6 +30,8 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/metrics"
+	"mtk/internal/pglisten"
+	"mtk/internal/runner"
 	"mtk/platform"
 )
 
@@ -78,11 +81,15 @@ type System struct {
 
 	redis *redis.Client // closed by Close
 
-	stop context.CancelFunc // ends what Build started
+	// run holds every long-running piece Build and the Start methods started; Close ends it.
+	run       *runner.Runner
+	closeOnce sync.Once
 }
 
-// Build makes the System over open stores. Close it after the HTTP server has stopped.
-func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *System {
+// Build makes the System over open stores and starts what it listens with (PostgreSQL's
+// notifications of revocations and data versions) in its runner. A configuration it cannot run
+// with is its error, nothing left running. Close the System after the HTTP server has stopped.
+func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) (*System, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -90,8 +97,6 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 		opts.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}
 	clk, log, m := opts.Clock, opts.Logger, opts.Metrics
-	s := &System{Config: cfg, Postgres: pg, ClickHouse: ch, Clock: clk, Log: log, Metrics: m,
-		Store: platform.New(pg, clk), Resolver: attribution.New(pg, clk, 0)}
 	bounds := opts.Bounds
 	if bounds == (outbox.Bounds{}) {
 		bounds.Events, bounds.Facts, bounds.Journeys = cfg.EventOutboxMax, cfg.FactOutboxMax, cfg.JourneyOutboxMax
@@ -103,6 +108,18 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	if evCfg.Batch.FlushTimeout <= 0 {
 		evCfg.Batch.FlushTimeout = cfg.StoreDeadline()
 	}
+	if err := evCfg.Batch.Validate(); err != nil { // checked before anything starts
+		return nil, fmt.Errorf("wire: event batches: %w", err)
+	}
+	var ro *redis.Options
+	if cfg.RedisURL != "" {
+		var err error
+		if ro, err = redisOptions(cfg.RedisURL); err != nil {
+			return nil, fmt.Errorf("wire: MTK_REDIS_URL: %w", err)
+		}
+	}
+	s := &System{Config: cfg, Postgres: pg, ClickHouse: ch, Clock: clk, Log: log, Metrics: m,
+		Store: platform.New(pg, clk), Resolver: attribution.New(pg, clk, 0), run: runner.New(log)}
 	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots,
 		MaxExecutionTime: cfg.StoreDeadline()}
 	if m != nil {
@@ -120,28 +137,37 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 	if m != nil {
 		s.Syncer.Observe = m.SyncRun
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	s.stop = stop
-	go s.Store.Listen(ctx, log)
 	if cfg.QueryCacheOn() {
-		s.Versions = facts.NewVersions(pg, cfg.QueryCacheByProject(), log)
+		s.Versions = facts.NewVersions(pg, cfg.QueryCacheByProject())
 		s.Answers = answers.NewCache(cfg.QueryCacheBytes())
-		go s.Versions.Listen(ctx)
 		if m != nil {
 			m.WatchAnswers(s.Answers.Stats)
 		}
 	}
 	s.Queries = answers.New(s.Engine, s.Versions, s.Answers)
-	if cfg.RedisURL != "" {
-		ro, err := redisOptions(cfg.RedisURL)
-		if err != nil {
-			panic("wire: MTK_REDIS_URL: " + err.Error()) // config.Validate refuses it
-		}
-		prefix := cmp.Or(opts.RedisPrefix, "mtk:")
+	if ro != nil {
 		s.redis = redis.NewClient(ro)
-		s.Limits = ratelimit.NewRedis(s.redis, prefix)
+		s.Limits = ratelimit.NewRedis(s.redis, cmp.Or(opts.RedisPrefix, "mtk:"))
 	}
-	return s
+	if err := s.listen(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// listen starts hearing PostgreSQL's notifications, for every subscriber on one connection.
+func (s *System) listen() error {
+	d := pglisten.New(s.Postgres.Config().ConnConfig, s.Log)
+	if err := s.Store.Subscribe(d); err != nil {
+		return err
+	}
+	if s.Versions != nil {
+		if err := s.Versions.Subscribe(d); err != nil {
+			return err
+		}
+	}
+	return s.run.Go("postgres notifications", d.Run)
 }
 
 // NewSyncer is the ad network syncer over p and ch, a server of cluster ("" for one server) (the
@@ -151,12 +177,15 @@ func NewSyncer(p *platform.Services, ch driver.Conn, cluster string, clk clock.C
 		Clock: clk, Projects: p.Projects, Connections: p.Connections}
 }
 
-// Close stores the events still queued and stops listening for revocations and data versions;
-// call it after the HTTP server has stopped.
+// Close stops everything Build and the Start methods started (the workers, the jobs, the
+// listener) and waits for it, stores the events still queued and closes the Redis client; call it
+// after the HTTP server has stopped. Calling it again does nothing.
 func (s *System) Close() {
-	s.stop()
-	s.Events.Close()
-	if s.redis != nil {
-		s.redis.Close()
-	}
+	s.closeOnce.Do(func() {
+		s.run.Close()
+		s.Events.Close()
+		if s.redis != nil {
+			s.redis.Close()
+		}
+	})
 }

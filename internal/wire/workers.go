@@ -2,16 +2,17 @@ package wire
 
 import (
 	"context"
-	"sync"
+	"time"
 
 	"mtk/ingest/credits"
 	"mtk/ingest/outbox"
+	"mtk/internal/jobs"
 )
 
-// StartWorkers runs the long-running outbox workers (the fact, event and journey drainers, the
-// credit worker and the credit drainer, the conversion deliverer) until ctx ends; Wait on the result returns when they have stopped (a
-// step in progress finishes first).
-func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
+// StartWorkers starts the long-running outbox workers in the System's runner (the fact, event
+// and journey drainers, the credit worker and the credit drainer, the conversion deliverer); they
+// run until Close, which waits for them (a step in progress sees its context end first).
+func (s *System) StartWorkers() error {
 	clk, log, m := s.Clock, s.Log, s.Metrics
 	events, drainer := s.drainers()
 	deliverer := outbox.NewDeliverer(s.Postgres, s.Store.Connections, nil, clk, log)
@@ -24,17 +25,49 @@ func (s *System) StartWorkers(ctx context.Context) *sync.WaitGroup {
 			return n, err
 		}
 	}
-	var wg sync.WaitGroup
-	journeys := s.journeyDrainer()
 	worker, creditDrainer := s.credits()
-	wg.Add(6)
-	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "facts", drain) }()
-	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "journeys", journeys.RunOnce) }()
-	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "credit worker", worker.RunOnce) }()
-	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "credits", creditDrainer.RunOnce) }()
-	go func() { defer wg.Done(); outbox.Run(ctx, outbox.EventsInterval, log, "events", events.RunOnce) }()
-	go func() { defer wg.Done(); outbox.Run(ctx, outbox.Interval, log, "conversions", deliverer.RunOnce) }()
-	return &wg
+	for _, w := range []struct {
+		name     string
+		interval time.Duration
+		step     func(context.Context) (int, error)
+	}{
+		{"facts", outbox.Interval, drain},
+		{"journeys", outbox.Interval, s.journeyDrainer().RunOnce},
+		{"credit worker", outbox.Interval, worker.RunOnce},
+		{"credits", outbox.Interval, creditDrainer.RunOnce},
+		{"events", outbox.EventsInterval, events.RunOnce},
+		{"conversions", outbox.Interval, deliverer.RunOnce},
+	} {
+		step := w.step
+		err := s.run.Every(w.name, w.interval, func(ctx context.Context) error { _, err := step(ctx); return err })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StartJobs starts the scheduled jobs (Jobs) in the System's runner until Close. Every worker
+// fires every job; the tick's claim in PostgreSQL lets one of them run it.
+func (s *System) StartJobs() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	scheduler, err := jobs.New(ctx, s.Log, s.Jobs())
+	if err != nil {
+		cancel()
+		return err
+	}
+	scheduler.Ticks = jobs.PostgresTicks(s.Postgres)
+	err = s.run.Go("jobs", func(stop context.Context) error {
+		scheduler.Start()
+		<-stop.Done()
+		cancel() // the runs in progress end first
+		scheduler.Stop()
+		return nil
+	})
+	if err != nil {
+		cancel()
+	}
+	return err
 }
 
 // Drain moves what waits in the event, fact and journey outboxes into ClickHouse once, credits
