@@ -118,7 +118,7 @@ func newSite(t testing.TB) *site {
 	s.sys = wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "tag-test-secret-0123456789abcdef0123",
 		BaseURL: "http://127.0.0.1", RateLimits: "on"}, pg.Pool, ch.Conn, wire.Options{Clock: clock.Real{}, Logger: log})
 	t.Cleanup(s.sys.Close)
-	app := api.New(s.sys)
+	app := api.New(s.sys.API())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func TestDemoShopWalkThrough(t *testing.T) {
 		BaseURL: base, RateLimits: "off", DemoShop: true}, pg.Pool, ch.Conn,
 		wire.Options{Clock: clock.Real{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	t.Cleanup(sys.Close)
-	app := api.New(sys)
+	app := api.New(sys.API())
 	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
 	t.Cleanup(func() { _ = app.Shutdown() })
 	s := sys.Store

@@ -69,7 +69,7 @@ func startServer(t *testing.T) *fixture {
 	sys := wire.Build(config.Config{ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: "dashboard-test-secret-0123456789abcdef",
 		BaseURL: "http://127.0.0.1", RateLimits: "on"}, pg.Pool, ch.Conn, wire.Options{Clock: clk, Logger: log})
 	t.Cleanup(sys.Close)
-	store, app := sys.Store, api.New(sys)
+	store, app := sys.Store, api.New(sys.API())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

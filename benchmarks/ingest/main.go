@@ -327,7 +327,7 @@ func start(ctx context.Context) (*setup, error) {
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: "off", JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
 	sys := wire.Build(cfg, s.pg, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})
-	app := api.New(sys)
+	app := api.New(sys.API())
 	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
 	// The workers run as in mtk serve, so that ClickHouse's share of the work is measured too.
 	workers, stopWorkers := context.WithCancel(context.Background())

@@ -49,7 +49,7 @@ func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o server
 		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1",
 		QueryCache: o.cache, QueryCacheGrain: o.grain}
 	sys := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
-	app := api.New(sys)
+	app := api.New(sys.API())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		sys.Close()

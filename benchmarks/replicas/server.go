@@ -59,7 +59,7 @@ func startCounted(ctx context.Context, e *env, limits bool, redisURL string, wor
 	}
 	sys := wire.Build(sc, s.pg, s.ch, wire.Options{Clock: clock.Real{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		RedisPrefix: "mtk_bench_replicas:"})
-	app := api.New(sys)
+	app := api.New(sys.API())
 	go app.Listener(ln) //nolint:errcheck // stopped by close
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	wg := &sync.WaitGroup{}

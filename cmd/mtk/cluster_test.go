@@ -82,7 +82,7 @@ func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, 
 	}
 	t.Cleanup(w.st.Close)
 	sys := wire.Build(cfg, w.st.pg, w.st.ch, wire.Options{Clock: clk})
-	app := api.New(sys)
+	app := api.New(sys.API())
 	t.Cleanup(sys.Close)
 	w.app = app
 	store, syncer := sys.Store, sys.Syncer

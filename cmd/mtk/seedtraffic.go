@@ -50,7 +50,7 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.RateLimits = "off"
 	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: log})
-	app := api.New(sys)
+	app := api.New(sys.API())
 	defer sys.Close()
 	var webhookKey string
 	for _, c := range demo.Connections {

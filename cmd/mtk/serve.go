@@ -55,9 +55,9 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	clk := clock.Real{}
 	m := newMetrics(cfg, st, clk, logger)
 	sys := wire.Build(cfg, st.pg, st.ch, wire.Options{Clock: clk, Logger: logger, Metrics: m})
-	app := api.Worker(sys)
+	app := api.Worker(sys.API())
 	if r.api {
-		app = api.New(sys)
+		app = api.New(sys.API())
 	}
 	defer sys.Close() // after the HTTP server stopped: stores what is queued
 	if r.work {

@@ -77,7 +77,7 @@ func Start(t testing.TB, opts Options) *Server {
 		cfg.RateLimits = "off"
 	}
 	sys := wire.Build(cfg, pg.Pool, ch.Conn, wire.Options{Clock: opts.Clock, Logger: opts.Logger})
-	app := api.New(sys)
+	app := api.New(sys.API())
 	store, closeApp := sys.Store, sys.Close
 	d, err := watchDrift(app)
 	if err != nil {
