@@ -63,7 +63,7 @@ func (s *server) authenticate(c *fiber.Ctx) (*auth.Principal, error) {
 	case token == "":
 		return nil, apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "No credential provided: send Authorization: Bearer <API key or token>, or x-api-key.")
 	case strings.HasPrefix(token, auth.APIKeyPrefix):
-		return s.platform.Keys.VerifyAPIKey(c.UserContext(), token)
+		return s.Keys.VerifyAPIKey(c.UserContext(), token)
 	case strings.Count(token, ".") == 2:
 		return s.authenticateJWT(c, token)
 	default:
@@ -72,11 +72,11 @@ func (s *server) authenticate(c *fiber.Ctx) (*auth.Principal, error) {
 }
 
 func (s *server) authenticateJWT(c *fiber.Ctx, token string) (*auth.Principal, error) {
-	login, err := auth.ParseJWT([]byte(s.cfg.JWTSecret), token, s.clock.Now())
+	login, err := auth.ParseJWT([]byte(s.Config.JWTSecret), token, s.Clock.Now())
 	if err != nil {
 		return nil, apperr.Unauthenticated(apperr.CodeInvalidToken, "Invalid or expired token.")
 	}
-	if err := s.platform.Users.VerifyLoginToken(c.UserContext(), login); err != nil {
+	if err := s.Users.VerifyLoginToken(c.UserContext(), login); err != nil {
 		return nil, err
 	}
 	userID := login.UserID
@@ -85,7 +85,7 @@ func (s *server) authenticateJWT(c *fiber.Ctx, token string) (*auth.Principal, e
 	if ws == "" {
 		return p, nil
 	}
-	m, member, err := s.platform.Users.Membership(c.UserContext(), userID, ws)
+	m, member, err := s.Users.Membership(c.UserContext(), userID, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -150,5 +150,5 @@ func (s *server) workspaceIDs(c *fiber.Ctx) ([]string, error) {
 	if p.WorkspaceID != "" {
 		return []string{p.WorkspaceID}, nil
 	}
-	return s.platform.Users.WorkspaceIDsOf(c.UserContext(), p.UserID)
+	return s.Users.WorkspaceIDsOf(c.UserContext(), p.UserID)
 }

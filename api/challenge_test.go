@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"net/url"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"mtk/api"
 	"mtk/internal/auth"
 	"mtk/platform"
 )
@@ -37,7 +38,7 @@ func TestUnauthorizedChallenges(t *testing.T) {
 		{"wrong login password with a bearer", e.do("POST", "/v3/auth/login", wrong, "Authorization", "Bearer x"), plain},
 		{"unknown webhook key", e.do("POST", "/v2/tracking/generic?k=nope", map[string]any{}), refused},
 		{"no webhook key", e.do("POST", "/v2/tracking/generic", map[string]any{}), plain},
-		{"OAuth client secret", e.do("POST", pathToken, url.Values{"grant_type": {"authorization_code"}, "client_id": {client.ID},
+		{"OAuth client secret", e.do("POST", api.PathToken, url.Values{"grant_type": {"authorization_code"}, "client_id": {client.ID},
 			"client_secret": {"wrong"}}.Encode(), form...), `Basic realm="mtk"`},
 	}
 	for _, c := range cases {

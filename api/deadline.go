@@ -26,6 +26,6 @@ func withStoreDeadline(timeout time.Duration) fiber.Handler {
 // idempotent is the Idempotency-Key middleware over the platform's PostgreSQL, its records
 // settled within the store timeout; scope nil scopes keys to the credential.
 func (s *server) idempotent(scope func(*fiber.Ctx) (string, error)) fiber.Handler {
-	return idempotency.New(idempotency.Config{Store: idempotency.NewStore(s.platform.Pool()), Clock: s.clock,
-		Scope: scope, StoreTimeout: s.cfg.StoreDeadline()})
+	return idempotency.New(idempotency.Config{Store: s.Idempotency, Clock: s.Clock,
+		Scope: scope, StoreTimeout: s.Config.StoreDeadline()})
 }

@@ -3,8 +3,6 @@ package api
 import (
 	"strings"
 	"testing"
-
-	"mtk/internal/wire"
 )
 
 // New names every missing dependency at once instead of serving routes that would fail when
@@ -12,9 +10,11 @@ import (
 func TestNewRefusesMissingDependencies(t *testing.T) {
 	defer func() {
 		p, _ := recover().(string)
-		if !strings.Contains(p, "ClickHouse, Clock, Events, Log, Objects, Orders, Queries, Store") {
-			t.Fatalf("panic %q", p)
+		want := "Answers, ClickHouse, Clock, Connections, Containers, Events, Fires, Idempotency, Keys, Links, Log, " +
+			"OAuth, Objects, Orders, Postgres, Projects, Scripts, Stats, Users"
+		if !strings.Contains(p, want) {
+			t.Fatalf("panic %q, want it to name %s", p, want)
 		}
 	}()
-	New(&wire.System{})
+	New(Deps{})
 }

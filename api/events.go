@@ -60,12 +60,12 @@ func (s *server) withTarget(c *fiber.Ctx) error {
 func (s *server) resolveTarget(c *fiber.Ctx) (events.Target, error) {
 	ctx := c.UserContext()
 	if ref := c.Params("container_id"); ref != "" {
-		return s.events.ContainerTarget(ctx, workspaceOf(c), ref)
+		return s.Events.ContainerTarget(ctx, workspaceOf(c), ref)
 	}
 	if p := auth.From(c); p.Kind != auth.KindPublic {
-		return s.events.KeyTarget(ctx, workspaceOf(c), domainOf(c))
+		return s.Events.KeyTarget(ctx, workspaceOf(c), domainOf(c))
 	}
-	t, err := s.events.PublicTarget(ctx, domainOf(c))
+	t, err := s.Events.PublicTarget(ctx, domainOf(c))
 	if err != nil {
 		return t, err
 	}
@@ -125,7 +125,7 @@ func (s *server) trackEvent(c *fiber.Ctx) error {
 	if rc := idempotency.ReceiptOf(c); rc != nil {
 		meta.Receipt = rc // the answer is stored in the event's own transaction
 	}
-	r, err := s.events.Track(c.UserContext(), t, in, meta, c.Body())
+	r, err := s.Events.Track(c.UserContext(), t, in, meta, c.Body())
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (s *server) trackEvent(c *fiber.Ctx) error {
 // container takes events from its host, 403 otherwise.
 func (s *server) eventsPreflight(c *fiber.Ctx) error {
 	origin := c.Get(fiber.HeaderOrigin)
-	_, err := s.events.PublicTarget(c.UserContext(), origin)
+	_, err := s.Events.PublicTarget(c.UserContext(), origin)
 	if _, refused := apperr.As(err); err != nil && !refused {
 		return err // the store did not answer: 503, not a refusal the browser would remember
 	}

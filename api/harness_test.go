@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/api"
 	"mtk/ingest/attribution"
 	"mtk/ingest/events"
 	"mtk/internal/apitest/fixture"
@@ -75,7 +76,7 @@ func (e *env) rebuildWith(m *metrics.Metrics) {
 	}
 	e.sys = sys
 	e.store, e.events, e.resolver = e.sys.Store, e.sys.Events, e.sys.Resolver
-	e.app = New(e.sys)
+	e.app = api.New(e.sys.API())
 }
 
 // systemOver is the system over other stores than the env's (a proxy, a dead port), closed with t.

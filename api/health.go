@@ -24,8 +24,8 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	var pgErr, chErr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); pgErr = ping(ctx, s.platform.Pool().Ping) }()
-	go func() { defer wg.Done(); chErr = ping(ctx, s.ch.Ping) }()
+	go func() { defer wg.Done(); pgErr = ping(ctx, s.Postgres.Ping) }()
+	go func() { defer wg.Done(); chErr = ping(ctx, s.ClickHouse.Ping) }()
 	wg.Wait()
 	status := fiber.Map{"status": "ready", "postgres": "ok", "clickhouse": "ok"}
 	code := fiber.StatusOK

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttputil"
 	"golang.org/x/oauth2"
 
+	"mtk/api"
 	"mtk/api/openapi"
 	"mtk/internal/auth"
 	"mtk/internal/config"
@@ -140,24 +141,24 @@ func newHostileWorld(t *testing.T, e *env) *hostileWorld {
 	w.objects, err = e.store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: w.tn.project.ID, Kind: platform.KindAlpha,
 		Name: "Objects", SourceID: "act_222", APIBaseURL: "http://127.0.0.1:9/", AccessToken: "token"})
 	must(err)
-	api := platform.TriggerInput{Name: "Checkout", Config: platform.TriggerConfig{Trigger: platform.TriggerRule{Type: "api"},
+	apiTrigger := platform.TriggerInput{Name: "Checkout", Config: platform.TriggerConfig{Trigger: platform.TriggerRule{Type: "api"},
 		Name: "checkout", Alpha: platform.AlphaEvent{Name: "InitiateCheckout"}}}
-	w.trigger, err = e.store.Containers.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, api)
+	w.trigger, err = e.store.Containers.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, apiTrigger)
 	must(err)
-	w.doomed, err = e.store.Containers.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, api)
+	w.doomed, err = e.store.Containers.CreateTrigger(ctx, w.tn.ws.ID, w.tn.v3.ID, apiTrigger)
 	must(err)
 	link, err := e.store.Links.CreateLink(ctx, w.tn.ws.ID, e.cfg.BaseURL, platform.LinkInput{Name: "Bio", Phone: "5511912345678", Message: "Hi"})
 	must(err)
 	w.slug = link.Slug
 	w.client = e.newClient(false, auth.ScopeDataRead)
 	f := e.startFlow(w.client, nil)
-	grantKey := e.do("POST", pathToken, url.Values{"grant_type": {"authorization_code"}, "code": {f.code(w.tn.tenant)},
+	grantKey := e.do("POST", api.PathToken, url.Values{"grant_type": {"authorization_code"}, "code": {f.code(w.tn.tenant)},
 		"redirect_uri": {platformCallback}, "client_id": {w.client.ID}, "code_verifier": {f.verifier}}.Encode(),
 		"Content-Type", "application/x-www-form-urlencoded")
 	if grantKey.Status != 200 {
 		t.Fatalf("token: %d %s", grantKey.Status, grantKey.Body)
 	}
-	grants := e.do("GET", "/v3/oauth/grants", nil, append(bearer(e.login(w.tn.tenant)), headerWorkspace, w.tn.ws.ID)...).List(t)
+	grants := e.do("GET", "/v3/oauth/grants", nil, append(bearer(e.login(w.tn.tenant)), api.HeaderWorkspace, w.tn.ws.ID)...).List(t)
 	w.grant = grants[0]["id"].(string)
 	w.flow = e.startFlow(w.client, nil)
 	w.flow.open()
@@ -239,7 +240,7 @@ type hostileCase struct {
 // probe is one operation's accepted request and the places its hostile values go.
 type probe struct {
 	t       *testing.T
-	style   errorStyle
+	style   api.ErrorStyle
 	base    hostileRequest
 	refresh func(*hostileRequest) // makes a part of the request that may be used once (an OAuth code)
 	params  []*openapi3.Parameter
@@ -380,15 +381,15 @@ func (p *probe) judge(c hostileCase, r response) string {
 	}
 	style := p.style
 	if r.Status == 413 || r.Status == 431 { // refused before the route: always the envelope
-		style = styleEnvelope
+		style = api.StyleEnvelope
 	}
 	switch style {
-	case styleOAuth:
+	case api.StyleOAuth:
 		var b map[string]any
 		if json.Unmarshal(r.Body, &b) != nil || b["error"] == nil || b["error_description"] == nil || b["request_id"] != r.Header.Get("X-Request-Id") {
 			return fmt.Sprintf("not RFC 6749's error body: %.300s", r.Body)
 		}
-	case stylePage:
+	case api.StylePage:
 		if !strings.Contains(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.Body), `data-step="error"`) {
 			return fmt.Sprintf("not the error page: %.300s", r.Body)
 		}
@@ -401,7 +402,7 @@ func (p *probe) judge(c hostileCase, r response) string {
 		}
 		if json.Unmarshal(r.Body, &env) != nil || env.Error.Type == "" || env.Error.Code == "" || env.Error.Message == "" ||
 			env.Error.RequestID != r.Header.Get("X-Request-Id") {
-			if p.style == styleLegacy && (r.Status == 401 || r.Status == 403) {
+			if p.style == api.StyleLegacy && (r.Status == 401 || r.Status == 403) {
 				return ""
 			}
 			return fmt.Sprintf("%d not in the envelope: %.300s", r.Status, r.Body)
@@ -415,9 +416,9 @@ func (p *probe) judge(c hostileCase, r response) string {
 func (w *hostileWorld) operation(t *testing.T, doc *openapi3.T, method, path string, item *openapi3.PathItem, op *openapi3.Operation) *probe {
 	p := &probe{t: t, base: hostileRequest{method: method, path: path, params: map[string]string{},
 		query: url.Values{}, header: map[string]string{}}}
-	p.style = endpointStyles[[2]string{method, path}]
+	p.style = api.EndpointStyles[[2]string{method, path}]
 	if op.OperationID == "listProjects" || op.OperationID == "listConnections" {
-		p.style = styleLegacy
+		p.style = api.StyleLegacy
 	}
 	for _, ref := range append(slices.Clone(item.Parameters), op.Parameters...) {
 		par := ref.Value
@@ -509,12 +510,12 @@ func (w *hostileWorld) credential(doc *openapi3.T, op *openapi3.Operation, p *pr
 		case "apiKey":
 			r.header[name] = "Bearer " + w.key
 		case "apiKeyHeader":
-			name = headerAPIKey
+			name = api.HeaderAPIKey
 			r.header[name] = w.key
 		case "jwt": // a token of the operation's own, which it may revoke
 			r.header[name] = "Bearer " + w.e.login(w.tn.tenant)
 		case "workspace":
-			name = headerWorkspace
+			name = api.HeaderWorkspace
 			r.header[name] = w.tn.ws.ID
 		case "webhookKey":
 			in, name = openapi3.ParameterInQuery, "k"
@@ -543,7 +544,7 @@ func (w *hostileWorld) adjust(t *testing.T, op string, p *probe) {
 		set([]any{"page", "url"}, "https://acme.example/")
 	case "oauthAuthorizeForm":
 		p.base.query = cloneValues(w.flow.query)
-		p.base.header["Cookie"] = csrfCookie + "=" + w.flow.cookie
+		p.base.header["Cookie"] = api.CSRFCookie + "=" + w.flow.cookie
 		p.base.form = url.Values{"csrf_token": {w.flow.csrf}, "action": {"signin"}, "email": {w.tn.user.Email}, "password": {w.tn.password}}
 	case "oauthToken":
 		p.base.form = url.Values{"grant_type": {"authorization_code"}, "redirect_uri": {platformCallback},

@@ -13,7 +13,7 @@ func (s *server) createLink(c *fiber.Ctx) error {
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
-	link, err := s.platform.Links.CreateLink(c.UserContext(), workspaceOf(c), s.cfg.BaseURL, in)
+	link, err := s.Links.CreateLink(c.UserContext(), workspaceOf(c), s.Config.BaseURL, in)
 	if err != nil {
 		return err
 	}
@@ -25,11 +25,11 @@ func (s *server) createLink(c *fiber.Ctx) error {
 // click's UTM is the link's own overlaid, member by member, with the visited URL's utm_*
 // parameters (an ad's dynamic ones).
 func (s *server) followLink(c *fiber.Ctx) error {
-	to, err := s.platform.Links.FollowLink(c.UserContext(), c.Params("slug"), platform.Click{
+	to, err := s.Links.FollowLink(c.UserContext(), c.Params("slug"), platform.Click{
 		UTM:       utm.Extract(utm.Params{}, c.OriginalURL(), nil),
 		IP:        c.IP(),
 		UserAgent: c.Get(fiber.HeaderUserAgent),
-	}, s.fires.Click)
+	}, s.Fires.Click)
 	if err != nil {
 		return err
 	}

@@ -70,11 +70,11 @@ func (s *server) decodeMessages(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.platform.Links.DecodeMessages(c.UserContext(), workspaceOf(c), texts)
+	out, err := s.Links.DecodeMessages(c.UserContext(), workspaceOf(c), texts)
 	if err != nil {
 		return err
 	}
-	if err := s.fires.Messages(c.UserContext(), workspaceOf(c), out); err != nil {
+	if err := s.Fires.Messages(c.UserContext(), workspaceOf(c), out); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"messages": out})

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-
-	"mtk/internal/metrics"
 )
 
 // routeKey is a route with handlers: its method and pattern.
@@ -16,7 +14,7 @@ type routeKey struct{ method, pattern string }
 // it, never its raw path, so that the label's values are bounded. A request answered by a
 // group's middleware before its route ran (a 401 or 429 under /v3) is named after the route it
 // was for, found by matching its path against the patterns; one that no route takes (a 404 or
-// 405) is metrics.Unmatched.
+// 405) has none: "", which Metrics.Request counts as unmatched.
 type routeLabels struct {
 	handlers map[routeKey]bool
 	ordered  []routePattern
@@ -47,7 +45,7 @@ func (r *routeLabels) of(c *fiber.Ctx, method string) string {
 			return rt.pattern
 		}
 	}
-	return metrics.Unmatched
+	return ""
 }
 
 // param names the parameter of the request's route that holds the path's i-th segment: the
@@ -104,7 +102,7 @@ func methodLabel(m string) string {
 
 // countRequests records every request's route, method, status and duration. It runs before
 // logRequests, which renders errors, so the status is the one the client got.
-func countRequests(m *metrics.Metrics, routes *routeLabels) fiber.Handler {
+func countRequests(m Metrics, routes *routeLabels) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		err := c.Next()

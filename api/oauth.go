@@ -42,7 +42,7 @@ func (s *server) oauthRoutes(app *fiber.App, v3 fiber.Router, public fiber.Handl
 
 // oauthMetadata answers RFC 8414's authorization server metadata.
 func (s *server) oauthMetadata(c *fiber.Ctx) error {
-	base := strings.TrimSuffix(s.cfg.BaseURL, "/")
+	base := strings.TrimSuffix(s.Config.BaseURL, "/")
 	methods := []string{"none", "client_secret_basic", "client_secret_post"}
 	return c.JSON(fiber.Map{
 		"issuer":                                         base,
@@ -142,7 +142,7 @@ func (s *server) oauthClient(c *fiber.Ctx, form url.Values) (platform.OAuthClien
 	if id == "" {
 		return platform.OAuthClient{}, apperr.InvalidClient("Send client_id (or HTTP Basic client credentials).")
 	}
-	return s.platform.OAuth.AuthenticateOAuthClient(c.UserContext(), id, secret)
+	return s.OAuth.AuthenticateOAuthClient(c.UserContext(), id, secret)
 }
 
 // basicCredentials decodes an Authorization: Basic header; RFC 6749 section 2.3.1 form-encodes
@@ -209,7 +209,7 @@ func (s *server) token(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	key, err := s.platform.OAuth.RedeemCode(c.UserContext(), platform.Redemption{Client: client, Code: p[0], RedirectURI: p[1], Verifier: p[2]})
+	key, err := s.OAuth.RedeemCode(c.UserContext(), platform.Redemption{Client: client, Code: p[0], RedirectURI: p[1], Verifier: p[2]})
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (s *server) revoke(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.platform.OAuth.RevokeOAuthToken(c.UserContext(), client, p[0]); err != nil {
+	if err := s.OAuth.RevokeOAuthToken(c.UserContext(), client, p[0]); err != nil {
 		return err
 	}
 	c.Status(fiber.StatusOK) // no body: SendStatus would write "OK"

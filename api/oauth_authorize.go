@@ -47,7 +47,7 @@ func (s *server) authorizationRequest(c *fiber.Ctx) (authRequest, *redirectError
 	if clientID == "" || redirect == "" {
 		return req, nil, apperr.Missing("The request lacks client_id or redirect_uri.")
 	}
-	client, ok, err := s.platform.OAuth.ActiveOAuthClient(c.UserContext(), clientID)
+	client, ok, err := s.OAuth.ActiveOAuthClient(c.UserContext(), clientID)
 	if err != nil {
 		return req, nil, err
 	}
@@ -130,11 +130,11 @@ func (s *server) signIn(c *fiber.Ctx, req authRequest, form url.Values, csrf str
 	if err != nil {
 		return err
 	}
-	managed, err := s.platform.Users.ManagedWorkspaces(c.UserContext(), user.ID)
+	managed, err := s.Users.ManagedWorkspaces(c.UserContext(), user.ID)
 	if err != nil {
 		return err
 	}
-	signIn, err := auth.IssueSignIn([]byte(s.cfg.JWTSecret), user.ID, csrf, s.clock.Now())
+	signIn, err := auth.IssueSignIn([]byte(s.Config.JWTSecret), user.ID, csrf, s.Clock.Now())
 	if err != nil {
 		return err
 	}
@@ -147,19 +147,19 @@ func (s *server) signIn(c *fiber.Ctx, req authRequest, form url.Values, csrf str
 
 // approve issues a code for the chosen workspace, which the signed-in person must manage.
 func (s *server) approve(c *fiber.Ctx, req authRequest, form url.Values, csrf string) error {
-	userID, err := auth.ParseSignIn([]byte(s.cfg.JWTSecret), form.Get("signin"), csrf, s.clock.Now())
+	userID, err := auth.ParseSignIn([]byte(s.Config.JWTSecret), form.Get("signin"), csrf, s.Clock.Now())
 	if err != nil {
 		return s.renderStep(c, req, consent.Page{Step: consent.StepSignIn, CSRF: csrf, Error: "Your sign-in has expired: sign in again."})
 	}
 	ws := form.Get("workspace_id")
-	ok, err := s.platform.Users.Manages(c.UserContext(), userID, ws)
+	ok, err := s.Users.Manages(c.UserContext(), userID, ws)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return apperr.Forbidden(apperr.CodeAccessDenied, "You are not an owner or admin of that workspace, so you cannot connect it.")
 	}
-	code, err := s.platform.OAuth.IssueCode(c.UserContext(), platform.CodeGrant{ClientID: req.client.ID, WorkspaceID: ws, UserID: userID,
+	code, err := s.OAuth.IssueCode(c.UserContext(), platform.CodeGrant{ClientID: req.client.ID, WorkspaceID: ws, UserID: userID,
 		RedirectURI: req.redirect, Scopes: req.scopes, Challenge: req.challenge})
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func (s *server) redirectBack(c *fiber.Ctx, req authRequest, params ...string) e
 	if req.state != "" {
 		q.Set("state", req.state)
 	}
-	q.Set("iss", strings.TrimSuffix(s.cfg.BaseURL, "/"))
+	q.Set("iss", strings.TrimSuffix(s.Config.BaseURL, "/"))
 	u.RawQuery = q.Encode()
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	status := fiber.StatusFound
@@ -244,13 +244,13 @@ func (s *server) csrfNonce(c *fiber.Ctx) string {
 	}
 	n := ids.Random(16)
 	c.Cookie(&fiber.Cookie{Name: csrfCookie, Value: n, Path: pathAuthorize, HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode,
-		Secure: strings.HasPrefix(s.cfg.BaseURL, "https://")})
+		Secure: strings.HasPrefix(s.Config.BaseURL, "https://")})
 	return n
 }
 
 // csrfToken is the form's token for nonce.
 func (s *server) csrfToken(nonce string) string {
-	m := hmac.New(sha256.New, []byte(s.cfg.JWTSecret))
+	m := hmac.New(sha256.New, []byte(s.Config.JWTSecret))
 	m.Write([]byte("mtk oauth csrf\x00" + nonce))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

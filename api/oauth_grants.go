@@ -26,7 +26,7 @@ func (s *server) requireManager(c *fiber.Ctx) error {
 	case p.WorkspaceID == "":
 		return apperr.Missing("X-Workspace-Id header is required with a JWT on this route.", "X-Workspace-Id: required")
 	}
-	ok, err := s.platform.Users.Manages(c.UserContext(), p.UserID, p.WorkspaceID)
+	ok, err := s.Users.Manages(c.UserContext(), p.UserID, p.WorkspaceID)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func grantOf(k platform.APIKey) grant {
 
 // listGrants lists the workspace's connected platforms (GET /v3/oauth/grants).
 func (s *server) listGrants(c *fiber.Ctx) error {
-	keys, err := s.platform.OAuth.ListGrants(c.UserContext(), workspaceOf(c))
+	keys, err := s.OAuth.ListGrants(c.UserContext(), workspaceOf(c))
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *server) listGrants(c *fiber.Ctx) error {
 
 // revokeGrant disconnects a platform: its key stops working (DELETE /v3/oauth/grants/{id}).
 func (s *server) revokeGrant(c *fiber.Ctx) error {
-	k, err := s.platform.OAuth.RevokeGrant(c.UserContext(), workspaceOf(c), c.Params("grant_id"))
+	k, err := s.OAuth.RevokeGrant(c.UserContext(), workspaceOf(c), c.Params("grant_id"))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"mtk/api"
 	"mtk/internal/auth"
 	"mtk/platform"
 )
@@ -56,13 +57,13 @@ func (e *env) startFlow(client platform.OAuthClient, edit func(url.Values)) *oau
 var (
 	csrfField   = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 	signInField = regexp.MustCompile(`name="signin" value="([^"]+)"`)
-	cookieValue = regexp.MustCompile(csrfCookie + `=([^;]+)`)
+	cookieValue = regexp.MustCompile(api.CSRFCookie + `=([^;]+)`)
 )
 
 // open loads the consent page (GET), keeping its cookie and form token.
 func (f *oauthFlow) open() response {
 	f.e.t.Helper()
-	r := f.e.do("GET", pathAuthorize+"?"+f.query.Encode(), nil)
+	r := f.e.do("GET", api.PathAuthorize+"?"+f.query.Encode(), nil)
 	if m := cookieValue.FindStringSubmatch(r.Header.Get("Set-Cookie")); m != nil {
 		f.cookie = m[1]
 	}
@@ -80,9 +81,9 @@ func (f *oauthFlow) post(fields url.Values) response {
 	}
 	headers := []string{"Content-Type", "application/x-www-form-urlencoded"}
 	if f.cookie != "" {
-		headers = append(headers, "Cookie", csrfCookie+"="+f.cookie)
+		headers = append(headers, "Cookie", api.CSRFCookie+"="+f.cookie)
 	}
-	r := f.e.do("POST", pathAuthorize+"?"+f.query.Encode(), fields.Encode(), headers...)
+	r := f.e.do("POST", api.PathAuthorize+"?"+f.query.Encode(), fields.Encode(), headers...)
 	if m := signInField.FindSubmatch(r.Body); m != nil {
 		f.signIn = string(m[1])
 	}
@@ -148,7 +149,7 @@ func (f *oauthFlow) exchange(code string, edit func(url.Values), headers ...stri
 	if edit != nil {
 		edit(form)
 	}
-	return f.e.do("POST", pathToken, form.Encode(), append([]string{"Content-Type", "application/x-www-form-urlencoded"}, headers...)...)
+	return f.e.do("POST", api.PathToken, form.Encode(), append([]string{"Content-Type", "application/x-www-form-urlencoded"}, headers...)...)
 }
 
 // wantOAuthError checks RFC 6749's error body.
@@ -230,19 +231,19 @@ func TestOAuthFlow(t *testing.T) {
 		t.Fatalf("want one key marked as issued to %s: %+v", client.ID, keys)
 	}
 	jwt := e.login(tn)
-	grants := e.do("GET", "/v3/oauth/grants", nil, append(bearer(jwt), headerWorkspace, tn.ws.ID)...).List(t)
+	grants := e.do("GET", "/v3/oauth/grants", nil, append(bearer(jwt), api.HeaderWorkspace, tn.ws.ID)...).List(t)
 	if len(grants) != 1 || grants[0]["client_id"] != client.ID {
 		t.Fatalf("grants %v", grants)
 	}
 
 	// RFC 7009: revoking answers 200, and the key stops working at once.
-	rv := e.do("POST", pathRevoke, url.Values{"token": {key}, "client_id": {client.ID}, "client_secret": {client.Secret}}.Encode(),
+	rv := e.do("POST", api.PathRevoke, url.Values{"token": {key}, "client_id": {client.ID}, "client_secret": {client.Secret}}.Encode(),
 		"Content-Type", "application/x-www-form-urlencoded")
 	if rv.Status != 200 || len(rv.Body) != 0 {
 		t.Fatalf("revoke: %d %q", rv.Status, rv.Body)
 	}
 	wantError(t, e.do("POST", "/v3/query", query, bearer(key)...), 401, "authentication_error", "invalid_api_key")
-	if g := e.do("GET", "/v3/oauth/grants", nil, append(bearer(jwt), headerWorkspace, tn.ws.ID)...).List(t); len(g) != 0 {
+	if g := e.do("GET", "/v3/oauth/grants", nil, append(bearer(jwt), api.HeaderWorkspace, tn.ws.ID)...).List(t); len(g) != 0 {
 		t.Fatalf("a revoked key is still a connected platform: %v", g)
 	}
 }
@@ -268,9 +269,9 @@ func TestOAuthTokenErrors(t *testing.T) {
 	wantOAuthError(t, f.exchange(code, func(v url.Values) { v.Set("grant_type", "client_credentials") }), 400, "unsupported_grant_type")
 	wantOAuthError(t, f.exchange(code, func(v url.Values) { v.Set("client_secret", "mtk_secret_x") }), 401, "invalid_client")
 	wantOAuthError(t, f.exchange("mtk_code_unknown", nil), 400, "invalid_grant")
-	r := e.do("POST", pathToken, `{"grant_type":"authorization_code"}`)
+	r := e.do("POST", api.PathToken, `{"grant_type":"authorization_code"}`)
 	wantOAuthError(t, r, 400, "invalid_request")
-	wantOAuthError(t, e.do("POST", pathToken, "grant_type=authorization_code&grant_type=authorization_code&client_id="+public.ID,
+	wantOAuthError(t, e.do("POST", api.PathToken, "grant_type=authorization_code&grant_type=authorization_code&client_id="+public.ID,
 		"Content-Type", "application/x-www-form-urlencoded"), 400, "invalid_request")
 
 	// None of that spent the code; the right request redeems it once.
@@ -330,7 +331,7 @@ func TestOAuthAuthorizeErrors(t *testing.T) {
 	page(e.startFlow(client, func(q url.Values) { q.Set("client_id", "oac_unknown") }).open(), 400, "Unknown or revoked client_id")
 	page(e.startFlow(client, func(q url.Values) { q.Set("redirect_uri", "https://evil.example/cb") }).open(), 400, "redirect_uri")
 	page(e.startFlow(client, func(q url.Values) { q.Del("redirect_uri") }).open(), 400, "redirect_uri")
-	page(e.do("GET", pathAuthorize+"?client_id="+client.ID+"&client_id="+client.ID, nil), 400, "more than once")
+	page(e.do("GET", api.PathAuthorize+"?client_id="+client.ID+"&client_id="+client.ID, nil), 400, "more than once")
 
 	// Redirect with error= once the redirect URI is the client's.
 	for _, c := range []struct {
@@ -413,7 +414,7 @@ func TestOAuthMembersCannotGrant(t *testing.T) {
 	}
 	// Nor may a member list or revoke connected platforms.
 	memberJWT := e.login(tenant{user: member, password: "member-password"})
-	wantError(t, e.do("GET", "/v3/oauth/grants", nil, append(bearer(memberJWT), headerWorkspace, tn.ws.ID)...), 403, "authorization_error", "access_denied")
+	wantError(t, e.do("GET", "/v3/oauth/grants", nil, append(bearer(memberJWT), api.HeaderWorkspace, tn.ws.ID)...), 403, "authorization_error", "access_denied")
 }
 
 // TestOAuthRevocation: RFC 7009 from the platform, a grant revoked by the owner, and a revoked
@@ -433,7 +434,7 @@ func TestOAuthRevocation(t *testing.T) {
 	}
 	works := func(key string) bool { return e.do("GET", "/v3/projects", nil, bearer(key)...).Status == 200 }
 	revoke := func(token, clientID string) response {
-		return e.do("POST", pathRevoke, url.Values{"token": {token}, "client_id": {clientID}}.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+		return e.do("POST", api.PathRevoke, url.Values{"token": {token}, "client_id": {clientID}}.Encode(), "Content-Type", "application/x-www-form-urlencoded")
 	}
 
 	key := issue()
@@ -450,12 +451,12 @@ func TestOAuthRevocation(t *testing.T) {
 			t.Fatalf("revoke: %d %s", r.Status, r.Body)
 		}
 	}
-	wantOAuthError(t, e.do("POST", pathRevoke, url.Values{"client_id": {client.ID}}.Encode(), "Content-Type", "application/x-www-form-urlencoded"), 400, "invalid_request")
+	wantOAuthError(t, e.do("POST", api.PathRevoke, url.Values{"client_id": {client.ID}}.Encode(), "Content-Type", "application/x-www-form-urlencoded"), 400, "invalid_request")
 
 	// The owner disconnects the platform; an API key may not.
 	key = issue()
 	jwt := e.login(tn)
-	ws := []string{headerWorkspace, tn.ws.ID}
+	ws := []string{api.HeaderWorkspace, tn.ws.ID}
 	grants := e.do("GET", "/v3/oauth/grants", nil, append(bearer(jwt), ws...)...).List(t)
 	if len(grants) != 1 {
 		t.Fatalf("grants %v", grants)
@@ -489,7 +490,7 @@ func TestOAuthRevocation(t *testing.T) {
 // TestOAuthMetadata: RFC 8414's document names the endpoints this server serves.
 func TestOAuthMetadata(t *testing.T) {
 	e := newEnv(t)
-	m := e.do("GET", pathMetadata, nil).JSON(t)
+	m := e.do("GET", api.PathMetadata, nil).JSON(t)
 	if m["issuer"] != "https://mtk.example" || m["token_endpoint"] != "https://mtk.example/oauth/token" ||
 		m["authorization_endpoint"] != "https://mtk.example/oauth/authorize" || m["revocation_endpoint"] != "https://mtk.example/oauth/revoke" {
 		t.Fatalf("metadata %v", m)
@@ -506,7 +507,7 @@ func TestOAuthRateLimit(t *testing.T) {
 	client := e.newClient(false, auth.ScopeDataRead)
 	var last response
 	for i := 0; i < 1000; i++ {
-		last = e.do("POST", pathToken, url.Values{"grant_type": {"authorization_code"}, "client_id": {client.ID}}.Encode(),
+		last = e.do("POST", api.PathToken, url.Values{"grant_type": {"authorization_code"}, "client_id": {client.ID}}.Encode(),
 			"Content-Type", "application/x-www-form-urlencoded")
 		if last.Status == 429 {
 			break

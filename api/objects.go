@@ -17,7 +17,7 @@ func (s *server) objectRoutes(v3 fiber.Router) {
 // updateObjects pauses, activates or changes budgets of a connection's campaigns, ad sets or
 // ads. The path takes the connection id or the first network's ad account id.
 func (s *server) updateObjects(c *fiber.Ctx) error {
-	conn, err := s.platform.Connections.ConnectionIn(c.UserContext(), []string{workspaceOf(c)}, c.Params("connection_id"))
+	conn, err := s.Connections.ConnectionIn(c.UserContext(), []string{workspaceOf(c)}, c.Params("connection_id"))
 	if err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (s *server) updateObjects(c *fiber.Ctx) error {
 	if p.Kind == auth.KindJWT {
 		actor = adsync.Actor{Kind: "user", ID: p.UserID}
 	}
-	res, err := s.objects.Apply(c.UserContext(), conn, in, actor)
+	res, err := s.Objects.Apply(c.UserContext(), conn, in, actor)
 	if err != nil {
 		return err
 	}

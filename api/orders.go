@@ -12,12 +12,12 @@ func (s *server) orderWebhook(c *fiber.Ctx) error {
 	key := c.Query("k")
 	var in orders.Input
 	if err := decodeJSON(c, &in); err != nil {
-		if _, kerr := s.platform.Connections.ConnectionByWebhookKey(c.UserContext(), key); kerr != nil {
+		if _, kerr := s.Connections.ConnectionByWebhookKey(c.UserContext(), key); kerr != nil {
 			return kerr // an unknown key is told first
 		}
 		return err
 	}
-	if err := s.orders.Upsert(c.UserContext(), key, in); err != nil {
+	if err := s.Orders.Upsert(c.UserContext(), key, in); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"success": true})

@@ -46,7 +46,7 @@ func (s *server) login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	token, err := auth.IssueJWT([]byte(s.cfg.JWTSecret), user.ID, user.TokenGeneration, s.clock.Now())
+	token, err := auth.IssueJWT([]byte(s.Config.JWTSecret), user.ID, user.TokenGeneration, s.Clock.Now())
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (s *server) listProjects(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	projects, err := s.platform.Projects.ListProjects(c.UserContext(), wss...)
+	projects, err := s.Projects.ListProjects(c.UserContext(), wss...)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (s *server) listProjects(c *fiber.Ctx) error {
 
 // project resolves the path's project: 404 when unknown, 403 when the caller may not see it.
 func (s *server) project(c *fiber.Ctx, id string) (platform.Project, error) {
-	p, err := s.platform.Projects.Project(c.UserContext(), id)
+	p, err := s.Projects.Project(c.UserContext(), id)
 	if err != nil {
 		return p, err
 	}
@@ -92,7 +92,7 @@ func (s *server) listConnections(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	conns, err := s.platform.Connections.ListConnections(c.UserContext(), p.ID)
+	conns, err := s.Connections.ListConnections(c.UserContext(), p.ID)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (s *server) listConnections(c *fiber.Ctx) error {
 	for i, conn := range conns {
 		out[i] = conn
 		if showURLs {
-			out[i] = conn.WithWebhookURL(s.cfg.BaseURL)
+			out[i] = conn.WithWebhookURL(s.Config.BaseURL)
 		}
 	}
 	return c.JSON(out)
@@ -116,7 +116,7 @@ func (s *server) listConnections(c *fiber.Ctx) error {
 func (s *server) mayWriteData(c *fiber.Ctx, workspaceID string) (bool, error) {
 	p := auth.From(c)
 	if p.Kind == auth.KindJWT {
-		return s.platform.Users.Manages(c.UserContext(), p.UserID, workspaceID)
+		return s.Users.Manages(c.UserContext(), p.UserID, workspaceID)
 	}
 	return p.Has(auth.ScopeDataWrite), nil
 }
@@ -128,7 +128,7 @@ func (s *server) connection(c *fiber.Ctx, ref string) (platform.Connection, erro
 	if err != nil {
 		return platform.Connection{}, err
 	}
-	return s.platform.Connections.ConnectionIn(c.UserContext(), wss, ref)
+	return s.Connections.ConnectionIn(c.UserContext(), wss, ref)
 }
 
 // syncStatus reports a connection's sync history and schedule.
@@ -137,7 +137,7 @@ func (s *server) syncStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.platform.Connections.SyncStatusOf(c.UserContext(), conn)
+	st, err := s.Connections.SyncStatusOf(c.UserContext(), conn)
 	if err != nil {
 		return err
 	}

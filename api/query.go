@@ -22,7 +22,7 @@ func (s *server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.answers.Query(c.UserContext(), answers.Request{Scope: scope, Input: in, Start: start,
+	a, err := s.Answers.Query(c.UserContext(), answers.Request{Scope: scope, Input: in, Start: start,
 		IfNoneMatch: c.Get(fiber.HeaderIfNoneMatch),
 		Fresh:       strings.Contains(strings.ToLower(c.Get(fiber.HeaderCacheControl)), "no-cache")})
 	if err != nil {
@@ -47,7 +47,7 @@ func (s *server) explain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.answers.Explain(c.UserContext(), scope, in)
+	body, err := s.Answers.Explain(c.UserContext(), scope, in)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *server) queryRequest(c *fiber.Ctx) (engine.Scope, engine.QueryInput, er
 // queryScope resolves what the engine needs to know of the project from PostgreSQL.
 func (s *server) queryScope(c *fiber.Ctx, projectID string) (engine.Scope, error) {
 	p := auth.From(c)
-	project, err := s.platform.Projects.ProjectScope(c.UserContext(), projectID)
+	project, err := s.Projects.ProjectScope(c.UserContext(), projectID)
 	if err != nil {
 		return engine.Scope{}, err
 	}

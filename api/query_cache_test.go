@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"mtk/adsync"
+	"mtk/api"
 	"mtk/facts"
 	"mtk/internal/adsim"
 	"mtk/internal/config"
@@ -225,7 +226,7 @@ func TestQueryCacheOnEqualsOff(t *testing.T) {
 	e.heard()
 	offCfg := e.cfg
 	offCfg.QueryCache = config.Off
-	off := New(systemOver(t, offCfg, e.store.Pool(), e.ch, e.clock, nil))
+	off := api.New(systemOver(t, offCfg, e.store.Pool(), e.ch, e.clock, nil).API())
 	queries := []string{cacheWeek, cachePast, cacheUSD,
 		`{"fields":["spend","impressions","clicks","ctr","cpc","cpm"],"time":{"start":"2026-03-01","end":"2026-03-10","granularity":"day"}}`,
 		`{"fields":["spend","impressions"],"time":{"start":"2026-03-10","end":"2026-03-10","granularity":"hour"},"metadata":{"level":"ad"},"limit":20}`,

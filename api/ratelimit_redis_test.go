@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"log/slog"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"mtk/api"
 	"mtk/internal/metrics"
 	"mtk/internal/metrics/metricstest"
 	"mtk/internal/testenv"
@@ -33,7 +34,7 @@ func (e *env) replicas(n int, redisURL, prefix string, m *metrics.Metrics) []*fi
 			e.t.Fatal(err)
 		}
 		e.t.Cleanup(sys.Close)
-		apps[i] = New(sys)
+		apps[i] = api.New(sys.API())
 	}
 	return apps
 }

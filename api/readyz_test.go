@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mtk/api"
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/db"
@@ -159,7 +160,7 @@ func TestReadyzFollowsStoresDownAndBack(t *testing.T) {
 	defer conn.Close()
 	clk := clock.NewFake(time.Now())
 	e := &env{t: t, clock: clk, logs: &bytes.Buffer{}}
-	e.app = New(systemOver(t, config.Config{}, pool, conn, clk, slog.New(slog.NewJSONHandler(e.logs, nil))))
+	e.app = api.New(systemOver(t, config.Config{}, pool, conn, clk, slog.New(slog.NewJSONHandler(e.logs, nil))).API())
 
 	ready := func() (int, string, string) {
 		t.Helper()

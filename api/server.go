@@ -3,62 +3,41 @@
 package api
 
 import (
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
-	"mtk/adsync"
-	"mtk/answers"
 	"mtk/api/dashboard"
 	"mtk/api/demoshop"
 	"mtk/api/openapi"
 	"mtk/api/ratelimit"
-	"mtk/ingest/events"
-	"mtk/ingest/fires"
-	"mtk/ingest/orders"
-	"mtk/internal/clock"
-	"mtk/internal/config"
 	"mtk/internal/jsonx"
-	"mtk/internal/wire"
-	"mtk/platform"
-	"mtk/tag"
 )
 
 // BodyLimit is the largest request body accepted.
 const BodyLimit = 1 << 20
 
+// server is the handlers' receiver: Deps, and what the handlers keep between requests.
 type server struct {
-	cfg      config.Config
-	platform *platform.Services
-	ch       driver.Conn
-	events   *events.Service
-	orders   *orders.Service
-	fires    *fires.Service
-	clock    clock.Clock
-	log      *slog.Logger
-	objects  *adsync.Objects
-	answers  *answers.Service
-	tags     *tag.Scripts
+	Deps
 	// passwords limits failed passwords per e-mail (checkPassword); passwordsFailed, when set,
 	// counts the attempts let through because it failed.
 	passwords       ratelimit.Failures
 	passwordsFailed func()
 }
 
-// missing names what sys lacks (wire.Build makes it all; Metrics is optional).
-func missing(sys *wire.System) []string {
-	if sys == nil {
-		return []string{"the whole System"}
-	}
+// missing names the required members that d lacks.
+func missing(d Deps) []string {
 	var out []string
-	for name, absent := range map[string]bool{"Store": sys.Store == nil, "Queries": sys.Queries == nil,
-		"ClickHouse": sys.ClickHouse == nil, "Events": sys.Events == nil, "Orders": sys.Orders == nil, "Clock": sys.Clock == nil,
-		"Log": sys.Log == nil, "Objects": sys.Objects == nil} {
+	for name, absent := range map[string]bool{"Clock": d.Clock == nil, "Log": d.Log == nil,
+		"Postgres": d.Postgres == nil, "ClickHouse": d.ClickHouse == nil, "Idempotency": d.Idempotency == nil,
+		"Users": d.Users == nil, "Keys": d.Keys == nil, "Projects": d.Projects == nil, "Connections": d.Connections == nil,
+		"Containers": d.Containers == nil, "Links": d.Links == nil, "OAuth": d.OAuth == nil,
+		"Answers": d.Answers == nil, "Events": d.Events == nil, "Stats": d.Stats == nil, "Orders": d.Orders == nil,
+		"Fires": d.Fires == nil, "Objects": d.Objects == nil, "Scripts": d.Scripts == nil} {
 		if absent {
 			out = append(out, name)
 		}
@@ -67,14 +46,13 @@ func missing(sys *wire.System) []string {
 	return out
 }
 
-// New builds the HTTP application over sys's services (wire.Build). It panics when one is
+// New builds the HTTP application over d (wire.System.API). It panics when a required member is
 // missing: a route without its service would answer 500 only when first called.
-func New(sys *wire.System) *fiber.App {
-	s, app, routes := newApp(sys)
-	d := sys
+func New(d Deps) *fiber.App {
+	s, app, routes := newApp(d)
 	dashboard.Register(app)
 	if d.Config.DemoShop {
-		demoshop.Register(app, d.Config.BaseURL, d.Store.Containers.ContainerForHost)
+		demoshop.Register(app, d.Config.BaseURL, d.Containers.ContainerForHost)
 	}
 	app.Get("/v3/openapi.json", openapi.ServeDocument) // before the /v3 group: no credential, not limited
 	app.Get("/docs", openapi.ServeDocs)
@@ -83,7 +61,7 @@ func New(sys *wire.System) *fiber.App {
 	// public routes it calls. Login counts per client IP whatever credential comes with it: it
 	// takes none, and a refused one would otherwise lift the limit (credentialRejected). It is
 	// mounted before the group, so that identify never runs for it.
-	limits := limitsOf(s, d)
+	limits := s.limits()
 	public := ratelimit.New(limits)
 	app.Post("/v3/auth/login", public, s.login)
 	withRejected := limits
@@ -108,8 +86,8 @@ func New(sys *wire.System) *fiber.App {
 
 // Worker builds the HTTP application of a worker (`mtk serve --role worker`): /healthz, /readyz
 // and /metrics only, for the orchestrator's checks and the scrapes; every other path is 404.
-func Worker(sys *wire.System) *fiber.App {
-	_, app, routes := newApp(sys)
+func Worker(d Deps) *fiber.App {
+	_, app, routes := newApp(d)
 	routes.learn(app)
 	return app
 }
@@ -122,18 +100,13 @@ func proxyHeader(trusted []string) string {
 	return fiber.HeaderXForwardedFor
 }
 
-// newApp is what every role's application shares: the server over sys, Fiber's settings, the
-// middleware, /healthz, /readyz and /metrics. It panics when sys lacks a service.
-func newApp(sys *wire.System) (*server, *fiber.App, *routeLabels) {
-	if m := missing(sys); len(m) > 0 {
-		panic("api: System lacks " + strings.Join(m, ", "))
+// newApp is what every role's application shares: the server over d, Fiber's settings, the
+// middleware, /healthz, /readyz and /metrics. It panics when d lacks a required member.
+func newApp(d Deps) (*server, *fiber.App, *routeLabels) {
+	if m := missing(d); len(m) > 0 {
+		panic("api: Deps lacks " + strings.Join(m, ", "))
 	}
-	d := sys
-	s := &server{
-		cfg: d.Config, platform: d.Store, answers: d.Queries, ch: d.ClickHouse, events: d.Events, orders: d.Orders,
-		fires: fires.New(d.Postgres, d.Store.Containers, d.Clock), objects: d.Objects, clock: d.Clock, log: d.Log,
-		tags: tag.NewScripts(d.Store.Containers),
-	}
+	s := &server{Deps: d}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
 		BodyLimit:             BodyLimit,

@@ -8,7 +8,6 @@ import (
 
 	"mtk/api/ratelimit"
 	"mtk/internal/apperr"
-	"mtk/internal/wire"
 	"mtk/platform"
 )
 
@@ -22,16 +21,16 @@ const (
 	passwordKeys     = 100_000
 )
 
-// limitsOf sets s.passwords, the per-e-mail limit, and returns the request limits' configuration:
-// both on sys.Limits' Redis when it is set (shared by every replica), else in-process.
-func limitsOf(s *server, sys *wire.System) ratelimit.Config {
-	cfg := ratelimit.Config{Limiter: ratelimit.NewMemory(), Clock: sys.Clock, Enabled: sys.Config.RateLimitsOn(), Log: sys.Log}
+// limits sets s.passwords, the per-e-mail limit, and returns the request limits' configuration:
+// both on s.Limits' Redis when it is set (shared by every replica), else in-process.
+func (s *server) limits() ratelimit.Config {
+	cfg := ratelimit.Config{Limiter: ratelimit.NewMemory(), Clock: s.Clock, Enabled: s.Config.RateLimitsOn(), Log: s.Log}
 	s.passwords = ratelimit.NewMemoryFailures(passwordFailures, passwordWindow, passwordKeys)
-	if sys.Limits != nil {
-		cfg.Limiter = sys.Limits
-		s.passwords = sys.Limits.Failures(passwordFailures, passwordWindow)
+	if s.Limits != nil {
+		cfg.Limiter = s.Limits
+		s.passwords = s.Limits.Failures(passwordFailures, passwordWindow)
 	}
-	if m := sys.Metrics; m != nil {
+	if m := s.Metrics; m != nil {
 		cfg.Failed = func() { m.RateLimitFailed("requests") }
 		s.passwordsFailed = func() { m.RateLimitFailed("passwords") }
 	}
@@ -45,11 +44,11 @@ func limitsOf(s *server, sys *wire.System) ratelimit.Config {
 // never succeeds. An attempt that fails for another reason (a store outage) counts as a failure.
 // The limit is a security control: MTK_RATE_LIMITS=off leaves it on.
 func (s *server) checkPassword(c *fiber.Ctx, email, password string) (platform.User, string, error) {
-	ctx, now, key := c.UserContext(), s.clock.Now(), platform.NormalizeEmail(email)
+	ctx, now, key := c.UserContext(), s.Clock.Now(), platform.NormalizeEmail(email)
 	d, err := s.passwords.Attempt(ctx, key, now)
 	switch {
 	case err != nil: // fail open, as the request limits do: a limiter outage must not stop sign-ins
-		s.log.Error("password limit: limiter failed; attempt let through", "err", err.Error(), "request_id", requestID(c))
+		s.Log.Error("password limit: limiter failed; attempt let through", "err", err.Error(), "request_id", requestID(c))
 		if s.passwordsFailed != nil {
 			s.passwordsFailed()
 		}
@@ -58,12 +57,12 @@ func (s *server) checkPassword(c *fiber.Ctx, email, password string) (platform.U
 		return platform.User{}, "", apperr.Throttled(fmt.Sprintf(
 			"Too many failed sign-ins for this e-mail: try again in %d seconds.", wait), wait)
 	}
-	user, role, err := s.platform.Users.Login(ctx, email, password)
+	user, role, err := s.Users.Login(ctx, email, password)
 	if err != nil {
 		return user, role, err
 	}
 	if err := s.passwords.Clear(ctx, key); err != nil {
-		s.log.Error("password limit: clearing failed", "err", err.Error(), "request_id", requestID(c))
+		s.Log.Error("password limit: clearing failed", "err", err.Error(), "request_id", requestID(c))
 	}
 	return user, role, nil
 }
@@ -79,7 +78,7 @@ func (s *server) logout(c *fiber.Ctx) error {
 	if p.Login == nil {
 		return apperr.Forbidden(apperr.CodeAccessDenied, "Logout revokes the login token (JWT) it is called with; an API key is revoked with mtk key revoke.")
 	}
-	if err := s.platform.Users.RevokeLoginToken(c.UserContext(), *p.Login); err != nil {
+	if err := s.Users.RevokeLoginToken(c.UserContext(), *p.Login); err != nil {
 		return err
 	}
 	c.Status(fiber.StatusNoContent)

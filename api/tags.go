@@ -5,7 +5,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"mtk/ingest/events"
 	"mtk/platform"
 	"mtk/tag"
 )
@@ -20,7 +19,7 @@ type listedContainer struct {
 // listContainers answers the workspace's live containers, v3 first, then oldest first; with
 // ?project_id= only that project's: 200 {data: [...]}. The dashboard's Tags view starts here.
 func (s *server) listContainers(c *fiber.Ctx) error {
-	all, err := s.platform.Containers.WorkspaceContainers(c.UserContext(), workspaceOf(c))
+	all, err := s.Containers.WorkspaceContainers(c.UserContext(), workspaceOf(c))
 	if err != nil {
 		return err
 	}
@@ -29,7 +28,7 @@ func (s *server) listContainers(c *fiber.Ctx) error {
 	}
 	out := make([]listedContainer, len(all))
 	for i, ctr := range all {
-		out[i] = listedContainer{Container: ctr, InstallLine: tag.InstallLine(s.cfg.BaseURL, tag.Ref(ctr))}
+		out[i] = listedContainer{Container: ctr, InstallLine: tag.InstallLine(s.Config.BaseURL, tag.Ref(ctr))}
 	}
 	return c.JSON(fiber.Map{"data": out})
 }
@@ -37,11 +36,11 @@ func (s *server) listContainers(c *fiber.Ctx) error {
 // triggerStats answers each of a container's triggers' last firing and 24-hour count, read
 // from the events table: 200 {data: [{trigger_id, last_fired_at, count_24h}]}, oldest trigger first.
 func (s *server) triggerStats(c *fiber.Ctx) error {
-	te, err := s.platform.Containers.TriggerEventsIn(c.UserContext(), workspaceOf(c), c.Params("container_id"))
+	te, err := s.Containers.TriggerEventsIn(c.UserContext(), workspaceOf(c), c.Params("container_id"))
 	if err != nil {
 		return err
 	}
-	stats, err := events.TriggerStats(c.UserContext(), s.ch, te, s.clock.Now())
+	stats, err := s.Stats(c.UserContext(), te, s.Clock.Now())
 	if err != nil {
 		return err
 	}

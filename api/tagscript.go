@@ -22,7 +22,7 @@ func (s *server) tagScript(c *fiber.Ctx) error {
 	if !ok || ref == "" {
 		return apperr.NotFound("Container not found.")
 	}
-	sc, err := s.tags.Script(c.UserContext(), ref)
+	sc, err := s.Scripts.Script(c.UserContext(), ref)
 	if err != nil {
 		return err
 	}

@@ -1,51 +1,16 @@
-package api
+package api_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"mtk/internal/apperr"
+	"mtk/api"
 	"mtk/internal/auth"
 )
-
-// TestJSONTextProblems: the walk names every string that is not text, by its path, and nothing
-// else; the fast check lets clean bodies through without a walk.
-func TestJSONTextProblems(t *testing.T) {
-	for _, tc := range []struct {
-		body string
-		want []string
-	}{
-		{`{"lead":{"email":"a\u0000@x.com"}}`, []string{"lead.email: contains a NUL character"}},
-		{`{"properties":{"a":{"b":["x","y","\ud800"]}}}`, []string{"properties.a.b[2]: contains an unpaired UTF-16 surrogate escape"}},
-		{"{\"utm\":{\"utm_source\":\"\xff\"}}", []string{"utm.utm_source: is not valid UTF-8"}},
-		{`{"a\u0000b":1}`, []string{"a\uFFFDb: its name contains a NUL character"}},
-		{`[{"x":"\udc00"},{"x":"ok","y":["\u0000"]}]`, []string{"[0].x: contains an unpaired UTF-16 surrogate escape", "[1].y[0]: contains a NUL character"}},
-		{`"\u0000"`, []string{"body: contains a NUL character"}},
-		{"{\"a\":1}\xff", []string{"body: is not valid UTF-8"}},
-		{`{"a":"\ud83d\ude00","b":"\\u0000","c":"\ufffd"}`, nil}, // a pair, an escaped backslash, U+FFFD itself
-		{`{"a":"\u0000`, nil}, // malformed: decoding refuses it
-		{`{"` + strings.Repeat("k", 100) + `":"\u0000"}`, []string{strings.Repeat("k", 64) + "…: contains a NUL character"}},
-	} {
-		var problems apperr.Problems
-		jsonTextProblems([]byte(tc.body), &problems)
-		if got := problems.Invalid("").Details; !slices.Equal(got, tc.want) {
-			t.Errorf("%s: %q, want %q", tc.body, got, tc.want)
-		}
-	}
-	for body, suspect := range map[string]bool{
-		`{"a":"plain","b":"é","c":"\n\u00e9"}`: false,
-		`{"a":"\u0000"}`:                       true, `{"a":"\uD800"}`: true, `{"a":"\udfff"}`: true, "{\"a\":\"\x00\"}": true, "\xc3": true,
-	} {
-		if jsonTextSuspect([]byte(body)) != suspect {
-			t.Errorf("jsonTextSuspect(%q) = %v", body, !suspect)
-		}
-	}
-}
 
 // TestTextIsChecked: a NUL or invalid UTF-8 anywhere a route reads text is 400 invalid_parameter
 // naming the member, in the route's own error style; each case the issue reproduced as a 500
@@ -110,14 +75,14 @@ func TestTextIsChecked(t *testing.T) {
 	client := e.newClient(false, auth.ScopeDataRead)
 	form := []string{"Content-Type", "application/x-www-form-urlencoded"}
 	t.Run("oauth token form", func(t *testing.T) {
-		r := e.do("POST", pathToken, url.Values{"grant_type": {"authorization_code"}, "code": {"c\x00"}, "client_id": {client.ID}}.Encode(), form...)
+		r := e.do("POST", api.PathToken, url.Values{"grant_type": {"authorization_code"}, "code": {"c\x00"}, "client_id": {client.ID}}.Encode(), form...)
 		wantOAuthError(t, r, 400, "invalid_request")
 		if !strings.Contains(string(r.Body), "UTF-8") {
 			t.Fatalf("the description does not say why: %s", r.Body)
 		}
 	})
 	t.Run("oauth revoke form", func(t *testing.T) {
-		wantOAuthError(t, e.do("POST", pathRevoke, "token=%FF&client_id="+client.ID, form...), 400, "invalid_request")
+		wantOAuthError(t, e.do("POST", api.PathRevoke, "token=%FF&client_id="+client.ID, form...), 400, "invalid_request")
 	})
 	// A form is a form on the form routes whatever its first byte (CONTRACT "Hostile input,
 	// second pass"): a body opening with "[" or "{" was once checked as JSON, which it is not, so
@@ -126,15 +91,15 @@ func TestTextIsChecked(t *testing.T) {
 		t.Run("oauth token form opening with "+open, func(t *testing.T) {
 			body := url.QueryEscape(open) + "=1&" + url.Values{"grant_type": {"authorization_code"}, "code": {"c"}, "client_id": {client.ID + "\x00"}}.Encode()
 			body = strings.Replace(body, url.QueryEscape(open), open, 1)
-			wantOAuthError(t, e.do("POST", pathToken, body, form...), 400, "invalid_request")
+			wantOAuthError(t, e.do("POST", api.PathToken, body, form...), 400, "invalid_request")
 		})
 		t.Run("oauth revoke form opening with "+open, func(t *testing.T) {
-			wantOAuthError(t, e.do("POST", pathRevoke, open+"=1&token=%FF&client_id="+client.ID, form...), 400, "invalid_request")
-			wantOAuthError(t, e.do("POST", pathRevoke, open+"=1&token=a%00&client_id="+client.ID, form...), 400, "invalid_request")
+			wantOAuthError(t, e.do("POST", api.PathRevoke, open+"=1&token=%FF&client_id="+client.ID, form...), 400, "invalid_request")
+			wantOAuthError(t, e.do("POST", api.PathRevoke, open+"=1&token=a%00&client_id="+client.ID, form...), 400, "invalid_request")
 		})
 	}
 	t.Run("oauth basic credentials", func(t *testing.T) {
-		r := e.do("POST", pathToken, "grant_type=authorization_code", append(form, "Authorization", basic(client.ID, "s\x00"))...)
+		r := e.do("POST", api.PathToken, "grant_type=authorization_code", append(form, "Authorization", basic(client.ID, "s\x00"))...)
 		wantOAuthError(t, r, 401, "invalid_client")
 	})
 	t.Run("oauth authorize page", func(t *testing.T) {
@@ -153,8 +118,8 @@ func TestTextIsChecked(t *testing.T) {
 		}
 		for _, open := range []string{"[", "{"} {
 			fields := url.Values{"action": {"signin"}, "email": {a.user.Email + "\x00"}, "password": {a.password}, "csrf_token": {f.csrf}}
-			r := e.do("POST", pathAuthorize+"?"+f.query.Encode(), open+"=1&"+fields.Encode(),
-				"Content-Type", "application/x-www-form-urlencoded", "Cookie", csrfCookie+"="+f.cookie)
+			r := e.do("POST", api.PathAuthorize+"?"+f.query.Encode(), open+"=1&"+fields.Encode(),
+				"Content-Type", "application/x-www-form-urlencoded", "Cookie", api.CSRFCookie+"="+f.cookie)
 			if r.Status != 400 || !strings.Contains(string(r.Body), `data-step="error"`) {
 				t.Fatalf("a form opening with %s: want the 400 error page: %d %s", open, r.Status, r.Body)
 			}

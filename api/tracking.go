@@ -33,7 +33,7 @@ func workspaceOf(c *fiber.Ctx) string { return auth.From(c).WorkspaceID }
 
 // getContainer answers a container by its id, v3 tracking code or v2 domain.
 func (s *server) getContainer(c *fiber.Ctx) error {
-	ctr, err := s.platform.Containers.ContainerIn(c.UserContext(), workspaceOf(c), c.Params("container_id"))
+	ctr, err := s.Containers.ContainerIn(c.UserContext(), workspaceOf(c), c.Params("container_id"))
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (s *server) listTriggers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.platform.Containers.ListTriggers(c.UserContext(), workspaceOf(c), c.Params("container_id"), q)
+	page, err := s.Containers.ListTriggers(c.UserContext(), workspaceOf(c), c.Params("container_id"), q)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (s *server) triggerAccess(c *fiber.Ctx) (platform.TriggerAccess, error) {
 	if p.Kind != auth.KindJWT {
 		return platform.APITriggers, nil
 	}
-	manages, err := s.platform.Users.Manages(c.UserContext(), p.UserID, p.WorkspaceID)
+	manages, err := s.Users.Manages(c.UserContext(), p.UserID, p.WorkspaceID)
 	if err != nil || !manages {
 		return platform.APITriggers, err
 	}
@@ -88,7 +88,7 @@ func (s *server) createTrigger(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	t, err := s.platform.Containers.CreateTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), in)
+	t, err := s.Containers.CreateTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), in)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *server) updateTrigger(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	t, err := s.platform.Containers.UpdateTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), c.Params("trigger_id"), in)
+	t, err := s.Containers.UpdateTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), c.Params("trigger_id"), in)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (s *server) deleteTrigger(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.platform.Containers.DeleteTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), id); err != nil {
+	if err := s.Containers.DeleteTriggerAs(c.UserContext(), access, workspaceOf(c), c.Params("container_id"), id); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"success": true, "id": id})

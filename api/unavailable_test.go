@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/api"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/platform"
@@ -27,7 +28,7 @@ func TestStoreDownIs503(t *testing.T) {
 	}
 	defer pool.Close()
 	clk := clock.NewFake(time.Now())
-	e.app = New(systemOver(t, e.cfg, pool, e.ch, clk, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))))
+	e.app = api.New(systemOver(t, e.cfg, pool, e.ch, clk, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))).API())
 	token, err := auth.NewAPIKeyToken()
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestPostgresShutdownMidRequestIs503(t *testing.T) {
 	if err == nil {
 		t.Fatal("the terminated connection still answered")
 	}
-	if got := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
+	if got := api.ToAppError(err); got.Status != 503 || got.RetryAfter == 0 {
 		t.Fatalf("%v maps to %d (Retry-After %d), want 503", err, got.Status, got.RetryAfter)
 	}
 }
@@ -85,7 +86,7 @@ func TestStatementPastItsDeadlineIsCanceledAnd503(t *testing.T) {
 	if err == nil {
 		t.Fatal("the statement outlived its deadline")
 	}
-	if got := toAppError(err); got.Status != 503 || got.RetryAfter == 0 {
+	if got := api.ToAppError(err); got.Status != 503 || got.RetryAfter == 0 {
 		t.Fatalf("%v maps to %d (Retry-After %d), want 503", err, got.Status, got.RetryAfter)
 	}
 	var running int
@@ -109,7 +110,7 @@ func TestClickHouseOutageLogsItsCauseOnce(t *testing.T) {
 	}
 	defer down.Close()
 	var logs bytes.Buffer
-	e.app = New(systemOver(t, e.cfg, e.store.Pool(), down, e.clock, slog.New(slog.NewJSONHandler(&logs, nil))))
+	e.app = api.New(systemOver(t, e.cfg, e.store.Pool(), down, e.clock, slog.New(slog.NewJSONHandler(&logs, nil))).API())
 	r := e.do("POST", "/v3/query", map[string]any{"project_id": tn.project.ID, "fields": []string{"spend"},
 		"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}}, bearer(tn.readKey)...)
 	wantError(t, r, 503, "api_error", "service_unavailable")

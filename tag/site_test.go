@@ -122,7 +122,7 @@ func newSite(t testing.TB) *site {
 	}
 	s.sys = sys
 	t.Cleanup(s.sys.Close)
-	app := api.New(s.sys)
+	app := api.New(s.sys.API())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func TestDemoShopWalkThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sys.Close)
-	app := api.New(sys)
+	app := api.New(sys.API())
 	go app.Listener(ln) //nolint:errcheck // ends with Shutdown
 	t.Cleanup(func() { _ = app.Shutdown() })
 	s := sys.Store

@@ -72,7 +72,7 @@ func startServer(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(sys.Close)
-	store, app := sys.Store, api.New(sys)
+	store, app := sys.Store, api.New(sys.API())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

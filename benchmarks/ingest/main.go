@@ -337,7 +337,7 @@ func start(ctx context.Context) (*setup, error) {
 		ln.Close()
 		return nil, err
 	}
-	app := api.New(sys)
+	app := api.New(sys.API())
 	go app.Listener(ln) //nolint:errcheck // stopped by shutdown
 	s.shutdown = func() {
 		app.Shutdown() //nolint:errcheck

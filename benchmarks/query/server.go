@@ -57,7 +57,7 @@ func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o server
 			return nil, err
 		}
 	}
-	app := api.New(sys)
+	app := api.New(sys.API())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		sys.Close()

@@ -69,7 +69,7 @@ func startCounted(ctx context.Context, e *env, limits bool, redisURL string, wor
 		ch.Close()
 		return nil, err
 	}
-	app := api.New(sys)
+	app := api.New(sys.API())
 	go app.Listener(ln) //nolint:errcheck // stopped by close
 	s.close = func() {
 		app.Shutdown() //nolint:errcheck

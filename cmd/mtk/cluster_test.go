@@ -85,7 +85,7 @@ func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := api.New(sys)
+	app := api.New(sys.API())
 	t.Cleanup(sys.Close)
 	w.app = app
 	store, syncer := sys.Store, sys.Syncer

@@ -53,7 +53,7 @@ func seedDemoTraffic(ctx context.Context, st stores, cfg config.Config, demo dem
 	if err != nil {
 		return err
 	}
-	app := api.New(sys)
+	app := api.New(sys.API())
 	defer sys.Close()
 	var webhookKey string
 	for _, c := range demo.Connections {

@@ -57,9 +57,9 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	app := api.Worker(sys)
+	app := api.Worker(sys.API())
 	if r.api {
-		app = api.New(sys)
+		app = api.New(sys.API())
 	}
 	// After the HTTP server stopped: stops the workers and jobs, waits for them, stores what is queued.
 	defer sys.Close()

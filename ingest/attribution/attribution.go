@@ -6,6 +6,8 @@ package attribution
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,6 +15,7 @@ import (
 
 	"mtk/internal/clock"
 	"mtk/internal/ttlcache"
+	"mtk/platform"
 	"mtk/platform/utm"
 )
 
@@ -71,14 +74,19 @@ func (r *Resolver) index(ctx context.Context, projectID string) (*utm.Index, err
 	return r.projects.Load(projectID, r.clock.Now(), func() (*utm.Index, error) { return r.load(ctx, projectID) })
 }
 
-// load reads a project's synced ad objects (adsync keeps them in PostgreSQL's ad_objects, with
-// the connection that owns them): acknowledging an event or order then needs PostgreSQL only.
+// load reads a project's synced ad objects (adsync keeps them in PostgreSQL's ad_objects), each
+// named by the kind of the connection that owns it (platform's): acknowledging an event or order
+// then needs PostgreSQL only.
 func (r *Resolver) load(ctx context.Context, projectID string) (*utm.Index, error) {
-	rows, err := r.pool.Query(ctx, `SELECT c.kind, o.connection_id, o.level, o.id, o.name, o.parent_id,
+	kinds, err := platform.ConnectionKinds(ctx, r.pool, projectID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.pool.Query(ctx, `SELECT o.connection_id, o.level, o.id, o.name, o.parent_id,
 		CASE WHEN o.level = 'campaign' THEN o.parent_id ELSE a.parent_id END
-		FROM ad_objects o JOIN connections c ON c.id = o.connection_id
+		FROM ad_objects o
 		LEFT JOIN ad_objects a ON a.connection_id = o.connection_id AND a.id = o.campaign_id AND a.level = 'campaign'
-		WHERE c.project_id = $1 AND o.level IN ('campaign', 'adset', 'ad')`, projectID)
+		WHERE o.connection_id = ANY($1) AND o.level IN ('campaign', 'adset', 'ad')`, slices.Collect(maps.Keys(kinds)))
 	if err != nil {
 		return nil, err
 	}
@@ -86,8 +94,8 @@ func (r *Resolver) load(ctx context.Context, projectID string) (*utm.Index, erro
 	var e utm.Entity
 	var level string
 	var account *string
-	_, err = pgx.ForEachRow(rows, []any{&e.Source, &e.ConnectionID, &level, &e.ID, &e.Name, &e.ParentID, &account}, func() error {
-		e.Level, e.AccountID = utm.Level(level), ""
+	_, err = pgx.ForEachRow(rows, []any{&e.ConnectionID, &level, &e.ID, &e.Name, &e.ParentID, &account}, func() error {
+		e.Source, e.Level, e.AccountID = kinds[e.ConnectionID], utm.Level(level), ""
 		if account != nil {
 			e.AccountID = *account
 		}

@@ -13,6 +13,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/outbox"
+	"mtk/platform"
 )
 
 // credited is an order's journey credited (order_credits) or to credit, under a person ("" for
@@ -33,7 +34,7 @@ type projectRun struct {
 // project credits again the orders of the people and lead-less orders marked in one project.
 func (w *Worker) project(ctx context.Context, tx pgx.Tx, project string, marks []outbox.CreditMark) (*projectRun, error) {
 	run := &projectRun{project: project, write: map[string]*credited{}}
-	zone, err := zoneOf(ctx, tx, project)
+	zone, err := platform.ProjectTimezone(ctx, tx, project)
 	if err != nil || zone == "" { // a project gone has nothing left to credit
 		return run, err
 	}

@@ -14,7 +14,6 @@ package credits
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -164,14 +163,4 @@ func (w *Worker) batch(ctx context.Context, conn *pgxpool.Conn, count, index int
 		w.Observe(st)
 	}
 	return st, nil
-}
-
-// zoneOf is project's time zone; "" when the project is gone.
-func zoneOf(ctx context.Context, tx pgx.Tx, project string) (string, error) {
-	var zone string
-	err := tx.QueryRow(ctx, "SELECT timezone FROM projects WHERE id = $1", project).Scan(&zone)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return zone, err
 }

@@ -11,7 +11,6 @@ import (
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/platform"
-	"mtk/platform/utm"
 )
 
 // maxClickID bounds click_id: click ids are below 2^53 (platform/links.go).
@@ -34,16 +33,11 @@ func (s *Service) clickOf(ctx context.Context, t Target, id *int64) (*linkClick,
 		return nil, nil
 	}
 	c := &linkClick{id: *id}
-	var p utm.Params
-	err := s.pool.QueryRow(ctx, `SELECT k.clicked_at, k.utm_source, k.utm_medium, k.utm_campaign, k.utm_content, k.utm_term
-		FROM link_clicks k JOIN tracking_links l ON l.id = k.link_id WHERE k.id = $1 AND l.workspace_id = $2`,
-		*id, t.Project.WorkspaceID).Scan(&c.at, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term)
-	if err == pgx.ErrNoRows {
-		return nil, nil
-	}
-	if err != nil {
+	at, p, ok, err := platform.ClickIn(ctx, s.pool, t.Project.WorkspaceID, *id)
+	if err != nil || !ok {
 		return nil, err
 	}
+	c.at = at
 	if c.attr, c.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, p); err != nil {
 		return nil, err
 	}
@@ -67,7 +61,7 @@ func queueOpenClicks(b *pgx.Batch, evs []*event) *openClicks {
 		}
 	}
 	if len(oc.ids) > 0 {
-		b.Queue(`SELECT id FROM link_clicks WHERE id = ANY($1) AND lead_id IS NULL ORDER BY id FOR UPDATE`, oc.ids)
+		platform.QueueLockOpenClicks(b, oc.ids)
 	}
 	return oc
 }

@@ -298,7 +298,8 @@ func planLeads(evs []*event, include func(int) bool) leadPlans {
 		for k, i := range lp.byProject[project] {
 			ups[k] = leads.Upsert{Identity: evs[i].in.Lead, UTM: evs[i].utm}
 		}
-		lp.plans = append(lp.plans, leads.NewPlan(project, ups))
+		zone := evs[lp.byProject[project][0]].target.Project.Timezone
+		lp.plans = append(lp.plans, leads.NewPlan(project, zone, ups))
 	}
 	return lp
 }

@@ -9,8 +9,10 @@
 package journeys
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,11 +23,15 @@ import (
 	"mtk/ingest/attribution"
 	"mtk/ingest/credits"
 	"mtk/ingest/outbox"
+	"mtk/platform"
 	"mtk/platform/utm"
 )
 
 // chunk is how many orders or touches one transaction copies.
 const chunk = 1000
+
+// leadChunk is how many leads' clicks one statement reads.
+const leadChunk = 10_000
 
 // Progress is what the backfill reports after each chunk of a project.
 type Progress struct {
@@ -42,28 +48,31 @@ func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver 
 	if err := credits.CopyJourneys(ctx, pool, ch, now); err != nil {
 		return err
 	}
-	q := "SELECT id, timezone FROM projects p WHERE NOT EXISTS (SELECT 1 FROM journey_backfill b WHERE b.project_id = p.id) ORDER BY id"
-	if redo {
-		q = "SELECT id, timezone FROM projects ORDER BY id"
-	}
-	rows, err := pool.Query(ctx, q)
+	projects, err := platform.ProjectZones(ctx, pool)
 	if err != nil {
 		return err
 	}
-	type project struct{ id, zone string }
-	projects, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (project, error) {
-		var p project
-		return p, r.Scan(&p.id, &p.zone)
-	})
-	if err != nil {
-		return err
+	if !redo {
+		rows, err := pool.Query(ctx, "SELECT project_id FROM journey_backfill")
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		done := map[string]bool{}
+		for _, id := range ids {
+			done[id] = true
+		}
+		projects = slices.DeleteFunc(projects, func(p platform.ProjectZone) bool { return done[p.ID] })
 	}
 	for _, p := range projects {
-		pr := Progress{Project: p.id}
+		pr := Progress{Project: p.ID}
 		for {
-			n, err := copyOrders(ctx, pool, p.id, p.zone, now)
+			n, err := copyOrders(ctx, pool, p.ID, p.Timezone, now)
 			if err != nil {
-				return fmt.Errorf("journeys: orders of %s: %w", p.id, err)
+				return fmt.Errorf("journeys: orders of %s: %w", p.ID, err)
 			}
 			pr.Orders += n
 			if n < chunk {
@@ -71,21 +80,21 @@ func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver 
 			}
 			report(pr)
 		}
-		if err := copyMerges(ctx, pool, p.id, now); err != nil {
-			return fmt.Errorf("journeys: lead merges of %s: %w", p.id, err)
+		if err := copyMerges(ctx, pool, p.ID, p.Timezone, now); err != nil {
+			return fmt.Errorf("journeys: lead merges of %s: %w", p.ID, err)
 		}
 		chunkDone := func(n int) { pr.Touches += n; report(pr) }
-		n, err := copyTouches(ctx, pool, ch, resolver, p.id, p.zone, now, chunkDone)
+		n, err := copyTouches(ctx, pool, ch, resolver, p.ID, p.Timezone, now, chunkDone)
 		if err != nil {
-			return fmt.Errorf("journeys: touches of %s: %w", p.id, err)
+			return fmt.Errorf("journeys: touches of %s: %w", p.ID, err)
 		}
-		m, err := copyClicks(ctx, pool, ch, resolver, p.id, p.zone, now, chunkDone)
+		m, err := copyClicks(ctx, pool, ch, resolver, p.ID, p.Timezone, now, chunkDone)
 		if err != nil {
-			return fmt.Errorf("journeys: link click touches of %s: %w", p.id, err)
+			return fmt.Errorf("journeys: link click touches of %s: %w", p.ID, err)
 		}
 		pr.Touches, pr.Done = n+m, true
 		if _, err := pool.Exec(ctx, `INSERT INTO journey_backfill (project_id, done_at) VALUES ($1, $2)
-			ON CONFLICT (project_id) DO UPDATE SET done_at = EXCLUDED.done_at`, p.id, now); err != nil {
+			ON CONFLICT (project_id) DO UPDATE SET done_at = EXCLUDED.done_at`, p.ID, now); err != nil {
 			return err
 		}
 		report(pr)
@@ -180,26 +189,25 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 // before it leaves the outbox (read in that order).
 func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
 	now time.Time, chunkDone func(int)) (int, error) {
-	rows, err := pool.Query(ctx, `SELECT k.id, k.clicked_at, k.lead_id, k.utm_source, k.utm_medium, k.utm_campaign, k.utm_content, k.utm_term
-		FROM link_clicks k JOIN leads l ON l.id = k.lead_id WHERE l.project_id = $1 ORDER BY k.clicked_at, k.id`, project)
+	rows, err := pool.Query(ctx, "SELECT id FROM leads WHERE project_id = $1", project)
 	if err != nil {
 		return 0, err
 	}
-	type click struct {
-		id, lead string
-		at       time.Time
-		utm      utm.Params
+	leadIDs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, err
 	}
-	clicks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (click, error) {
-		var c click
-		var id int64
-		err := r.Scan(&id, &c.at, &c.lead, &c.utm.Source, &c.utm.Medium, &c.utm.Campaign, &c.utm.Content, &c.utm.Term)
-		c.id = strconv.FormatInt(id, 10)
-		return c, err
+	var clicks []platform.LeadClick
+	for part := range slices.Chunk(leadIDs, leadChunk) {
+		cs, err := platform.ClicksOfLeads(ctx, pool, part)
+		if err != nil {
+			return 0, err
+		}
+		clicks = append(clicks, cs...)
+	}
+	slices.SortFunc(clicks, func(a, b platform.LeadClick) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.ID, b.ID))
 	})
-	if err != nil {
-		return 0, err
-	}
 	known, err := knownTouches(ctx, pool, project, outbox.OriginLinkClick)
 	if err != nil {
 		return 0, err
@@ -223,10 +231,11 @@ func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolve
 	}
 	tw := touchWriter{pool: pool, now: now, chunkDone: chunkDone}
 	for _, c := range clicks {
-		if known[c.id] {
+		id := strconv.FormatInt(c.ID, 10)
+		if known[id] {
 			continue
 		}
-		if err := tw.add(ctx, resolver, project, zone, outbox.OriginLinkClick, c.id, c.lead, c.at, c.utm); err != nil {
+		if err := tw.add(ctx, resolver, project, zone, outbox.OriginLinkClick, id, c.LeadID, c.At, c.UTM); err != nil {
 			return tw.total, err
 		}
 	}
@@ -288,12 +297,13 @@ func (tw *touchWriter) flush(ctx context.Context) error {
 	return nil
 }
 
-// copyMerges queues a merge row for every merged lead of the project: where it points now.
-func copyMerges(ctx context.Context, pool *pgxpool.Pool, project string, now time.Time) error {
+// copyMerges queues a merge row for every merged lead of the project (in time zone zone): where
+// it points now.
+func copyMerges(ctx context.Context, pool *pgxpool.Pool, project, zone string, now time.Time) error {
 	_, err := pool.Exec(ctx, `WITH ins AS (INSERT INTO journey_outbox (project_id, timezone, kind, ts, lead_id, merged_into, created_at)
-			SELECT l.project_id, p.timezone, 'merge', $2, l.id, l.merged_into, $2 FROM leads l JOIN projects p ON p.id = l.project_id
+			SELECT l.project_id, $3::text, 'merge', $2, l.id, l.merged_into, $2 FROM leads l
 			WHERE l.project_id = $1 AND l.merged_into IS NOT NULL RETURNING 1)
 		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT 'journey_outbox', pg_backend_pid(), count(*) FROM ins
-		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, project, now)
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, project, now, zone)
 	return err
 }

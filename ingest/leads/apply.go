@@ -47,15 +47,15 @@ func keyNames(k keys) []string {
 // their answers; Resolve resolves the upserts in order and queues the writes, as a few
 // set-based statements, for the caller to send with the rest of its transaction.
 type Plan struct {
-	project string
-	ups     []Upsert
-	keys    []keys
-	st      *state
+	project, zone string
+	ups           []Upsert
+	keys          []keys
+	st            *state
 }
 
-// NewPlan plans ups for the leads of project.
-func NewPlan(project string, ups []Upsert) *Plan {
-	p := &Plan{project: project, ups: ups, keys: make([]keys, len(ups))}
+// NewPlan plans ups for the leads of project, whose time zone is zone.
+func NewPlan(project, zone string, ups []Upsert) *Plan {
+	p := &Plan{project: project, zone: zone, ups: ups, keys: make([]keys, len(ups))}
 	for i, u := range ups {
 		p.keys[i] = u.Identity.keys()
 	}
@@ -157,7 +157,7 @@ func (p *Plan) Resolve(b *pgx.Batch, now time.Time) []Result {
 		}
 	}
 	w.dropUnchanged(p.st)
-	w.queue(b, p.project, now)
+	w.queue(b, p.project, p.zone, now)
 	return results
 }
 

@@ -37,12 +37,16 @@ func apply(t *testing.T, pool *pgxpool.Pool, project string, ups ...Upsert) []Re
 	var out []Result
 	ctx := context.Background()
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		p := NewPlan(project, ups)
+		zone, err := platform.ProjectTimezone(ctx, tx, project)
+		if err != nil {
+			return err
+		}
+		p := NewPlan(project, zone, ups)
 		b := &pgx.Batch{}
 		b.Queue(GenericPlans)
 		p.QueueLoad(b)
 		br := tx.SendBatch(ctx, b)
-		_, err := br.Exec()
+		_, err = br.Exec()
 		if err == nil {
 			err = p.ReadLoad(br)
 		}

@@ -115,7 +115,7 @@ func (w *writes) dropUnchanged(st *state) {
 }
 
 // queue queues the statements on b.
-func (w *writes) queue(b *pgx.Batch, projectID string, now time.Time) {
+func (w *writes) queue(b *pgx.Batch, projectID, zone string, now time.Time) {
 	if len(w.inserts) > 0 {
 		cols := columnsOf(w.inserts, true)
 		b.Queue(`INSERT INTO leads (id, project_id, merged_into, email, phone, document, name, first_name, last_name,
@@ -130,7 +130,7 @@ func (w *writes) queue(b *pgx.Batch, projectID string, now time.Time) {
 			append([]any{projectID, now}, cols...)...)
 	}
 	for _, m := range w.merges {
-		outbox.QueueLeadMerge(b, projectID, m[0], m[1], now)
+		outbox.QueueLeadMerge(b, projectID, zone, m[0], m[1], now)
 		b.Queue(mergeSQL, projectID, m[0], m[1], now)
 	}
 	var updates []*change

@@ -23,20 +23,27 @@ var ErrTouchesWaiting = errors.New("orders: the touches of leads older than the 
 // it wrote and how many are left.
 func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left int, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT o.connection_id, o.transaction_id, p.id, p.timezone
-			FROM orders o JOIN projects p ON p.id = o.project_id
-			WHERE NOT o.business ORDER BY o.project_id, o.created_at, o.connection_id, o.transaction_id
+		rows, err := tx.Query(ctx, `SELECT o.connection_id, o.transaction_id, o.project_id
+			FROM orders o WHERE NOT o.business ORDER BY o.project_id, o.created_at, o.connection_id, o.transaction_id
 			LIMIT $1 FOR UPDATE OF o SKIP LOCKED`, limit)
 		if err != nil {
 			return err
 		}
-		type pending struct{ connection, id, project, zone string }
+		type pending struct{ connection, id, project string }
 		todo, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pending, error) {
 			var p pending
-			return p, r.Scan(&p.connection, &p.id, &p.project, &p.zone)
+			return p, r.Scan(&p.connection, &p.id, &p.project)
 		})
 		if err != nil {
 			return err
+		}
+		zones := map[string]string{} // by project; an order's project outlives it (ON DELETE CASCADE)
+		for _, o := range todo {
+			if _, ok := zones[o.project]; !ok {
+				if zones[o.project], err = platform.ProjectTimezone(ctx, tx, o.project); err != nil {
+					return err
+				}
+			}
 		}
 		w := &pgx.Batch{}
 		var biz []outbox.BizRow
@@ -57,7 +64,7 @@ func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left i
 			if st.customerType, err = customerType(ctx, tx, o.project, o.connection, st); err != nil {
 				return err
 			}
-			biz = append(biz, st.bizRows(platform.Project{ID: o.project, Timezone: o.zone})...)
+			biz = append(biz, st.bizRows(platform.Project{ID: o.project, Timezone: zones[o.project]})...)
 			w.Queue(`UPDATE orders SET business = true, customer_type = $3, referrer_host = $4, landing_path = $5,
 				device = $6 WHERE connection_id = $1 AND transaction_id = $2`,
 				o.connection, o.id, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device)

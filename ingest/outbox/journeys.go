@@ -194,11 +194,11 @@ func OrderJourney(project, zone, orderID, lead, status, currency string, created
 
 // QueueLeadMerge queues, before the merge itself, a merge row for the lead merged and for every
 // lead merged into it before (all of them then point at survivor), with the growth of the
-// outbox's size, in the caller's transaction.
-func QueueLeadMerge(w *pgx.Batch, projectID, merged, survivor string, now time.Time) {
+// outbox's size, in the caller's transaction; zone is the project's time zone.
+func QueueLeadMerge(w *pgx.Batch, projectID, zone, merged, survivor string, now time.Time) {
 	w.Queue(`WITH ins AS (INSERT INTO journey_outbox (project_id, timezone, kind, ts, lead_id, merged_into, created_at)
-			SELECT l.project_id, p.timezone, 'merge', $4, l.id, $3, $4 FROM leads l JOIN projects p ON p.id = l.project_id
+			SELECT l.project_id, $5::text, 'merge', $4, l.id, $3, $4 FROM leads l
 			WHERE l.project_id = $1 AND (l.id = $2 OR l.merged_into = $2) RETURNING 1)
 		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT 'journey_outbox', pg_backend_pid(), count(*) FROM ins
-		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, projectID, merged, survivor, now)
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, projectID, merged, survivor, now, zone)
 }

@@ -80,7 +80,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := api.New(sys)
+	app := api.New(sys.API())
 	store, closeApp := sys.Store, sys.Close
 	d, err := watchDrift(app)
 	if err != nil {

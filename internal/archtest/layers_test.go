@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -9,14 +10,16 @@ import (
 // layers place every package (by its import path under mtk/, longest prefix first) in a layer:
 // a package imports only packages of its own layer or lower ones. The services (layer 2) are
 // families that do not import one another: the engine reads facts (and answers, its one
-// caller, caches what it reads), sync and ingestion write them, each on its own. Layer 3 is what puts them together: internal/wire builds them once,
-// api serves them, internal/metrics measures them.
+// caller, caches what it reads), sync and ingestion write them, each on its own. Layer 3 serves
+// and measures them: api over the narrow interfaces of its Deps, internal/metrics. Layer 4,
+// internal/wire, builds them once and fills api.Deps; the commands, tests and benchmarks above
+// it start it.
 var layers = []struct {
 	prefix string
 	layer  int
 	family string // services only
 }{
-	{"internal/apitest", 5, ""}, {"internal/testenv", 5, ""}, {"internal/browsertest", 5, ""}, {"internal/wire", 3, ""},
+	{"internal/apitest", 5, ""}, {"internal/testenv", 5, ""}, {"internal/browsertest", 5, ""}, {"internal/wire", 4, ""},
 	{"internal/metrics", 3, ""}, {"internal/adsim", 0, ""}, {"internal/", 0, ""},
 	{"cmd/", 5, ""}, {"benchmarks/", 5, ""},
 	{"api", 3, ""},
@@ -60,6 +63,29 @@ func TestImportsPointOneWay(t *testing.T) {
 			case family != "" && depFamily != "" && family != depFamily:
 				t.Errorf("service %s imports another service's %s", pkg, dep)
 			}
+		}
+	}
+}
+
+// api is built from the narrow interfaces of api.Deps, never from the wiring: the HTTP layer's
+// dependencies are what its handlers call, so a change of how mtk is put together (internal/wire)
+// or of what it measures (internal/metrics, behind api.Metrics) rebuilds and retests no handler.
+// The layers keep api from importing internal/wire directly; this keeps it out of api's whole
+// closure, its subpackages' too.
+func TestAPIDependsOnNoWiring(t *testing.T) {
+	list := exec.Command("go", "list", "-deps", "./api/...")
+	list.Dir = "../.." // the module's root
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "mtk/platform") {
+		t.Fatal("go list -deps ./api/... lists no mtk/platform: the scan saw nothing")
+	}
+	for _, wiring := range []string{"mtk/internal/wire", "mtk/internal/metrics"} {
+		if slices.Contains(deps, wiring) {
+			t.Errorf("api depends on %s: take what it needs as an interface of api.Deps", wiring)
 		}
 	}
 }

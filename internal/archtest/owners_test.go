@@ -26,11 +26,32 @@ var platformTables = []string{
 // writeStatement finds the table that an SQL statement writes.
 var writeStatement = regexp.MustCompile(`(?i)\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+(\w+)`)
 
+// readStatement finds the tables that an SQL statement reads: those it selects FROM or JOINs.
+// SQL keywords are upper case in mtk's sources, which keeps English prose ("from projects") out.
+var readStatement = regexp.MustCompile(`\b(?:FROM|JOIN)\s+(\w+)`)
+
 // Only package platform writes platform tables: every other package asks it (adsync records its
 // runs and a connection's outcome through platform.Connections). Migrations (schema/) and tests
 // may write them too. The scan reads the string literals of every other non-test Go file, and
 // the table names given to pgx's COPY.
 func TestOnlyPlatformWritesPlatformTables(t *testing.T) {
+	checkPlatformOwns(t, "writes", func(path string) []string { return tablesIn(t, path, writeStatement, true) })
+}
+
+// Only package platform reads platform tables: a package that needs a project's time zone, a
+// connection's network or a link's click asks platform's services, so that what a row means (a
+// deleted project, a revoked key, a click of another workspace's link) is decided in one place,
+// and a change of the platform's schema is a change of one package. Tests may read them.
+func TestOnlyPlatformReadsPlatformTables(t *testing.T) {
+	checkPlatformOwns(t, "reads", func(path string) []string { return tablesIn(t, path, readStatement, false) })
+}
+
+// checkPlatformOwns fails t for each non-test Go file outside package platform (and outside
+// schema/, the migrations) whose SQL the scan finds to touch a platform table; what names the
+// action (writes, reads). It also fails when the scan finds no such use of a platform table in
+// package platform itself, which would mean that the scan saw nothing.
+func checkPlatformOwns(t *testing.T, what string, scan func(path string) []string) {
+	t.Helper()
 	const root = "../.." // the module's root
 	created := tablesCreated(t, filepath.Join(root, "schema", "postgres"))
 	for _, table := range platformTables {
@@ -38,7 +59,7 @@ func TestOnlyPlatformWritesPlatformTables(t *testing.T) {
 			t.Errorf("platform table %s is created by no migration of schema/postgres", table)
 		}
 	}
-	writtenByPlatform := map[string]bool{}
+	byPlatform := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -54,13 +75,13 @@ func TestOnlyPlatformWritesPlatformTables(t *testing.T) {
 			return nil
 		}
 		inPlatform := filepath.Dir(rel) == "platform"
-		for _, table := range tablesWritten(t, path) {
+		for _, table := range scan(path) {
 			switch {
 			case !slices.Contains(platformTables, table):
 			case inPlatform:
-				writtenByPlatform[table] = true
+				byPlatform[table] = true
 			default:
-				t.Errorf("%s writes platform table %s: only package platform does (call a method of its service)", rel, table)
+				t.Errorf("%s %s platform table %s: only package platform does (call a method of its service)", rel, what, table)
 			}
 		}
 		return nil
@@ -68,10 +89,9 @@ func TestOnlyPlatformWritesPlatformTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every platform table is written by platform, so a scan that saw none of it would fail here.
 	for _, table := range platformTables {
-		if !writtenByPlatform[table] {
-			t.Errorf("the scan found no write of %s in package platform", table)
+		if !byPlatform[table] {
+			t.Errorf("the scan found no statement that %s %s in package platform", what, table)
 		}
 	}
 }
@@ -97,9 +117,9 @@ func tablesCreated(t *testing.T, dir string) map[string]bool {
 	return out
 }
 
-// tablesWritten lists the tables that the SQL in path's string literals writes, and those named
-// in a pgx.Identifier (the target of a COPY).
-func tablesWritten(t *testing.T, path string) []string {
+// tablesIn lists the tables that statement finds in the SQL of path's string literals and, when
+// copies is set, those named in a pgx.Identifier (the target of a COPY).
+func tablesIn(t *testing.T, path string, statement *regexp.Regexp, copies bool) []string {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -110,14 +130,14 @@ func tablesWritten(t *testing.T, path string) []string {
 		switch n := n.(type) {
 		case *ast.BasicLit:
 			if s, ok := unquoted(n); ok {
-				for _, m := range writeStatement.FindAllStringSubmatch(s, -1) {
+				for _, m := range statement.FindAllStringSubmatch(s, -1) {
 					out = append(out, strings.ToLower(m[1]))
 				}
 			}
 		case *ast.CompositeLit:
 			if sel, ok := n.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Identifier" {
 				for _, e := range n.Elts {
-					if lit, ok := e.(*ast.BasicLit); ok {
+					if lit, ok := e.(*ast.BasicLit); ok && copies {
 						if s, ok := unquoted(lit); ok {
 							out = append(out, strings.ToLower(s))
 						}

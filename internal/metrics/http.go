@@ -51,9 +51,13 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 	return h
 }
 
-// Request counts one answered request. route must be a route pattern (or Unmatched), never a
-// raw path, and route and method must not alias a request's buffers: they become map keys.
+// Request counts one answered request. route must be a route pattern, never a raw path, or ""
+// (Unmatched) for a request that no route takes; route and method must not alias a request's
+// buffers: they become map keys.
 func (m *Metrics) Request(route, method string, status int, took time.Duration) {
+	if route == "" {
+		route = Unmatched
+	}
 	h := m.http
 	k := httpKey{route: route, method: method, status: status}
 	h.mu.RLock()
