@@ -84,6 +84,9 @@ type Config struct {
 	// day) or "project" (a write moves all of its project's answers), for measuring what the
 	// finer grain buys.
 	QueryCacheGrain string
+	// SharedAnswers is "on" (the default) or "off" (MTK_SHARED_ANSWERS): whether the replicas
+	// share cached answers through MTK_REDIS_URL's server, when it is set (answers.Shared).
+	SharedAnswers string
 	// DrainPartitions is how many partitions, by project, the event and fact outboxes are
 	// drained in (MTK_DRAIN_PARTITIONS, 1 to MaxDrainPartitions; 0 is 1), so that several
 	// workers drain at once (outbox.Drainer.Partitions).
@@ -136,6 +139,11 @@ func (c Config) QueryCacheBytes() int64 {
 // QueryCacheByProject reports whether data versions are kept per project instead of per day.
 func (c Config) QueryCacheByProject() bool { return c.QueryCacheGrain == "project" }
 
+// SharedAnswersOn reports whether cached answers are shared by the replicas through Redis.
+func (c Config) SharedAnswersOn() bool {
+	return c.RedisURL != "" && c.QueryCacheOn() && c.SharedAnswers != "off"
+}
+
 // RateLimitsOn reports whether requests are rate limited.
 func (c Config) RateLimitsOn() bool { return c.RateLimits != "off" }
 
@@ -168,6 +176,7 @@ func FromEnv() Config {
 		Metrics:           env("MTK_METRICS", "on"),
 		QueryCache:        strings.ToLower(env("MTK_QUERY_CACHE", "on")),
 		QueryCacheGrain:   strings.ToLower(env("MTK_QUERY_CACHE_GRAIN", "day")),
+		SharedAnswers:     strings.ToLower(env("MTK_SHARED_ANSWERS", "on")),
 		written:           map[string]string{},
 	}
 	if raw := strings.ToLower(env("MTK_QUERY_CONCURRENCY", "auto")); raw != "auto" {
@@ -279,6 +288,9 @@ func (c Config) Validate() error {
 	}
 	if c.QueryCacheGrain != "" && c.QueryCacheGrain != "day" && c.QueryCacheGrain != "project" {
 		problems = append(problems, fmt.Sprintf("MTK_QUERY_CACHE_GRAIN %q: want day or project", c.QueryCacheGrain))
+	}
+	if c.SharedAnswers != "" && c.SharedAnswers != "on" && c.SharedAnswers != "off" {
+		problems = append(problems, fmt.Sprintf("MTK_SHARED_ANSWERS %q: want on or off", c.SharedAnswers))
 	}
 	if c.StoreTimeout < 0 || c.StoreTimeout > 0 && (c.StoreTimeout < minStoreTimeout || c.StoreTimeout > maxStoreTimeout) {
 		problems = append(problems, fmt.Sprintf("MTK_STORE_TIMEOUT %q: want a duration from %s to %s, such as 5s",

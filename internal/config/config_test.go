@@ -10,7 +10,7 @@ import (
 )
 
 func TestDefaultsAreValid(t *testing.T) {
-	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_JOURNEY_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
+	for _, v := range []string{"MTK_LISTEN", "MTK_CLICKHOUSE_URL", "MTK_POSTGRES_URL", "MTK_BASE_URL", "MTK_RATE_LIMITS", "MTK_METRICS", "MTK_QUERY_CONCURRENCY", "MTK_EVENT_OUTBOX_MAX", "MTK_FACT_OUTBOX_MAX", "MTK_JOURNEY_OUTBOX_MAX", "MTK_QUERY_CACHE", "MTK_QUERY_CACHE_MB", "MTK_QUERY_CACHE_GRAIN", "MTK_SHARED_ANSWERS", "MTK_STORE_TIMEOUT", "MTK_DRAIN_PARTITIONS"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("MTK_JWT_SECRET", strings.Repeat("s", 32))
@@ -38,7 +38,8 @@ func TestValidateNamesEveryBadValue(t *testing.T) {
 		Listen: "nope", ClickHouseURL: "http://x:1", PostgresURL: "mysql://x", JWTSecret: "short",
 		BaseURL: "ftp://x", RateLimits: "maybe", Metrics: "yes", QuerySlots: 1001,
 		EventOutboxMax: -1, FactOutboxMax: -1, JourneyOutboxMax: -1, QueryCache: "maybe", QueryCacheMB: -1, QueryCacheGrain: "hour",
-		StoreTimeout: time.Hour, DrainPartitions: MaxDrainPartitions + 1,
+		SharedAnswers: "maybe",
+		StoreTimeout:  time.Hour, DrainPartitions: MaxDrainPartitions + 1,
 	}
 	err := c.Validate()
 	if err == nil {

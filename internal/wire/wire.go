@@ -70,6 +70,9 @@ type System struct {
 	// when MTK_QUERY_CACHE is off.
 	Versions *facts.Versions
 	Answers  *answers.Cache
+	// Shared is the answers the replicas share on MTK_REDIS_URL's server, behind Answers; nil
+	// when it is unset, MTK_SHARED_ANSWERS is off or answers are not cached.
+	Shared *answers.Shared
 	// Queries answers metrics queries over Engine, Versions and Answers.
 	Queries *answers.Service
 	// Limits keeps the rate limits on MTK_REDIS_URL's server, shared by every replica; nil when
@@ -131,7 +134,6 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 			m.WatchAnswers(s.Answers.Stats)
 		}
 	}
-	s.Queries = answers.New(s.Engine, s.Versions, s.Answers)
 	if cfg.RedisURL != "" {
 		ro, err := redisOptions(cfg.RedisURL)
 		if err != nil {
@@ -140,7 +142,14 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) *S
 		prefix := cmp.Or(opts.RedisPrefix, "mtk:")
 		s.redis = redis.NewClient(ro)
 		s.Limits = ratelimit.NewRedis(s.redis, prefix)
+		if cfg.SharedAnswersOn() {
+			s.Shared = answers.NewShared(ro, prefix, answers.SharedConfig{}, log)
+			if m != nil {
+				m.WatchSharedAnswers(s.Shared.Stats)
+			}
+		}
 	}
+	s.Queries = answers.New(s.Engine, s.Versions, s.Answers, s.Shared)
 	return s
 }
 
@@ -158,5 +167,8 @@ func (s *System) Close() {
 	s.Events.Close()
 	if s.redis != nil {
 		s.redis.Close()
+	}
+	if s.Shared != nil {
+		s.Shared.Close()
 	}
 }
