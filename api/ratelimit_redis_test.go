@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/internal/metrics"
@@ -20,19 +21,32 @@ import (
 // replicas of mtk behind a load balancer; the first is measured by m (nil: none).
 func (e *env) replicas(n int, redisURL, prefix string, m *metrics.Metrics) []*fiber.App {
 	e.t.Helper()
+	chs := make([]driver.Conn, n)
+	for i := range chs {
+		chs[i] = e.ch
+	}
+	apps := make([]*fiber.App, n)
+	for i, sys := range e.replicasOver(chs, redisURL, prefix, m) {
+		apps[i] = New(sys)
+	}
+	return apps
+}
+
+// replicasOver are the systems of replicas as replicas makes them, one over each of chs.
+func (e *env) replicasOver(chs []driver.Conn, redisURL, prefix string, m *metrics.Metrics) []*wire.System {
+	e.t.Helper()
 	cfg := e.cfg
 	cfg.RedisURL = redisURL
-	apps := make([]*fiber.App, n)
-	for i := range apps {
+	out := make([]*wire.System, len(chs))
+	for i, ch := range chs {
 		opts := wire.Options{Clock: e.clock, Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), RedisPrefix: prefix}
 		if i == 0 {
 			opts.Metrics = m
 		}
-		sys := wire.Build(cfg, e.store.Pool(), e.ch, opts)
-		e.t.Cleanup(sys.Close)
-		apps[i] = New(sys)
+		out[i] = wire.Build(cfg, e.store.Pool(), ch, opts)
+		e.t.Cleanup(out[i].Close)
 	}
-	return apps
+	return out
 }
 
 // TestRateLimitsSharedThroughRedis: the tier's limit holds across three replicas sharing one
