@@ -77,7 +77,7 @@ func (s *Service) Query(ctx context.Context, r Request) (Answer, error) {
 		}
 		if s.shared != nil {
 			if r.Fresh {
-				claim = Claim{s: s.shared, key: key}
+				claim = s.shared.Unclaimed(key)
 			} else {
 				body, ok, c := s.shared.Fetch(ctx, key)
 				if ok {

@@ -135,7 +135,7 @@ func (s *Shared) Fetch(ctx context.Context, key string) ([]byte, bool, Claim) {
 		res, err := fetchScript.Run(ctx, s.rdb, keys, token, s.cfg.Lease.Milliseconds()).Slice()
 		if err != nil {
 			s.failed(ctx, err)
-			return nil, false, Claim{s: s, key: key}
+			return nil, false, s.Unclaimed(key)
 		}
 		s.answered()
 		switch res[0].(int64) {
@@ -153,7 +153,7 @@ func (s *Shared) Fetch(ctx context.Context, key string) ([]byte, bool, Claim) {
 		}
 		if time.Now().Add(pause).After(deadline) { // the claim's owner is slow or gone
 			s.stats.misses.Add(1)
-			return nil, false, Claim{s: s, key: key}
+			return nil, false, s.Unclaimed(key)
 		}
 		select {
 		case <-ctx.Done():
@@ -163,6 +163,10 @@ func (s *Shared) Fetch(ctx context.Context, key string) ([]byte, bool, Claim) {
 		pause = min(2*pause, 20*time.Millisecond)
 	}
 }
+
+// Unclaimed is the Claim of an answer read without a claim (Cache-Control: no-cache): Keep
+// shares it, ending no one's claim.
+func (s *Shared) Unclaimed(key string) Claim { return Claim{s: s, key: key} }
 
 // Keep shares body, the answer read, with the other replicas and ends the claim.
 func (c Claim) Keep(ctx context.Context, body []byte) {

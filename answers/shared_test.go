@@ -104,7 +104,7 @@ func TestSharedRedisDownOrStalled(t *testing.T) {
 				if _, ok, c := s.Fetch(ctx, "k"); ok || c.token != "" {
 					t.Fatalf("found %v, claimed %v", ok, c.token != "")
 				}
-				Claim{s: s, key: "k"}.Keep(ctx, []byte("x"))
+				s.Unclaimed("k").Keep(ctx, []byte("x"))
 			}
 			if st := s.Stats(); st.Errors != 1 || st.Hits != 0 {
 				t.Fatalf("counts %+v: want one failed exchange, then the tier skipped", st)
