@@ -15,10 +15,11 @@ import (
 
 // SharedConfig bounds the shared tier; a zero field takes its default.
 type SharedConfig struct {
-	// Wait bounds one exchange with Redis (dial, read or write: default 100 ms): a Redis that
-	// does not answer costs a query this much once, then the tier is skipped for Pause.
+	// Wait bounds one exchange with Redis (dial, read or write: default 250 ms, as the rate
+	// limits' exchanges): a Redis that does not answer costs a query this much once, then the
+	// tier is skipped for Pause. Less makes a busy machine's scheduling delays count as failures.
 	Wait time.Duration
-	// Pause is how long the tier is skipped after Redis failed (default 2 s): then queries are
+	// Pause is how long the tier is skipped after Redis failed (default 1 s): then queries are
 	// answered as without it, by this replica alone, and the next one tries Redis again.
 	Pause time.Duration
 	// TTL is how long an answer stays in Redis (default 1 h). A moved data version makes an
@@ -38,8 +39,8 @@ func (c SharedConfig) withDefaults() SharedConfig {
 			*d = v
 		}
 	}
-	def(&c.Wait, 100*time.Millisecond)
-	def(&c.Pause, 2*time.Second)
+	def(&c.Wait, 250*time.Millisecond)
+	def(&c.Pause, time.Second)
 	def(&c.TTL, time.Hour)
 	def(&c.Lease, 30*time.Second)
 	def(&c.Await, 2*time.Second)
