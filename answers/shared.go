@@ -29,7 +29,8 @@ type SharedConfig struct {
 	// the claim of a replica that died mid-query lapses.
 	Lease time.Duration
 	// Await bounds how long a replica waits for the answer another replica claimed (default
-	// 2 s) before it reads the answer itself.
+	// 2 s, and at most half of what is left of the query's deadline) before it reads the
+	// answer itself.
 	Await time.Duration
 }
 
@@ -131,6 +132,11 @@ func (s *Shared) Fetch(ctx context.Context, key string) ([]byte, bool, Claim) {
 	keys := s.keys(key)
 	token := ids.Random(12)
 	deadline := time.Now().Add(s.cfg.Await)
+	if end, ok := ctx.Deadline(); ok { // leave the caller half its time to read the answer itself
+		if half := time.Now().Add(time.Until(end) / 2); half.Before(deadline) {
+			deadline = half
+		}
+	}
 	pause, waited := time.Millisecond, false
 	for {
 		res, err := fetchScript.Run(ctx, s.rdb, keys, token, s.cfg.Lease.Milliseconds()).Slice()

@@ -29,6 +29,7 @@ type sharedRow struct {
 	requests int
 	// failed are the requests not answered 200.
 	failed int
+	codes  []string // of the failed requests' answers
 	// statements are ClickHouse statements per request, all replicas' together.
 	statements float64
 	// p50 is the median request latency; tier sums the replicas' shared-tier counts.
@@ -53,6 +54,11 @@ func runShared(ctx context.Context, f flags) (err error) {
 		rows = append(rows, cell)
 	}
 	printShared(rows)
+	for _, r := range rows {
+		if r.failed > 0 {
+			fmt.Printf("%d replicas, shared answers %v: failed requests' codes %v\n", r.replicas, r.shared, r.codes)
+		}
+	}
 	return nil
 }
 
@@ -114,6 +120,7 @@ func sharedCell(ctx context.Context, e *env, f flags, r *sharedRow) error {
 	for _, s := range samples {
 		if !s.OK() {
 			r.failed++
+			r.codes = append(r.codes, s.Code)
 		}
 	}
 	r.statements = float64(statements()-before) / float64(r.requests)
