@@ -50,7 +50,8 @@ services-stop:
 ## dashboard run (50 projects, the answer cache on and off, live writes), the traffic-source mix
 ## over 10 M business facts (engine BenchmarkBusinessQuery), the ingest benchmark (events and
 ## orders over HTTP at 64 clients) and the replicas run (events and dashboard req/s through
-## HAProxy over one and three api replicas, an outage backlog drained by 1, 2 and 4 workers), the
+## HAProxy over one and three api replicas, an outage backlog drained by 1, 2 and 4 workers; then
+## ClickHouse statements per dashboard request of three replicas with and without shared answers), the
 ## attribution models against reported (100 k orders, 2 M touches: writing credits takes minutes),
 ## and the tag's cost (its gzipped size, its main-thread time per page load in Chromium); see
 ## benchmarks/README.md. The tables are printed; the query and dashboard JSON are written to
@@ -64,6 +65,7 @@ bench: services build
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s -pg-freeze 5s
 	$(GO) run ./benchmarks/replicas
+	$(GO) run ./benchmarks/replicas -shared
 	$(GO) test ./tag -run XXX -bench TagCost -benchtime 20x
 
 build:

@@ -13,20 +13,22 @@ import (
 )
 
 // Service answers prepared queries, from its Cache when it holds the answer at the data version
-// of what the query reads.
+// of what the query reads, else from the Shared tier when the replicas share one.
 type Service struct {
 	engine   *engine.Service
 	versions *facts.Versions // nil with cache: answers are not cached
 	cache    *Cache
+	shared   *Shared // nil: answers are not shared
 }
 
 // New returns a Service running queries on eng. versions and cache are both nil when answers
-// are not cached (MTK_QUERY_CACHE off).
-func New(eng *engine.Service, versions *facts.Versions, cache *Cache) *Service {
+// are not cached (MTK_QUERY_CACHE off); shared is nil when they are not shared between
+// replicas, and unused when they are not cached.
+func New(eng *engine.Service, versions *facts.Versions, cache *Cache, shared *Shared) *Service {
 	if versions == nil || cache == nil {
-		versions, cache = nil, nil
+		versions, cache, shared = nil, nil, nil
 	}
-	return &Service{engine: eng, versions: versions, cache: cache}
+	return &Service{engine: eng, versions: versions, cache: cache, shared: shared}
 }
 
 // Request is a checked query body (engine.QueryInput.Check) for the scope of its project, with
@@ -52,14 +54,16 @@ type Answer struct {
 }
 
 // Query answers r. An answer kept for the same query at the same data version is sent again as
-// it was (see tag); an answer is kept and tagged only when no move of its versions was heard
-// while it was read, since one that was may hold the new data under the old version.
+// it was (see tag), from this replica's Cache or else the Shared tier; an answer is kept (in
+// both) and tagged only when no move of its versions was heard while it was read, since one that
+// was may hold the new data under the old version.
 func (s *Service) Query(ctx context.Context, r Request) (Answer, error) {
 	q, err := s.prepare(ctx, r.Scope, r.Input)
 	if err != nil {
 		return Answer{}, err
 	}
 	var key, etag string
+	var claim Claim // the shared tier's, when this replica reads the answer for the others
 	if q.known {
 		key = q.prep.Key()
 		etag = tag(key)
@@ -71,7 +75,25 @@ func (s *Service) Query(ctx context.Context, r Request) (Answer, error) {
 				return Answer{Status: http.StatusOK, Body: body, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), true)}, nil
 			}
 		}
+		if s.shared != nil {
+			if r.Fresh {
+				claim = s.shared.Unclaimed(key)
+			} else {
+				body, ok, c := s.shared.Fetch(ctx, key)
+				if ok {
+					s.cache.Put(key, body)
+					return Answer{Status: http.StatusOK, Body: body, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), true)}, nil
+				}
+				claim = c
+			}
+		}
 	}
+	kept := false
+	defer func() {
+		if !kept {
+			claim.Drop(context.WithoutCancel(ctx))
+		}
+	}()
 	var timing engine.Timing
 	res, err := s.engine.Run(engine.WithTiming(ctx, &timing), q.prep)
 	if err != nil {
@@ -85,6 +107,8 @@ func (s *Service) Query(ctx context.Context, r Request) (Answer, error) {
 	if q.known {
 		if after, still, err := s.version(ctx, r.Scope.ProjectID, q.prep); err == nil && still && after == q.version {
 			s.cache.Put(key, body)
+			claim.Keep(ctx, body)
+			kept = true
 			a.ETag = etag
 		}
 	}

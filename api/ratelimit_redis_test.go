@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/gofiber/fiber/v2"
 
 	"mtk/api"
@@ -21,22 +22,36 @@ import (
 // replicas of mtk behind a load balancer; the first is measured by m (nil: none).
 func (e *env) replicas(n int, redisURL, prefix string, m *metrics.Metrics) []*fiber.App {
 	e.t.Helper()
+	chs := make([]driver.Conn, n)
+	for i := range chs {
+		chs[i] = e.ch
+	}
+	apps := make([]*fiber.App, n)
+	for i, sys := range e.replicasOver(chs, redisURL, prefix, m) {
+		apps[i] = api.New(sys.API())
+	}
+	return apps
+}
+
+// replicasOver are the systems of replicas as replicas makes them, one over each of chs.
+func (e *env) replicasOver(chs []driver.Conn, redisURL, prefix string, m *metrics.Metrics) []*wire.System {
+	e.t.Helper()
 	cfg := e.cfg
 	cfg.RedisURL = redisURL
-	apps := make([]*fiber.App, n)
-	for i := range apps {
+	out := make([]*wire.System, len(chs))
+	for i, ch := range chs {
 		opts := wire.Options{Clock: e.clock, Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), RedisPrefix: prefix}
 		if i == 0 {
 			opts.Metrics = m
 		}
-		sys, err := wire.Build(cfg, e.store.Pool(), e.ch, opts)
+		sys, err := wire.Build(cfg, e.store.Pool(), ch, opts)
 		if err != nil {
 			e.t.Fatal(err)
 		}
+		out[i] = sys
 		e.t.Cleanup(sys.Close)
-		apps[i] = api.New(sys.API())
 	}
-	return apps
+	return out
 }
 
 // TestRateLimitsSharedThroughRedis: the tier's limit holds across three replicas sharing one

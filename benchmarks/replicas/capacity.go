@@ -144,7 +144,7 @@ func runCapacity(ctx context.Context, f flags) (err error) {
 	if p.chPID, err = listener(chPort); err != nil {
 		return fmt.Errorf("ClickHouse's process: %w", err)
 	}
-	if p.srv, err = startCounted(ctx, e, false, "", true); err != nil {
+	if p.srv, err = startCounted(ctx, e, serving{workers: true}); err != nil {
 		return err
 	}
 	defer func() { p.srv.close() }()
@@ -206,7 +206,7 @@ func runCapacity(ctx context.Context, f flags) (err error) {
 		return fmt.Errorf("redis at %s does not answer (make services)", f.redisURL)
 	}
 	defer p.rdb.Close()
-	if p.srv, err = startCounted(ctx, e, true, f.redisURL, false); err != nil {
+	if p.srv, err = startCounted(ctx, e, serving{limits: true, redisURL: f.redisURL}); err != nil {
 		return err
 	}
 	lc := client.New(p.srv.base, client.WithAPIKey(e.tenant.Key), client.WithMaxRetries(0))

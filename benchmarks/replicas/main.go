@@ -15,10 +15,13 @@
 // the outbox is empty, and checks that ClickHouse holds each event once.
 //
 // With -capacity it measures instead what one event, one order and one dashboard query cost the
-// stores (see capacity.go) and prints the capacity model's table.
+// stores (see capacity.go) and prints the capacity model's table; with -shared, the ClickHouse
+// statements per dashboard request of one replica and of three with and without shared answers
+// (see shared.go).
 //
 //	go run ./benchmarks/replicas [-mtk bin/mtk] [-duration 4s] [-rounds 2] [-clients 64] [-viewers 16] [-replicas 1,3] [-backlog 200000] [-partitions 1,2,4] [-rows 1000000]
 //	go run ./benchmarks/replicas -capacity [-duration 4s]
+//	go run ./benchmarks/replicas -shared [-viewers 16] [-versions 20] [-rows 1000000]
 package main
 
 import (
@@ -48,6 +51,8 @@ type flags struct {
 	replicas, partitions []int
 	backlog, rows        int
 	capacity, skipAPI    bool
+	shared               bool
+	versions             int
 	skipDrain            bool
 	redisURL             string
 }
@@ -64,6 +69,8 @@ func main() {
 	flag.IntVar(&f.backlog, "backlog", 200000, "events waiting in the outbox when the drain run's workers start")
 	flag.IntVar(&f.rows, "rows", 1000000, "generated ad-fact rows the dashboard queries read")
 	flag.BoolVar(&f.capacity, "capacity", false, "measure the stores' cost per event, order, dashboard query and request instead (the capacity model)")
+	flag.BoolVar(&f.shared, "shared", false, "measure instead the ClickHouse statements per request of three replicas with and without shared answers (shared.go)")
+	flag.IntVar(&f.versions, "versions", 20, "data versions the -shared cells read at, the version moved before each")
 	flag.BoolVar(&f.skipAPI, "no-api", false, "skip the API run")
 	flag.BoolVar(&f.skipDrain, "no-drain", false, "skip the drain run")
 	flag.StringVar(&f.redisURL, "redis", cmp.Or(config.FromEnv().RedisURL, "redis://127.0.0.1:16379"), "the Redis the replicas share (default MTK_REDIS_URL, or scripts/services.sh's)")
@@ -72,15 +79,18 @@ func main() {
 	if f.replicas, err = positives(*replicas); err == nil {
 		f.partitions, err = positives(*partitions)
 	}
-	if err == nil && (f.clients < 1 || f.viewers < 1 || f.rounds < 1 || f.backlog < 1 || f.rows < 1000 || f.duration <= 0) {
-		err = errors.New("-clients, -viewers, -rounds, -backlog and -duration must be positive, -rows at least 1000")
+	if err == nil && (f.clients < 1 || f.viewers < 1 || f.rounds < 1 || f.backlog < 1 || f.rows < 1000 || f.duration <= 0 || f.versions < 1) {
+		err = errors.New("-clients, -viewers, -rounds, -backlog, -duration and -versions must be positive, -rows at least 1000")
 	}
 	if err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		if f.capacity {
+		switch {
+		case f.capacity:
 			err = runCapacity(ctx, f)
-		} else {
+		case f.shared:
+			err = runShared(ctx, f)
+		default:
 			err = run(ctx, f)
 		}
 	}

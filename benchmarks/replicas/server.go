@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -22,12 +23,23 @@ type counted struct {
 	pg    *pgxpool.Pool
 	trips *pgCounter
 	ch    *chCounter
+	sys   *wire.System
 	close func()
 }
 
-// startCounted serves mtk on a loopback port over the env's databases, rate limits on (through
-// redisURL) or off.
-func startCounted(ctx context.Context, e *env, limits bool, redisURL string, workers bool) (*counted, error) {
+// serving is what a counted server uses Redis for, and whether it drains the outboxes.
+type serving struct {
+	// limits keeps the rate limits in redisURL's server, shared answers the answers; with
+	// neither, the server does not use Redis.
+	limits, shared bool
+	redisURL       string
+	// prefix starts the server's Redis keys; empty means mtk_bench_replicas:.
+	prefix  string
+	workers bool
+}
+
+// startCounted serves mtk on a loopback port over the env's databases, as sv says.
+func startCounted(ctx context.Context, e *env, sv serving) (*counted, error) {
 	plain, err := db.OpenPostgres(ctx, e.pgURL)
 	if err != nil {
 		return nil, err
@@ -53,12 +65,18 @@ func startCounted(ctx context.Context, e *env, limits bool, redisURL string, wor
 	}
 	s.base = "http://" + ln.Addr().String()
 	sc := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: config.Off, JWTSecret: "bench-replicas-secret-bench-replicas-secret"}
-	if limits {
-		sc.RateLimits, sc.RedisURL = config.On, redisURL
+	if sv.limits {
+		sc.RateLimits = config.On
+	}
+	if !sv.shared {
+		sc.SharedAnswers = config.Off
+	}
+	if sv.limits || sv.shared {
+		sc.RedisURL = sv.redisURL
 	}
 	sys, err := wire.Build(sc, s.pg, s.ch, wire.Options{Clock: clock.Real{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		RedisPrefix: "mtk_bench_replicas:"})
-	if err == nil && workers {
+		RedisPrefix: cmp.Or(sv.prefix, "mtk_bench_replicas:")})
+	if err == nil && sv.workers {
 		if err = sys.StartWorkers(); err != nil {
 			sys.Close()
 		}
@@ -69,6 +87,7 @@ func startCounted(ctx context.Context, e *env, limits bool, redisURL string, wor
 		ch.Close()
 		return nil, err
 	}
+	s.sys = sys
 	app := api.New(sys.API())
 	go app.Listener(ln) //nolint:errcheck // stopped by close
 	s.close = func() {

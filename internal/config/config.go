@@ -87,6 +87,9 @@ type Config struct {
 	// day) or "project" (a write moves all of its project's answers), for measuring what the
 	// finer grain buys.
 	QueryCacheGrain string
+	// SharedAnswers is on (the default) or off (MTK_SHARED_ANSWERS): whether the replicas
+	// share cached answers through MTK_REDIS_URL's server, when it is set (answers.Shared).
+	SharedAnswers Toggle
 	// DrainPartitions is how many partitions, by project, the event and fact outboxes are
 	// drained in (MTK_DRAIN_PARTITIONS, 1 to MaxDrainPartitions; 0 is 1), so that several
 	// workers drain at once (outbox.Drainer.Partitions).
@@ -139,6 +142,11 @@ func (c Config) QueryCacheBytes() int64 {
 // QueryCacheByProject reports whether data versions are kept per project instead of per day.
 func (c Config) QueryCacheByProject() bool { return c.QueryCacheGrain == "project" }
 
+// SharedAnswersOn reports whether cached answers are shared by the replicas through Redis.
+func (c Config) SharedAnswersOn() bool {
+	return c.RedisURL != "" && c.QueryCacheOn() && c.SharedAnswers.Or(true)
+}
+
 // RateLimitsOn reports whether requests are rate limited.
 func (c Config) RateLimitsOn() bool { return c.RateLimits.Or(true) }
 
@@ -170,6 +178,7 @@ func FromEnv() Config {
 		written:           map[string]string{},
 	}
 	c.RateLimits, c.QueryCache = c.toggle("MTK_RATE_LIMITS"), c.toggle("MTK_QUERY_CACHE")
+	c.SharedAnswers = c.toggle("MTK_SHARED_ANSWERS")
 	c.DemoShop = c.toggle("MTK_DEMO_SHOP").Or(false)
 	// MTK_METRICS is on, off or an address of its own.
 	if m, err := ParseToggle(env("MTK_METRICS", "")); err == nil {

@@ -18,7 +18,7 @@ const (
 
 // toggles are the variables read as Toggles: a value that is neither on nor off is refused by
 // Validate, naming the variable.
-var toggles = []string{"MTK_RATE_LIMITS", "MTK_QUERY_CACHE", "MTK_DEMO_SHOP"}
+var toggles = []string{"MTK_RATE_LIMITS", "MTK_QUERY_CACHE", "MTK_SHARED_ANSWERS", "MTK_DEMO_SHOP"}
 
 // ParseToggle reads "on" or "off" (any case, spaces around ignored; empty is Unset).
 func ParseToggle(raw string) (Toggle, error) {

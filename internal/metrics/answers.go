@@ -35,3 +35,31 @@ func (c *answersCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(answerBytes, prometheus.GaugeValue, float64(s.Bytes))
 	ch <- prometheus.MustNewConstMetric(answerEntries, prometheus.GaugeValue, float64(s.Entries))
 }
+
+// WatchSharedAnswers exposes the shared answer tier's counts (answers.Shared), read at each
+// scrape.
+func (m *Metrics) WatchSharedAnswers(stats func() answers.SharedStats) {
+	m.reg.MustRegister(&sharedCollector{stats: stats})
+}
+
+var (
+	sharedHits   = desc("mtk_answers_shared_hits_total", "Metrics queries answered from the answers the replicas share in Redis.")
+	sharedMisses = desc("mtk_answers_shared_misses_total", "Shared-tier lookups that found no answer (this replica read it).")
+	sharedWaits  = desc("mtk_answers_shared_waits_total", "Shared-tier lookups that waited for the answer another replica was reading.")
+	sharedErrors = desc("mtk_answers_shared_errors_total", "Exchanges with the shared tier's Redis that failed (the tier is then skipped a while).")
+)
+
+type sharedCollector struct{ stats func() answers.SharedStats }
+
+func (c *sharedCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{sharedHits, sharedMisses, sharedWaits, sharedErrors} {
+		ch <- d
+	}
+}
+
+func (c *sharedCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.stats()
+	for d, v := range map[*prometheus.Desc]int64{sharedHits: s.Hits, sharedMisses: s.Misses, sharedWaits: s.Waits, sharedErrors: s.Errors} {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+	}
+}

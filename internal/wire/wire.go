@@ -73,6 +73,9 @@ type System struct {
 	// when MTK_QUERY_CACHE is off.
 	Versions *facts.Versions
 	Answers  *answers.Cache
+	// Shared is the answers the replicas share on MTK_REDIS_URL's server, behind Answers; nil
+	// when it is unset, MTK_SHARED_ANSWERS is off or answers are not cached.
+	Shared *answers.Shared
 	// Queries answers metrics queries over Engine, Versions and Answers.
 	Queries *answers.Service
 	// Limits keeps the rate limits on MTK_REDIS_URL's server, shared by every replica; nil when
@@ -144,11 +147,18 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) (*
 			m.WatchAnswers(s.Answers.Stats)
 		}
 	}
-	s.Queries = answers.New(s.Engine, s.Versions, s.Answers)
 	if ro != nil {
+		prefix := cmp.Or(opts.RedisPrefix, "mtk:")
 		s.redis = redis.NewClient(ro)
-		s.Limits = ratelimit.NewRedis(s.redis, cmp.Or(opts.RedisPrefix, "mtk:"))
+		s.Limits = ratelimit.NewRedis(s.redis, prefix)
+		if cfg.SharedAnswersOn() {
+			s.Shared = answers.NewShared(ro, prefix, answers.SharedConfig{}, log)
+			if m != nil {
+				m.WatchSharedAnswers(s.Shared.Stats)
+			}
+		}
 	}
+	s.Queries = answers.New(s.Engine, s.Versions, s.Answers, s.Shared)
 	if err := s.listen(); err != nil {
 		s.Close()
 		return nil, err
@@ -186,6 +196,9 @@ func (s *System) Close() {
 		s.Events.Close()
 		if s.redis != nil {
 			s.redis.Close()
+		}
+		if s.Shared != nil {
+			s.Shared.Close()
 		}
 	})
 }
