@@ -5,7 +5,7 @@ import (
 	"mtk/internal/jsonx"
 )
 
-// encodeResult is the answer of POST /v3/query: {success, data, currency, warnings, has_more,
+// encodeResult is the answer of POST /v3/query: {success, data, currency, view, warnings, has_more,
 // total_rows (asked with total), time (a named range's dates), compare_time}. The rows are
 // appended by engine.Row.AppendJSON, since encoding/json would check again every byte a row's
 // MarshalJSON wrote; the bytes are those encoding/json writes.
@@ -24,12 +24,13 @@ func encodeResult(res *engine.Result) ([]byte, error) {
 	}
 	rest, err := jsonx.Marshal(struct {
 		Currency    string        `json:"currency"`
+		View        string        `json:"view"`
 		Warnings    []string      `json:"warnings"`
 		HasMore     bool          `json:"has_more"`
 		TotalRows   *uint64       `json:"total_rows,omitempty"`
 		Time        *engine.Dates `json:"time,omitempty"`
 		CompareTime *engine.Dates `json:"compare_time,omitempty"`
-	}{res.Currency, res.Warnings, res.HasMore, res.TotalRows, res.Time, res.CompareTime})
+	}{res.Currency, res.View, res.Warnings, res.HasMore, res.TotalRows, res.Time, res.CompareTime})
 	if err != nil {
 		return nil, err
 	}

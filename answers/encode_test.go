@@ -22,7 +22,7 @@ func TestQueryBodyIsWhatEncodingJSONWrites(t *testing.T) {
 			{Keys: keys, Values: []any{"2024-03-02", nil, nil, "beta_ads",
 				engine.Money{Decimal: decimal.Zero}, int64(0), (*float64)(nil), &tiny}},
 		},
-		Currency: "BRL", Warnings: []string{"no exchange rate from USD to BRL <x>"}, HasMore: true,
+		Currency: "BRL", View: engine.ViewAds, Warnings: []string{"no exchange rate from USD to BRL <x>"}, HasMore: true,
 	}
 	got, err := encodeResult(res)
 	if err != nil {
@@ -32,9 +32,10 @@ func TestQueryBodyIsWhatEncodingJSONWrites(t *testing.T) {
 		Success  bool         `json:"success"`
 		Data     []engine.Row `json:"data"`
 		Currency string       `json:"currency"`
+		View     string       `json:"view"`
 		Warnings []string     `json:"warnings"`
 		HasMore  bool         `json:"has_more"`
-	}{true, res.Data, res.Currency, res.Warnings, res.HasMore})
+	}{true, res.Data, res.Currency, res.View, res.Warnings, res.HasMore})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func TestQueryShape(t *testing.T) {
 	}
 	body := string(r.Body)
 	if !strings.HasPrefix(body, `{"success":true,"data":[{"campaign_id":`) || !strings.Contains(body, `"campaign_name":`) ||
-		!strings.Contains(body, `"currency":"BRL","warnings":[],"has_more":true}`) {
+		!strings.Contains(body, `"currency":"BRL","view":"ads","warnings":[],"has_more":true}`) {
 		t.Fatalf("shape: %s", body)
 	}
 	// Sub-hourly on the default tier answers at hour, with a warning.

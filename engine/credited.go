@@ -38,8 +38,8 @@ func (p *plan) readTable(t table) string {
 
 // creditedSource is what the first aggregation reads from resolution t when a model credits
 // orders, as columns v_<measure>: the fact table's rows with their order measures left out (when
-// other measures are asked) and the credits table's rows of the model, date and window, both
-// restricted by where (the columns both share).
+// other measures are asked) and the credits table's rows of the model, date and window credited
+// to an ad entity, both restricted by where (the columns both share).
 func (p *plan) creditedSource(t table, where fragment) fragment {
 	times := []string{"day"}
 	switch t {
@@ -62,12 +62,11 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 			fromCredits = append(fromCredits, "toInt64(0) AS "+v)
 		}
 	}
+	// The ad view counts what is credited to ad entities: an order's unattributed part is on no
+	// entity and in no total, so a total is the sum of its entity rows under every model, as
+	// under reported (whose fact tables hold attributed orders only).
 	credited := expr("SELECT "+keys+", "+strings.Join(fromCredits, ", ")+" FROM "+t.creditsName()+
-		" WHERE ? AND model = ? AND by_click = ? AND ?", where, p.credits.model, bit(p.credits.click), p.windowCond(t))
-	if p.level != "" {
-		// The unattributed part of an order is on no entity: it counts in totals only.
-		credited = expr("? AND source != ''", credited)
-	}
+		" WHERE ? AND model = ? AND by_click = ? AND ? AND source != ''", where, p.credits.model, bit(p.credits.click), p.windowCond(t))
 	if !others { // the fact tables would add only zeros
 		return expr("(?)", credited)
 	}

@@ -17,6 +17,8 @@ type Explanation struct {
 	SQL []string `json:"sql"`
 	// Warnings are those the answer would carry.
 	Warnings []string `json:"warnings"`
+	// View is the view the answer counts in: ViewAds or ViewTraffic.
+	View string `json:"view"`
 	// Attribution is the model, window and date order metrics are credited by.
 	Attribution AttributionUsed `json:"attribution"`
 	// Cache is "hit" or "miss" (whether the answer cache holds the answer now) or "off"; the
@@ -35,7 +37,7 @@ type PlanPart struct {
 // Explain tells how p would be answered. It runs what decides that (the day spans' statement
 // and the fallback probes), never the answer.
 func (s *Service) Explain(ctx context.Context, p *Prepared) (*Explanation, error) {
-	out := &Explanation{Plan: []PlanPart{}, SQL: []string{}, Warnings: []string{}, Attribution: p.c.plan.credits.used()}
+	out := &Explanation{Plan: []PlanPart{}, SQL: []string{}, Warnings: []string{}, View: p.c.plan.view(), Attribution: p.c.plan.credits.used()}
 	if err := s.explainCompiled(ctx, p.c, out, ""); err != nil {
 		return nil, err
 	}

@@ -25,6 +25,25 @@ var familyTables = [...][3]string{
 	familyBusinessDim: {"business_raw", "business_dim_hourly", "business_dim_daily"},
 }
 
+// Views an answer names (CONTRACT "Query: views"): the ad view counts what is credited to ad
+// entities, the traffic view every event and order.
+const (
+	ViewAds     = "ads"
+	ViewTraffic = "traffic"
+)
+
+// Views are the views an answer can name.
+var Views = []string{ViewAds, ViewTraffic}
+
+// view is the view the plan answers in: traffic when it reads the business family for a traffic
+// reason (trafficReason), ads otherwise (the business family's attributed rows included).
+func (p *plan) view() string {
+	if p.family != familyAd && !p.attributed {
+		return ViewTraffic
+	}
+	return ViewAds
+}
+
 // tableName is the family's table at resolution t.
 func (f family) tableName(t table) string { return familyTables[f][t] }
 

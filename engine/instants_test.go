@@ -238,3 +238,45 @@ func TestEdgeInstantsAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A bound that is not on a whole minute (CONTRACT "Query: views") is a 400 naming it: events and
+// orders are stored at their minute, and the bound used to be moved silently. Bounds on whole
+// minutes pass in every spelling, in zones off the hour too.
+func TestQueryTimeOffTheMinute(t *testing.T) {
+	kathmandu := engine.Scope{ProjectID: "prj_1", Currency: "BRL", TimeZone: "Asia/Kathmandu"}
+	cases := []struct {
+		name  string
+		scope engine.Scope
+		time  string
+		want  []string // nil: accepted
+	}{
+		{"seconds, local", testScope, `{"start":"2024-03-01T10:00:30","end":"2024-03-02"}`, []string{
+			"time.start: 2024-03-01T13:00:30Z is not on a whole minute; facts are stored per minute, so the range must start and end on one"}},
+		{"a fraction of a second, RFC 3339", testScope, `{"start":"2024-03-01","end":"2024-03-02T10:00:00.5Z"}`, []string{
+			"time.end: 2024-03-02T10:00:00.5Z is not on a whole minute; facts are stored per minute, so the range must start and end on one"}},
+		{"both", testScope, `{"start":"2024-03-01T10:00:01-03:00","end":"2024-03-01T11:00:59-03:00"}`, []string{
+			"time.start: 2024-03-01T13:00:01Z is not on a whole minute; facts are stored per minute, so the range must start and end on one",
+			"time.end: 2024-03-01T14:00:59Z is not on a whole minute; facts are stored per minute, so the range must start and end on one"}},
+		{"a comparison period", testScope, `{"start":"2024-03-08","end":"2024-03-14","compare":{"start":"2024-03-01T00:00:10Z","end":"2024-03-07"}}`, []string{
+			"time.compare.start: 2024-03-01T00:00:10Z is not on a whole minute; facts are stored per minute, so the range must start and end on one"}},
+		{"whole minutes", testScope, `{"start":"2024-03-01T10:07","end":"2024-03-01T13:08:00.000Z"}`, nil},
+		{"+05:45 days", kathmandu, `{"start":"2024-03-01","end":"2024-03-02","compare":"previous_period"}`, nil},
+		{"+05:45 date-times", kathmandu, `{"start":"2024-03-01T10:07:00+05:45","end":"2024-03-01T23:59:00"}`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"project_id":"prj_1","fields":["tx_revenue"],"time":` + tc.time + `}`
+			_, err := engine.New(nil, engine.Options{Clock: clock.NewFake(testNow)}).Prepare(tc.scope, mustInput(t, body))
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			e, ok := apperr.As(err)
+			if !ok || e.Status != 400 || e.Code != apperr.CodeInvalidParameter || fmt.Sprint(e.Details) != fmt.Sprint(tc.want) {
+				t.Fatalf("%v\nwant 400 invalid_parameter %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -108,6 +108,16 @@ func (s sums) float(m measure) float64 {
 	return float64(s.counts[m.index]) / float64(s.countUnit(m.index))
 }
 
+// creditedDecimals are the decimals an answer shows a credited count with.
+const creditedDecimals = 4
+
+// creditedCount is a credited count of c units of facts.CountUnit, as an answer shows it: the
+// exact sum rounded once to creditedDecimals, half away from zero, as money is rounded.
+func creditedCount(c int64) float64 {
+	f, _ := decimal.New(c, 0).DivRound(decimal.New(facts.CountUnit, 0), creditedDecimals).Float64()
+	return f
+}
+
 func moneySQL(m string) string { return "toFloat64(" + m + ") / 1000000" }
 
 func ratioSQL(num, den string) string {
@@ -120,7 +130,7 @@ func countMetric(name, category string, sources ...string) *Metric {
 		needs: []string{name}, sql: name,
 		value: func(s sums) any {
 			if s.credited[i] {
-				f := float64(s.counts[i]) / facts.CountUnit
+				f := creditedCount(s.counts[i])
 				return &f
 			}
 			return s.counts[i]

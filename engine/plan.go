@@ -107,13 +107,14 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	if in.Time != nil && in.Time.Range != "" {
 		pl.named = rangeLabel(pl.start, pl.end, loc)
 	}
-	supported := supportedRange(&p, timeMembers(in.Time), pl.start, pl.end)
+	supported := supportedRange(&p, timeMembers(in.Time), pl.start, pl.end) && minuteRange(&p, timeMembers(in.Time), pl.start, pl.end)
 	if in.Time != nil && in.Time.Compare != nil && supported {
 		pl.cmpStart, pl.cmpEnd = compareRange(in.Time.Compare, pl.start, pl.end, loc)
 		if !pl.cmpEnd.After(pl.cmpStart) {
 			p.add("time.compare.end: must be after time.compare.start")
 		}
-		supported = supportedRange(&p, in.Time.Compare.members(), pl.cmpStart, pl.cmpEnd)
+		supported = supportedRange(&p, in.Time.Compare.members(), pl.cmpStart, pl.cmpEnd) &&
+			minuteRange(&p, in.Time.Compare.members(), pl.cmpStart, pl.cmpEnd)
 	}
 	if !pl.end.After(pl.start) {
 		p.add("time.end: must be after time.start")

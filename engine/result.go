@@ -14,8 +14,10 @@ import (
 
 // Result is the answer of a query.
 type Result struct {
-	Data     []Row    `json:"data"`
-	Currency string   `json:"currency"`
+	Data     []Row  `json:"data"`
+	Currency string `json:"currency"`
+	// View is the view the answer counts in: ViewAds or ViewTraffic.
+	View     string   `json:"view"`
 	Warnings []string `json:"warnings"`
 	HasMore  bool     `json:"has_more"`
 	// TotalRows, with "total": true, is how many rows the answer has before limit and offset.

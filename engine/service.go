@@ -389,7 +389,7 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*R
 		return nil, false, false, mapError(err)
 	}
 	defer rows.Close()
-	res := &Result{Data: []Row{}, Warnings: []string{}}
+	res := &Result{Data: []Row{}, View: p.view(), Warnings: []string{}}
 	missing := map[string]map[time.Time]bool{} // currency → days without a rate
 	sc := p.scanner()
 	ex := newExacts(p)

@@ -53,7 +53,7 @@ func resolveRange(ts *TimeSpec, loc *time.Location, now time.Time) (start, end t
 	if eDate {
 		e = DayStart(e.AddDate(0, 0, 1), loc)
 	}
-	return s.UTC().Truncate(time.Second), e.UTC().Truncate(time.Second)
+	return s.UTC(), e.UTC()
 }
 
 // dayRange is the local days [first, last+1) that the instants [start, end) touch.
@@ -74,6 +74,21 @@ func supportedRange(p *problems, members [2]string, start, end time.Time) bool {
 	if end.After(facts.MaxTime) {
 		p.add("%s: ends at %s, after the supported instants (%s)", members[1], end.UTC().Format(time.RFC3339), facts.TimeRange())
 		ok = false
+	}
+	return ok
+}
+
+// minuteRange adds a problem, naming the member, for a start or an end of the range that is not
+// on a whole minute: events and orders are stored at their minute, so such a bound could be
+// answered only by moving it, which an answer never does silently. It reports whether both are.
+func minuteRange(p *problems, members [2]string, start, end time.Time) bool {
+	ok := true
+	for i, t := range [2]time.Time{start, end} {
+		if !t.Equal(t.Truncate(time.Minute)) {
+			p.add("%s: %s is not on a whole minute; facts are stored per minute, so the range must start and end on one",
+				members[i], t.UTC().Format(time.RFC3339Nano))
+			ok = false
+		}
 	}
 	return ok
 }

@@ -24,9 +24,11 @@ var CreditModels = []string{ModelLastClick, ModelFirstClick, ModelLinear, ModelP
 const (
 	// MaxWindowDays is the longest attribution window: older touches never earn credit.
 	MaxWindowDays = 90
-	// CountUnit is how many units of a credited count make one order: counts are credited to 4
-	// decimals, as integers that sum exactly.
-	CountUnit = 10_000
+	// CountUnit is how many units of a credited count make one order: counts are credited in
+	// micro units, integers that sum exactly, so that a total of many shares is their exact sum
+	// (the answer rounds it to 4 decimals once; 1/10,000 shares lost up to 1/20,000 each).
+	// Stored before schema/clickhouse/0012: 1/10,000 (that migration scales them).
+	CountUnit = 1_000_000
 	// timeDecayHalfLife is time_decay's half-life: a touch a week older weighs half.
 	timeDecayHalfLife = 7 * 24 * time.Hour
 	// decayScale turns time_decay's weights into integers: even a 90-day-old touch's weight

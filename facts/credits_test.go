@@ -77,7 +77,7 @@ func TestCreditsByHand(t *testing.T) {
 		{Time: creditOrderTime.Add(-91 * 24 * h), Entity: ad("old")},
 	}}
 	for _, w := range []int{1, 90} {
-		if got := creditAt(Credits(late), ModelLinear, false, w); len(got) != 1 || got[AdEntity{}] != (CreditValues{5, 10_000, 10_000, 0, 0, 0}) {
+		if got := creditAt(Credits(late), ModelLinear, false, w); len(got) != 1 || got[AdEntity{}] != (CreditValues{5, CountUnit, CountUnit, 0, 0, 0}) {
 			t.Errorf("w=%d: %v, want all unattributed", w, got)
 		}
 	}

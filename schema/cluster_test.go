@@ -98,6 +98,9 @@ func TestRenderForCluster(t *testing.T) {
 			"DROP TABLE IF EXISTS `mtk`.t ON CLUSTER `main`",
 			"CREATE TABLE IF NOT EXISTS `mtk`.t ON CLUSTER `main` AS `mtk`.t_local ENGINE = Distributed('main', 'mtk', 't_local', cityHash64(project_id))",
 		}},
+		{"ALTER TABLE t UPDATE n = n * 100,\n    m = m * 100 WHERE 1", false, []string{
+			"ALTER TABLE `mtk`.t_local ON CLUSTER `main` UPDATE n = n * 100,\n    m = m * 100 WHERE 1",
+		}},
 	}
 	for _, tc := range cases {
 		c.Replicated = tc.replicated

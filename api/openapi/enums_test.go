@@ -35,6 +35,7 @@ func TestEnumsAreTheCode(t *testing.T) {
 		"CompareMode":           engine.CompareModes,
 		"AttributionModel":      engine.Models,
 		"AttributionDate":       engine.AttributionDates,
+		"View":                  engine.Views,
 		"Operator":              engine.Operators,
 		"TriggerType":           platform.TriggerTypes,
 		"StandardEvent":         platform.StandardEvents,

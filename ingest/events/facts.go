@@ -10,6 +10,7 @@ import (
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/ingest/traffic"
+	"mtk/platform/utm"
 )
 
 // The business fact an event counts as, from its names: config.alpha.name, else config.name,
@@ -69,7 +70,8 @@ func touchesOf(rows []outbox.EventRow) []leads.Touch {
 	for _, e := range rows {
 		if e.LeadID != "" {
 			out = append(out, leads.Touch{LeadID: e.LeadID, EventID: e.EventID, Time: e.Time,
-				Touch: traffic.Of(e.PageURL, e.Referrer, e.UserAgent)})
+				Touch: traffic.Of(e.PageURL, e.Referrer, e.UserAgent), UTM: utm.Params{Source: e.UTMSource, Medium: e.UTMMedium,
+					Campaign: e.UTMCampaign, Content: e.UTMContent, Term: e.UTMTerm}})
 		}
 	}
 	return out

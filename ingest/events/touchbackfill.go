@@ -62,7 +62,8 @@ func (b *TouchBackfill) Step(ctx context.Context, limit int) (read int, finished
 // read returns the touches of the next limit stored events with a lead after the cursor, and
 // the cursor at the last of them.
 func (b *TouchBackfill) read(ctx context.Context, c cursor, limit int) ([]leads.Touch, cursor, error) {
-	rows, err := b.CH.Query(ctx, `SELECT project_id, ts, event_id, lead_id, page_url, referrer, user_agent
+	rows, err := b.CH.Query(ctx, `SELECT project_id, ts, event_id, lead_id, page_url, referrer, user_agent,
+			utm_source, utm_medium, utm_campaign, utm_content, utm_term
 		FROM events WHERE outbox_id <= ? AND lead_id != ''
 		AND (project_id > ? OR (project_id = ? AND (ts > ? OR (ts = ? AND event_id > ?))))
 		ORDER BY project_id, ts, event_id LIMIT ?`,
@@ -75,7 +76,8 @@ func (b *TouchBackfill) read(ctx context.Context, c cursor, limit int) ([]leads.
 	for rows.Next() {
 		var t leads.Touch
 		var page, referrer, ua string
-		if err := rows.Scan(&c.project, &t.Time, &t.EventID, &t.LeadID, &page, &referrer, &ua); err != nil {
+		if err := rows.Scan(&c.project, &t.Time, &t.EventID, &t.LeadID, &page, &referrer, &ua,
+			&t.UTM.Source, &t.UTM.Medium, &t.UTM.Campaign, &t.UTM.Content, &t.UTM.Term); err != nil {
 			return nil, c, err
 		}
 		t.Touch = traffic.Of(page, referrer, ua)

@@ -2,6 +2,8 @@ package leads
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,14 +11,16 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/ingest/traffic"
+	"mtk/platform/utm"
 )
 
-// Touch is a lead's event as an order's traffic source reads it (lead_touches): when, and where
-// it came from.
+// Touch is a lead's event as an order's traffic source and reported attribution read it
+// (lead_touches): when, where it came from and the UTM it carried.
 type Touch struct {
 	LeadID, EventID string
 	Time            time.Time
 	traffic.Touch
+	UTM utm.Params
 }
 
 // compare orders touches by lead, then time, then event id (bytewise, as ClickHouse and the
@@ -31,6 +35,7 @@ func (t Touch) compare(o Touch) int {
 // dropped.
 func QueueTouches(w *pgx.Batch, ts []Touch) {
 	var ids, events, hosts, paths, devices []string
+	var utms [5][]string
 	var times []time.Time
 	// In key order, so that concurrent writers lock rows in one order.
 	for _, t := range slices.SortedFunc(slices.Values(ts), Touch.compare) {
@@ -38,13 +43,43 @@ func QueueTouches(w *pgx.Batch, ts []Touch) {
 			ids, events, hosts, paths, devices = append(ids, t.LeadID), append(events, t.EventID), append(hosts, t.ReferrerHost),
 				append(paths, t.LandingPath), append(devices, t.Device)
 			times = append(times, t.Time)
+			for i, v := range [5]string{t.UTM.Source, t.UTM.Medium, t.UTM.Campaign, t.UTM.Content, t.UTM.Term} {
+				utms[i] = append(utms[i], v)
+			}
 		}
 	}
 	if len(ids) == 0 {
 		return
 	}
-	w.Queue(`INSERT INTO lead_touches (lead_id, ts, event_id, referrer_host, landing_path, device)
-		SELECT u.* FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u (id)
+	w.Queue(`INSERT INTO lead_touches (lead_id, ts, event_id, referrer_host, landing_path, device,
+			utm_source, utm_medium, utm_campaign, utm_content, utm_term)
+		SELECT u.* FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[],
+			$7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) AS u (id)
 		WHERE EXISTS (SELECT 1 FROM leads l WHERE l.id = u.id)
-		ON CONFLICT DO NOTHING`, ids, times, events, hosts, paths, devices)
+		ON CONFLICT DO NOTHING`, ids, times, events, hosts, paths, devices, utms[0], utms[1], utms[2], utms[3], utms[4])
+}
+
+// UTMAt is the UTM that reported attribution gives an order of lead's person (the root lead and
+// every lead merged into it) made at instant at: the UTM of its latest touch carrying one at or
+// before at, never of a touch after it (none: the zero Params). A person none of whose stored
+// touches carries a UTM (touches stored before lead_touches kept it) has latest, its lead's
+// latest UTM, as before.
+func UTMAt(ctx context.Context, q Querier, projectID, leadID string, at time.Time, latest utm.Params) (utm.Params, error) {
+	var p utm.Params
+	var before bool
+	err := q.QueryRow(ctx, `SELECT t.utm_source, t.utm_medium, t.utm_campaign, t.utm_content, t.utm_term, t.ts <= $3
+		FROM leads l JOIN lead_touches t ON t.lead_id = l.id
+		WHERE l.project_id = $1 AND (l.id = $2 OR l.merged_into = $2)
+			AND (t.utm_source <> '' OR t.utm_medium <> '' OR t.utm_campaign <> '' OR t.utm_content <> '' OR t.utm_term <> '')
+		ORDER BY t.ts <= $3 DESC, t.ts DESC, t.event_id DESC LIMIT 1`, projectID, leadID, at).
+		Scan(&p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term, &before)
+	switch {
+	case err == pgx.ErrNoRows:
+		return latest, nil
+	case err != nil:
+		return utm.Params{}, fmt.Errorf("leads: the UTM at an order's time: %w", err)
+	case !before:
+		return utm.Params{}, nil
+	}
+	return p, nil
 }

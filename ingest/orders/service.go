@@ -9,8 +9,8 @@
 // state whatever the arrival order, and the facts always sum to it.
 //
 // Linking: the order's lead is the lead whose id is in sck or src, else the one with the
-// customer's e-mail, else phone, else document. Its UTM is transaction.utm, else its lead's
-// latest UTM; attribution then follows the same rules as events. An unattributed order writes
+// customer's e-mail, else phone, else document. Its UTM is transaction.utm, else the latest UTM
+// its lead's person carried at or before the order's created_at (leads.UTMAt); attribution then follows the same rules as events. An unattributed order writes
 // no facts. A later webhook of the transaction keeps its attribution and lead unless it says
 // otherwise (stored.keeping): a status update without utm or customer moves the order's facts
 // on its ad entity (a refund lands where the sale did); new explicit utm moves them to the new
@@ -109,7 +109,11 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 	params := utm.Extract(o.UTM, "", nil)
 	explicitUTM := !params.IsZero()
 	if !explicitUTM && linked {
-		params = lead.UTM
+		// Reported attribution never looks past the order: a touch made after it (an event
+		// that arrived before a late webhook) is not its source.
+		if params, err = leads.UTMAt(ctx, s.pool, p.ID, lead.ID, o.created, lead.UTM); err != nil {
+			return err
+		}
 	}
 	o.UTM = params
 	attr, attributed, err := s.resolver.Resolve(ctx, p.ID, params)
