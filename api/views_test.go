@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"mtk/engine"
+	"mtk/internal/config"
 )
 
 // The campaigns of the views' journeys: A alone; B and C two ad sets of one campaign, so that
@@ -110,7 +111,7 @@ func (e *env) viewsSums(t *testing.T, key string, body map[string]any, fields []
 // whatever the model. Every answer names its view.
 func TestViewsConserveTotals(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.RateLimits = "off" // hundreds of queries from one key
+	e.cfg.RateLimits = config.Off // hundreds of queries from one key
 	e.rebuild()
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	total, unattributed := e.viewsJourneys(t, a)
