@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/attribution"
+	"mtk/facts"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/platform"
@@ -22,7 +22,7 @@ const maxClickID = 1<<53 - 1
 type linkClick struct {
 	id         int64
 	at         time.Time
-	attr       attribution.Fact
+	attr       facts.AdEntity
 	attributed bool
 }
 

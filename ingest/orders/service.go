@@ -241,7 +241,7 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 // stored is a transaction's state as the orders table holds it.
 type stored struct {
 	order
-	attr           attribution.Fact
+	attr           facts.AdEntity
 	attributed     bool
 	leadID         string
 	purchaseQueued bool
