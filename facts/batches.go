@@ -41,20 +41,15 @@ const (
 // batchQuerySeconds bounds the statement that reads a batch's stored rows.
 const batchQuerySeconds = 60
 
-// timeColumns are the landing's stored times, the first one (its sorting key's) first and the
-// Date column last.
+// timeColumns are the landing's stored times (its resolution's), the first one (its sorting
+// key's) first and the Date column last.
 func (l Landing) timeColumns() []string {
-	switch l {
-	case LandingRaw:
-		return []string{"ts", "hour", "day"}
-	case LandingHourly:
-		return []string{"hour", "day"}
-	}
-	return []string{"day"}
+	return names(FactsFamily.Table(string(l)).Resolution.TimeColumns())
 }
 
 func (l Landing) columns() string {
-	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + dimColumns + ", " + Columns(FactsFamily.Measures, "")
+	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + strings.Join(FactsFamily.KeyColumns(), ", ") + ", " +
+		FactsFamily.MeasureColumns()
 }
 
 // times are f's stored times in the landing, for a project in zone loc.

@@ -3,7 +3,6 @@ package facts
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -30,10 +29,9 @@ type BizKeys struct {
 	Currency                                               string
 }
 
-// BizKeyColumns are the business tables' key columns of BizKeys, in the order of BizKeys.List.
-var BizKeyColumns = []string{"kind", "source", "connection_id", "account_id", "campaign_id", "adset_id", "ad_id",
-	"utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "referrer_host", "landing_path", "device",
-	"product_id", "product_name", "payment_method", "customer_type", "currency"}
+// BizKeyColumns are the business tables' key columns of BizKeys (BusinessFamily.Keys), in the
+// order of BizKeys.List.
+var BizKeyColumns = BusinessFamily.KeyColumns()
 
 // List returns k's values in the order of BizKeyColumns.
 func (k *BizKeys) List() []string {
@@ -62,8 +60,7 @@ type BizFact struct {
 
 // InsertBizFacts writes business facts of projects in zone loc into business_raw as one batch.
 func InsertBizFacts(ctx context.Context, conn driver.Conn, loc *time.Location, fs []BizFact) error {
-	batch, err := conn.PrepareBatch(ctx, "INSERT INTO business_raw (project_id, ts, hour, day, "+
-		strings.Join(BizKeyColumns, ", ")+", "+Columns(BusinessFamily.Measures, "")+", outbox_id)")
+	batch, err := conn.PrepareBatch(ctx, BusinessFamily.insertSQL("business_raw", nil, outboxColumn.Name))
 	if err != nil {
 		return fmt.Errorf("facts: insert business facts: %w", err)
 	}

@@ -20,8 +20,8 @@ type CreditBatch struct {
 // InsertCredits writes batches into credits_raw as one INSERT: each row at its minute, local hour
 // and local day in its batch's zone, as facts_raw's rows.
 func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch) error {
-	batch, err := conn.PrepareBatch(ctx, "INSERT INTO credits_raw (project_id, model, by_click, window_days, ts, hour, day, "+
-		dimColumns+", "+Columns(CreditsFamily.Measures, "")+", outbox_id)")
+	lead := append(names(creditLead), CreditsFamily.Windows.Raw.Name)
+	batch, err := conn.PrepareBatch(ctx, CreditsFamily.insertSQL("credits_raw", lead, outboxColumn.Name))
 	if err != nil {
 		return fmt.Errorf("facts: insert credits: %w", err)
 	}
@@ -33,7 +33,7 @@ func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch)
 			if c.ByClick {
 				byClick = 1
 			}
-			row := []any{b.ProjectID, c.Model, byClick, c.WindowDays, minute, hour, day}
+			row := []any{b.ProjectID, c.Model, byClick, c.WindowDays, minute, hour, day} // as insertSQL's columns
 			row = append(append(append(row, entityDims(c.Entity, c.Currency)...), c.Values.Pick(CreditsFamily.Measures)...), b.OutboxID)
 			if err := batch.Append(row...); err != nil {
 				return fmt.Errorf("facts: insert credits: %w", err)
