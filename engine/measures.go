@@ -32,8 +32,14 @@ var measures = indexed(func() []measure {
 			out = append(out, measure{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)", ad: true})
 		}
 	}
-	// Units (approved quantity) exist per order line, in the business family only.
-	return append(out, measure{name: facts.Specs[facts.TxUnits].Column, business: true})
+	// The order lines' measures are the business family's only (units, per line); its net revenue
+	// is read in place of tx_revenue (RevenueNet), not as a measure of its own.
+	for _, m := range facts.From(facts.OriginOrderLine) {
+		if m != facts.TxRevenueNet {
+			out = append(out, measure{name: facts.Specs[m].Column, business: true})
+		}
+	}
+	return out
 }())
 
 // indexed sets each measure's index. (The registries of metrics, initialised from measures,

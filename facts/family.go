@@ -260,6 +260,17 @@ func (f *Family) At(r Resolution) string {
 	return ""
 }
 
+// PerDimensionAt is the name of the family's per-dimension rollup at resolution r, else its
+// table at r (At).
+func (f *Family) PerDimensionAt(r Resolution) string {
+	for _, t := range f.Tables {
+		if t.Resolution == r && t.PerDimension {
+			return t.Name
+		}
+	}
+	return f.At(r)
+}
+
 // MeasureColumns are f's measure columns, separated by ", " (a SELECT's or an INSERT's list).
 func (f *Family) MeasureColumns() string { return Columns(f.Measures, "") }
 
