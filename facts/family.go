@@ -283,16 +283,28 @@ func names(cs []Column) []string {
 	return out
 }
 
+// ColumnNames are the names of every column of f's table (one of f's), its measures among them,
+// in table order: the measures after the last key.
+func (f *Family) ColumnNames(table string) []string {
+	t := f.Table(table)
+	if t == nil {
+		panic("facts: no table " + table + " in family " + f.Name)
+	}
+	cols := names(t.Columns)
+	last := slices.IndexFunc(cols, func(c string) bool { return c == f.Keys[len(f.Keys)-1].Name }) + 1
+	return slices.Concat(cols[:last], ColumnNames(f.Measures), cols[last:])
+}
+
 // KeyColumns are f's key columns' names, in insert order.
 func (f *Family) KeyColumns() []string { return names(f.Keys) }
 
-// insertSQL is the INSERT of f's table (which must be one of f's) writing lead, the table's time
-// columns, f's keys, f's measures and trail, in that order.
+// insertSQL is the INSERT of f's table (which must be one of f's) writing project_id, lead, the
+// table's time columns, f's keys, f's measures and trail, in that order.
 func (f *Family) insertSQL(table string, lead []string, trail ...string) string {
 	t := f.Table(table)
 	if t == nil {
 		panic("facts: no table " + table + " in family " + f.Name)
 	}
-	cols := slices.Concat(lead, names(t.Resolution.TimeColumns()), f.KeyColumns(), ColumnNames(f.Measures), trail)
+	cols := slices.Concat([]string{projectColumn.Name}, lead, names(t.Resolution.TimeColumns()), f.KeyColumns(), ColumnNames(f.Measures), trail)
 	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ")"
 }

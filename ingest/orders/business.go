@@ -96,7 +96,8 @@ func split(amount int64, weights []*big.Int) []int64 {
 
 // bizRows are the business rows a state adds (see above), none for a failed order.
 func (st stored) bizRows(p platform.Project) []outbox.BizRow {
-	if st.Status == StatusFailed {
+	v, counts := facts.OrderValues(st.Status, st.value, st.productCost)
+	if !counts {
 		return nil
 	}
 	keys := facts.BizKeys{Kind: facts.BizOrder, UTMSource: st.UTM.Source, UTMMedium: st.UTM.Medium,
@@ -106,16 +107,10 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 	if st.attributed {
 		keys.AdEntity = st.attr
 	}
-	var v facts.Values
 	var otherNet int64 // net revenue in the commission's own currency
 	commission := strings.ToUpper(strings.TrimSpace(st.CommissionCurrency))
-	v[facts.TxCountTotal] = 1
-	switch st.Status {
-	case StatusApproved:
-		v[facts.TxCount] = 1
-		v[facts.TxRevenue] = st.value * facts.MicrosPerMinor
+	if st.Status == StatusApproved {
 		v[facts.TxRevenueNet] = v[facts.TxRevenue]
-		v[facts.TxProductCosts] = st.productCost * facts.MicrosPerMinor
 		if st.CommissionValue != nil {
 			net := *st.CommissionValue * facts.MicrosPerMinor
 			if commission == "" || commission == st.currency {
@@ -124,10 +119,6 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 				v[facts.TxRevenueNet], otherNet = 0, net
 			}
 		}
-	case StatusPending:
-		v[facts.TxCountPending] = 1
-	default: // refunded, chargeback
-		v[facts.TxCountRefunded] = 1
 	}
 	prods := st.products()
 	if st.Status == StatusApproved {
@@ -149,8 +140,10 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 		weights[i] = pr.weight
 	}
 	shares := map[facts.Measure][]int64{}
-	for _, m := range []facts.Measure{facts.TxRevenue, facts.TxRevenueNet, facts.TxProductCosts} {
-		shares[m] = split(v[m], weights)
+	for _, m := range facts.BusinessFamily.Measures {
+		if facts.Specs[m].Money { // an item's share of the order's money
+			shares[m] = split(v[m], weights)
+		}
 	}
 	otherShares := split(otherNet, weights)
 	for i, pr := range prods {
