@@ -10,7 +10,7 @@ import (
 // they roll up. The column lists of its inserts, its outbox codecs, the engine's table and
 // dimension registries and the schema conformance test (schema/family_test.go: the live columns
 // of every table against Table.Columns) are derived from it, so that a measure is declared once,
-// in Specs, and a migration adds its columns (AddMeasureSQL renders them).
+// in Specs, and a migration adds its columns.
 type Family struct {
 	Name string
 	// Origins are the origins of the measures the family keeps.
