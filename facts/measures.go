@@ -10,8 +10,8 @@ type Measure int
 
 // The measures of every fact family, in the column order of the family's tables (a family holds
 // those of the origins it keeps, see Family). Adding one takes its line here and in Specs, and a
-// migration adding its column to each table of the families that keep it (family.go renders the
-// lines; the conformance test names any table that lacks it); the writers, the outbox codecs and
+// migration adding its column to each table of the families that keep it (the conformance test,
+// schema/family_test.go, names any table or view that lacks it); the writers, the outbox codecs and
 // the engine's registry derive their lists from Specs.
 const (
 	Spend Measure = iota
