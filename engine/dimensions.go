@@ -1,5 +1,7 @@
 package engine
 
+import "mtk/facts"
+
 // Levels of entity grouping, coarsest first.
 var Levels = []string{"account", "campaign", "adset", "ad"}
 
@@ -31,21 +33,22 @@ func nameDim(level string) *Dimension {
 }
 
 // dimensionList is the registry in the order GET /v3/fields lists it.
-var dimensionList = []*Dimension{
+var dimensionList = append([]*Dimension{
 	{Name: "source", Type: "string", Levels: Levels, column: "source"},
 	{Name: "connection_id", Type: "string", Levels: []string{}, column: "connection_id"},
 	idDim("account"), nameDim("account"),
 	idDim("campaign"), nameDim("campaign"),
 	idDim("adset"), nameDim("adset"),
 	idDim("ad"), nameDim("ad"),
-	businessDim("utm_source", false), businessDim("utm_medium", false), businessDim("utm_campaign", false),
-	businessDim("utm_content", false), businessDim("utm_term", false), businessDim("referrer_host", false),
-	businessDim("landing_path", false), businessDim("device", false), businessDim("product_id", true),
-	businessDim("product_name", true), businessDim("payment_method", false), businessDim("customer_type", false),
-}
+}, businessDims()...)
 
-func businessDim(name string, product bool) *Dimension {
-	return &Dimension{Name: name, Type: "string", Levels: []string{}, column: name, business: true, product: product}
+// businessDims are the business family's dimensions (facts.BizDimensions), in their order.
+func businessDims() []*Dimension {
+	out := make([]*Dimension, len(facts.BizDimensions))
+	for i, d := range facts.BizDimensions {
+		out[i] = &Dimension{Name: d.Column, Type: "string", Levels: []string{}, column: d.Column, business: true, product: d.Item}
+	}
+	return out
 }
 
 // BusinessDimensions are the names metadata.dimensions takes, in registry order.

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"mtk/facts"
 )
 
 // family is a set of fact tables at the three resolutions: the ad facts (facts_*: ad-network
@@ -19,10 +21,11 @@ const (
 	familyBusinessDim
 )
 
+// familyTables are each family's tables by resolution, from the families' descriptors.
 var familyTables = [...][3]string{
-	familyAd:          {"facts_raw", "facts_hourly", "facts_daily"},
-	familyBusiness:    {"business_raw", "business_hourly", "business_daily"},
-	familyBusinessDim: {"business_raw", "business_dim_hourly", "business_dim_daily"},
+	familyAd:          resolutions(facts.FactsFamily.At),
+	familyBusiness:    resolutions(facts.BusinessFamily.At),
+	familyBusinessDim: resolutions(facts.BusinessFamily.PerDimensionAt),
 }
 
 // Views an answer names (CONTRACT "Query: views"): the ad view counts what is credited to ad

@@ -20,9 +20,14 @@ var tableLabels = [...]string{"raw", "hourly", "daily"}
 
 func (t table) label() string { return tableLabels[t] }
 
+// resolutions are a family's tables by table (raw, hourly, daily), as at names them.
+func resolutions(at func(facts.Resolution) string) [3]string {
+	return [3]string{tableRaw: at(facts.Minute), tableHourly: at(facts.Hour), tableDaily: at(facts.Day)}
+}
+
 // creditTables hold the attribution models' credits at each resolution, in the project's zone
 // like the ad facts (schema/clickhouse/0011_credits.sql).
-var creditTables = [...]string{"credits_raw", "credits_hourly", "credits_daily"}
+var creditTables = resolutions(facts.CreditsFamily.At)
 
 func (t table) creditsName() string { return creditTables[t] }
 

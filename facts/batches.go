@@ -41,20 +41,15 @@ const (
 // batchQuerySeconds bounds the statement that reads a batch's stored rows.
 const batchQuerySeconds = 60
 
-// timeColumns are the landing's stored times, the first one (its sorting key's) first and the
-// Date column last.
+// timeColumns are the landing's stored times (its resolution's), the first one (its sorting
+// key's) first and the Date column last.
 func (l Landing) timeColumns() []string {
-	switch l {
-	case LandingRaw:
-		return []string{"ts", "hour", "day"}
-	case LandingHourly:
-		return []string{"hour", "day"}
-	}
-	return []string{"day"}
+	return names(FactsFamily.Table(string(l)).Resolution.TimeColumns())
 }
 
 func (l Landing) columns() string {
-	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + dimColumns + ", " + Columns(All, "")
+	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + strings.Join(FactsFamily.KeyColumns(), ", ") + ", " +
+		FactsFamily.MeasureColumns()
 }
 
 // times are f's stored times in the landing, for a project in zone loc.
@@ -73,7 +68,7 @@ func (l Landing) times(f Fact, loc *time.Location) []any {
 
 // row is f as the landing stores it, in columns order.
 func (l Landing) row(f Fact, loc *time.Location) []any {
-	return append(append(append([]any{f.ProjectID}, l.times(f, loc)...), f.dims()...), f.Values.Pick(All)...)
+	return append(append(append([]any{f.ProjectID}, l.times(f, loc)...), entityDims(f.AdEntity, f.Currency)...), f.Values.Pick(FactsFamily.Measures)...)
 }
 
 // key identifies a stored row's values: instants as Unix seconds, the Date as its date (the
@@ -102,7 +97,7 @@ func (l Landing) scanRow() (dest []any, values func() []any) {
 	n := len(l.timeColumns())
 	strs := make([]string, 8)
 	times := make([]time.Time, n)
-	nums := make([]int64, len(All))
+	nums := make([]int64, len(FactsFamily.Measures))
 	dest = []any{&strs[0]}
 	for i := range times {
 		dest = append(dest, &times[i])

@@ -3,19 +3,19 @@ package credits
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/facts"
 	"mtk/internal/pglock"
 )
 
-// journeyColumns are the columns journeys and journeys_by_lead share.
-const journeyColumns = `project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin, source, connection_id,
-	account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending,
-	tx_count_refunded, tx_product_costs, outbox_id`
+// journeyColumns are the columns journeys and journeys_by_lead share (the journeys family's).
+var journeyColumns = strings.Join(facts.JourneysFamily.ColumnNames("journeys"), ", ")
 
 // CopyJourneys copies, once per database, the rows of ClickHouse's journeys table (written by the
 // journey drainer before journeys_by_lead existed; nothing reads it since) into journeys_by_lead,

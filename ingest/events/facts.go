@@ -6,7 +6,6 @@ import (
 	"unicode"
 
 	"mtk/facts"
-	"mtk/ingest/attribution"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/ingest/traffic"
@@ -33,7 +32,7 @@ func foldName(s string) string {
 // ad entity attribution gave it (zero when none), for a project in zone; false when the event
 // counts nowhere. Ingestion and the backfill of stored events (Backfill) both build it
 // here, so that they write the same rows.
-func BizRowOf(e outbox.EventRow, attr attribution.Fact, zone string) (outbox.BizRow, bool) {
+func BizRowOf(e outbox.EventRow, attr facts.AdEntity, zone string) (outbox.BizRow, bool) {
 	cfg := EventConfig{Name: e.Name}
 	if e.AlphaName != "" {
 		cfg.Alpha = &AlphaConfig{Name: e.AlphaName}
@@ -43,11 +42,8 @@ func BizRowOf(e outbox.EventRow, attr attribution.Fact, zone string) (outbox.Biz
 		return outbox.BizRow{}, false
 	}
 	t := traffic.Of(e.PageURL, e.Referrer, e.UserAgent)
-	var v facts.BizValues
-	v[facts.BizPageViews], v[facts.BizLeads], v[facts.BizInitiateCheckout] = m[facts.PageViews], m[facts.Leads], m[facts.InitiateCheckout]
-	return outbox.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: v,
-		BizKeys: facts.BizKeys{Kind: facts.BizEvent, Source: attr.Source, ConnectionID: attr.ConnectionID,
-			AccountID: attr.AccountID, CampaignID: attr.CampaignID, AdsetID: attr.AdsetID, AdID: attr.AdID,
+	return outbox.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: m,
+		BizKeys: facts.BizKeys{Kind: facts.BizEvent, AdEntity: attr,
 			UTMSource: e.UTMSource, UTMMedium: e.UTMMedium, UTMCampaign: e.UTMCampaign, UTMContent: e.UTMContent,
 			UTMTerm: e.UTMTerm, ReferrerHost: t.ReferrerHost, LandingPath: t.LandingPath, Device: t.Device,
 			Currency: e.Currency}}}, true

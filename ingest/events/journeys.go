@@ -17,9 +17,7 @@ func journeyTouchesOf(evs []*event, found []leads.Result) []outbox.JourneyRow {
 		}
 		a, p := ev.attr, ev.target.Project
 		out = append(out, outbox.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: outbox.JourneyTouch,
-			Time: time.Unix(*ev.in.Timestamp, 0).UTC(), LeadID: found[i].LeadID, EventID: ev.in.EventID, Origin: outbox.OriginEvent,
-			Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
-			AdsetID: a.AdsetID, AdID: a.AdID})
+			Time: time.Unix(*ev.in.Timestamp, 0).UTC(), LeadID: found[i].LeadID, EventID: ev.in.EventID, Origin: outbox.OriginEvent, AdEntity: a})
 	}
 	return out
 }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/attribution"
+	"mtk/facts"
 	"mtk/ingest/capi"
 	"mtk/ingest/outbox"
 	"mtk/internal/ids"
@@ -40,7 +40,7 @@ type Occurrence struct {
 	Conversion capi.Input
 	LeadID     string
 	UTM        utm.Params
-	Attr       attribution.Fact
+	Attr       facts.AdEntity
 }
 
 // EventID is the event id of trigger triggerID's firing for the occurrence with key.

@@ -96,7 +96,8 @@ func split(amount int64, weights []*big.Int) []int64 {
 
 // bizRows are the business rows a state adds (see above), none for a failed order.
 func (st stored) bizRows(p platform.Project) []outbox.BizRow {
-	if st.Status == StatusFailed {
+	v, counts := facts.OrderValues(st.Status, st.value, st.productCost)
+	if !counts {
 		return nil
 	}
 	keys := facts.BizKeys{Kind: facts.BizOrder, UTMSource: st.UTM.Source, UTMMedium: st.UTM.Medium,
@@ -104,55 +105,45 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 		LandingPath: st.touch.LandingPath, Device: st.touch.Device, PaymentMethod: st.PaymentMethod,
 		CustomerType: st.customerType, Currency: st.currency}
 	if st.attributed {
-		a := st.attr
-		keys.Source, keys.ConnectionID, keys.AccountID, keys.CampaignID, keys.AdsetID, keys.AdID =
-			a.Source, a.ConnectionID, a.AccountID, a.CampaignID, a.AdsetID, a.AdID
+		keys.AdEntity = st.attr
 	}
-	var v facts.BizValues
 	var otherNet int64 // net revenue in the commission's own currency
 	commission := strings.ToUpper(strings.TrimSpace(st.CommissionCurrency))
-	v[facts.BizTxCountTotal] = 1
-	switch st.Status {
-	case StatusApproved:
-		v[facts.BizTxCount] = 1
-		v[facts.BizTxRevenue] = st.value * facts.MicrosPerMinor
-		v[facts.BizTxRevenueNet] = v[facts.BizTxRevenue]
-		v[facts.BizTxProductCosts] = st.productCost * facts.MicrosPerMinor
+	if st.Status == StatusApproved {
+		v[facts.TxRevenueNet] = v[facts.TxRevenue]
 		if st.CommissionValue != nil {
 			net := *st.CommissionValue * facts.MicrosPerMinor
 			if commission == "" || commission == st.currency {
-				v[facts.BizTxRevenueNet] = net
+				v[facts.TxRevenueNet] = net
 			} else {
-				v[facts.BizTxRevenueNet], otherNet = 0, net
+				v[facts.TxRevenueNet], otherNet = 0, net
 			}
 		}
-	case StatusPending:
-		v[facts.BizTxCountPending] = 1
-	default: // refunded, chargeback
-		v[facts.BizTxCountRefunded] = 1
 	}
 	prods := st.products()
 	if st.Status == StatusApproved {
 		for _, pr := range prods {
-			v[facts.BizTxUnits] += pr.units
+			v[facts.TxUnits] += pr.units
 		}
 	}
-	row := func(k facts.BizKeys, vals facts.BizValues) outbox.BizRow {
+	row := func(k facts.BizKeys, vals facts.Values) outbox.BizRow {
 		return outbox.BizRow{TimeZone: p.Timezone, BizFact: facts.BizFact{ProjectID: p.ID, Time: st.created, BizKeys: k, Values: vals}}
 	}
 	rows := []outbox.BizRow{row(keys, v)}
 	other := keys
 	other.Currency = commission
 	if otherNet != 0 {
-		rows = append(rows, row(other, facts.BizValues{facts.BizTxRevenueNet: otherNet}))
+		rows = append(rows, row(other, facts.Values{facts.TxRevenueNet: otherNet}))
 	}
 	weights := make([]*big.Int, len(prods))
 	for i, pr := range prods {
 		weights[i] = pr.weight
 	}
-	shares := map[facts.BizMeasure][]int64{}
-	for _, m := range []facts.BizMeasure{facts.BizTxRevenue, facts.BizTxRevenueNet, facts.BizTxProductCosts} {
-		shares[m] = split(v[m], weights)
+	shares := map[facts.Measure][]int64{}
+	for _, m := range facts.BusinessFamily.Measures {
+		if facts.Specs[m].Money { // an item's share of the order's money
+			shares[m] = split(v[m], weights)
+		}
 	}
 	otherShares := split(otherNet, weights)
 	for i, pr := range prods {
@@ -162,15 +153,15 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 		for m, s := range shares {
 			iv[m] = s[i]
 		}
-		iv[facts.BizTxUnits] = 0
+		iv[facts.TxUnits] = 0
 		if st.Status == StatusApproved {
-			iv[facts.BizTxUnits] = pr.units
+			iv[facts.TxUnits] = pr.units
 		}
 		rows = append(rows, row(k, iv))
 		if otherNet != 0 {
 			ko := k
 			ko.Currency = commission
-			rows = append(rows, row(ko, facts.BizValues{facts.BizTxRevenueNet: otherShares[i]}))
+			rows = append(rows, row(ko, facts.Values{facts.TxRevenueNet: otherShares[i]}))
 		}
 	}
 	return rows

@@ -53,13 +53,13 @@ type Item struct {
 	Cost      *int64 `json:"cost"`
 }
 
-// The transaction statuses of the spec.
+// The transaction statuses of the spec (facts.OrderValues says what each counts).
 const (
-	StatusPending    = "pending"
-	StatusApproved   = "approved"
-	StatusFailed     = "failed"
-	StatusRefunded   = "refunded"
-	StatusChargeback = "chargeback"
+	StatusPending    = facts.OrderPending
+	StatusApproved   = facts.OrderApproved
+	StatusFailed     = facts.OrderFailed
+	StatusRefunded   = facts.OrderRefunded
+	StatusChargeback = facts.OrderChargeback
 )
 
 // PaymentMethods are the values of transaction.payment_method, exactly; missing (or null) is "".

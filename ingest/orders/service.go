@@ -16,10 +16,8 @@
 // on its ad entity (a refund lands where the sale did); new explicit utm moves them to the new
 // entity, by signed differences.
 //
-// Contribution of a state (money in micros of the order's currency): approved counts tx_revenue =
-// value, tx_count = 1, tx_count_total = 1, tx_product_costs = product_cost; pending counts
-// tx_count_total and tx_count_pending; refunded and chargeback count tx_count_total and
-// tx_count_refunded; failed counts nothing. Its time is the order's created_at.
+// Contribution of a state: the measures facts.OrderValues gives its status (failed counts
+// nothing), at the order's created_at.
 //
 // Every order, attributed or not, also writes business rows (business.go: the order and its
 // products, keyed by UTM, payment method, customer type and its lead's touch: the referrer,
@@ -245,7 +243,7 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 // stored is a transaction's state as the orders table holds it.
 type stored struct {
 	order
-	attr           attribution.Fact
+	attr           facts.AdEntity
 	attributed     bool
 	leadID         string
 	purchaseQueued bool
@@ -260,22 +258,10 @@ type stored struct {
 
 // contribution is the fact a state adds, and false when it adds none.
 func (st stored) contribution(p platform.Project) (outbox.FactRow, bool) {
-	if !st.attributed || st.Status == StatusFailed {
+	v, counts := facts.OrderValues(st.Status, st.value, st.productCost)
+	if !st.attributed || !counts {
 		return outbox.FactRow{}, false
 	}
-	f := outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, Source: st.attr.Source,
-		ConnectionID: st.attr.ConnectionID, AccountID: st.attr.AccountID, CampaignID: st.attr.CampaignID,
-		AdsetID: st.attr.AdsetID, AdID: st.attr.AdID, Currency: st.currency}
-	v := &f.Values
-	v[facts.TxCountTotal] = 1
-	switch st.Status {
-	case StatusApproved:
-		v[facts.TxRevenue], v[facts.TxCount] = st.value*facts.MicrosPerMinor, 1
-		v[facts.TxProductCosts] = st.productCost * facts.MicrosPerMinor
-	case StatusPending:
-		v[facts.TxCountPending] = 1
-	default: // refunded, chargeback
-		v[facts.TxCountRefunded] = 1
-	}
-	return f, true
+	return outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, AdEntity: st.attr,
+		Currency: st.currency, Values: v}, true
 }

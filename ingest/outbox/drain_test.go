@@ -30,8 +30,7 @@ func TestDrainerCrashes(t *testing.T) {
 			w := &pgx.Batch{}
 			var rows []FactRow
 			for i := range n {
-				f := FactRow{ProjectID: "prj_1", TimeZone: "America/Sao_Paulo", Time: clk.Now().Add(-time.Duration(i) * time.Hour),
-					Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
+				f := FactRow{ProjectID: "prj_1", TimeZone: "America/Sao_Paulo", Time: clk.Now().Add(-time.Duration(i) * time.Hour), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 				rows = append(rows, f)
 				if i%2 == 1 {
 					rows = append(rows, f.Negate())
@@ -100,8 +99,7 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	fact := func(revenue int64) FactRow {
-		return FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
+		return FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
 	queue := func(tx pgx.Tx, rows ...FactRow) {
 		t.Helper()
@@ -196,8 +194,7 @@ func TestOutageLeavesBookkeepingBounded(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	rows := make([]FactRow, 30)
 	for i := range rows {
-		rows[i] = FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: 100, facts.TxCount: 1, facts.TxCountTotal: 1}}
+		rows[i] = FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: 100, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -43,35 +44,50 @@ type JourneyRow struct {
 	// click (by Origin).
 	OrderID, EventID string
 	// Origin is what a touch was (OriginEvent, OriginLinkClick).
-	Origin                                                     string
-	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
-	Currency                                                   string
-	// Money in micros of Currency, as in facts_raw.
-	Revenue, Count, CountTotal, CountPending, CountRefunded, ProductCosts int64
+	Origin string
+	facts.AdEntity
+	Currency string
+	// Values are an order row's, of facts.JourneysFamily.Measures; money in micros of Currency,
+	// as in facts_raw.
+	Values facts.Values
 }
 
 // Negate returns r with every value's sign flipped.
 func (r JourneyRow) Negate() JourneyRow {
-	r.Revenue, r.Count, r.CountTotal = -r.Revenue, -r.Count, -r.CountTotal
-	r.CountPending, r.CountRefunded, r.ProductCosts = -r.CountPending, -r.CountRefunded, -r.ProductCosts
+	r.Values = r.Values.Neg()
 	return r
 }
 
-const journeyColumns = `project_id, timezone, kind, ts, lead_id, merged_into, order_id, event_id, origin, source, connection_id,
-	account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending,
-	tx_count_refunded, tx_product_costs`
+// journeyMeasures are the measures a journey row carries, in journey_outbox and journeys_by_lead.
+var journeyMeasures = facts.JourneysFamily.Measures
+
+// journeyColumns are journey_outbox's columns of a row, in the order of args and dest.
+var journeyColumns = "project_id, timezone, kind, ts, lead_id, merged_into, order_id, event_id, origin, " +
+	strings.Join(facts.AdEntityColumns, ", ") + ", currency, " + facts.Columns(journeyMeasures, "")
 
 func (r *JourneyRow) args() []any {
-	return []any{r.ProjectID, r.TimeZone, r.Kind, r.Time, r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin, r.Source,
-		r.ConnectionID, r.AccountID, r.CampaignID, r.AdsetID, r.AdID, r.Currency, r.Revenue, r.Count, r.CountTotal,
-		r.CountPending, r.CountRefunded, r.ProductCosts}
+	out := []any{r.ProjectID, r.TimeZone, r.Kind, r.Time, r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin}
+	for _, k := range r.AdEntity.List() {
+		out = append(out, k)
+	}
+	return append(append(out, r.Currency), r.Values.Pick(journeyMeasures)...)
 }
 
 func (r *JourneyRow) dest() []any {
-	return []any{&r.ProjectID, &r.TimeZone, &r.Kind, &r.Time, &r.LeadID, &r.MergedInto, &r.OrderID, &r.EventID, &r.Origin, &r.Source,
-		&r.ConnectionID, &r.AccountID, &r.CampaignID, &r.AdsetID, &r.AdID, &r.Currency, &r.Revenue, &r.Count,
-		&r.CountTotal, &r.CountPending, &r.CountRefunded, &r.ProductCosts}
+	out := append([]any{&r.ProjectID, &r.TimeZone, &r.Kind, &r.Time, &r.LeadID, &r.MergedInto, &r.OrderID, &r.EventID, &r.Origin},
+		r.AdEntity.Dest()...)
+	return append(append(out, &r.Currency), r.Values.Dest(journeyMeasures)...)
 }
+
+// insertJourneySQL inserts one row's args and created_at into journey_outbox.
+var insertJourneySQL = func() string {
+	n := len(new(JourneyRow).args()) + 1
+	params := make([]string, n)
+	for i := range params {
+		params[i] = fmt.Sprintf("$%d", i+1)
+	}
+	return "INSERT INTO journey_outbox (" + journeyColumns + ", created_at) VALUES (" + strings.Join(params, ", ") + ")"
+}()
 
 // QueueJourneys queues rs on w, in order, and the growth of the outbox's size, to be written in
 // the caller's transaction. Nothing is queued for no rows.
@@ -80,9 +96,7 @@ func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
 		return
 	}
 	for i := range rs {
-		w.Queue(`INSERT INTO journey_outbox (`+journeyColumns+`, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
-			append(rs[i].args(), now)...)
+		w.Queue(insertJourneySQL, append(rs[i].args(), now)...)
 	}
 	queueResize(w, "journey_outbox", len(rs))
 }
@@ -148,9 +162,8 @@ func (rs journeyRows) changes() ([]facts.Change, error) {
 
 // insert writes the rows journeys_by_lead does not hold yet, in one INSERT.
 func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
-	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys_by_lead (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin,
-		source, connection_id, account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total,
-		tx_count_pending, tx_count_refunded, tx_product_costs, outbox_id)`)
+	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys_by_lead (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin, `+
+		strings.Join(facts.AdEntityColumns, ", ")+`, currency, `+facts.Columns(journeyMeasures, "")+`, outbox_id)`)
 	if err != nil {
 		return fmt.Errorf("outbox: insert journeys: %w", err)
 	}
@@ -160,9 +173,12 @@ func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint6
 			continue
 		}
 		r := &p.row
-		if err := batch.Append(r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin, r.Source,
-			r.ConnectionID, r.AccountID, r.CampaignID, r.AdsetID, r.AdID, r.Currency, r.Revenue, r.Count, r.CountTotal,
-			r.CountPending, r.CountRefunded, r.ProductCosts, uint64(p.id)); err != nil {
+		row := []any{r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin}
+		for _, k := range r.AdEntity.List() {
+			row = append(row, k)
+		}
+		row = append(append(row, r.Currency), r.Values.Pick(journeyMeasures)...)
+		if err := batch.Append(append(row, uint64(p.id))...); err != nil {
 			return fmt.Errorf("outbox: insert journeys: %w", err)
 		}
 	}
@@ -174,22 +190,15 @@ func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint6
 
 // OrderJourney is the journey row of an order's state (status as stored, value and cost in minor
 // units of currency), under its lead at its created time; false for a failed order, which counts
-// nothing. Its values are those the order contributes to facts_raw when attributed.
+// nothing. Its values are those the order contributes to facts_raw when attributed
+// (facts.OrderValues).
 func OrderJourney(project, zone, orderID, lead, status, currency string, created time.Time, value, cost int64) (JourneyRow, bool) {
-	if status == "failed" {
+	v, counts := facts.OrderValues(status, value, cost)
+	if !counts {
 		return JourneyRow{}, false
 	}
-	r := JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyOrder, Time: created.UTC(), LeadID: lead,
-		OrderID: orderID, Currency: currency, CountTotal: 1}
-	switch status {
-	case "approved":
-		r.Revenue, r.Count, r.ProductCosts = value*facts.MicrosPerMinor, 1, cost*facts.MicrosPerMinor
-	case "pending":
-		r.CountPending = 1
-	default: // refunded, chargeback
-		r.CountRefunded = 1
-	}
-	return r, true
+	return JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyOrder, Time: created.UTC(), LeadID: lead,
+		OrderID: orderID, Currency: currency, Values: v}, true
 }
 
 // QueueLeadMerge queues, before the merge itself, a merge row for the lead merged and for every
