@@ -96,7 +96,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 // mark is one row of credit_dirty.
 type mark struct {
-	outbox.CreditMark
+	Mark
 	seq int64
 }
 
@@ -122,14 +122,14 @@ func (w *Worker) batch(ctx context.Context, conn *pgxpool.Conn, count, index int
 		return st, err
 	}
 	st.Marks = len(marks)
-	byProject := map[string][]outbox.CreditMark{}
+	byProject := map[string][]Mark{}
 	seqs := make([]int64, len(marks))
 	for i, m := range marks {
-		byProject[m.Project] = append(byProject[m.Project], m.CreditMark)
+		byProject[m.Project] = append(byProject[m.Project], m.Mark)
 		seqs[i] = m.seq
 	}
 	b := &pgx.Batch{}
-	var changes []outbox.CreditChange
+	var changes []Change
 	for _, project := range slices.Sorted(maps.Keys(byProject)) {
 		p, err := w.project(ctx, tx, project, byProject[project])
 		if err != nil {
@@ -142,7 +142,7 @@ func (w *Worker) batch(ctx context.Context, conn *pgxpool.Conn, count, index int
 			return st, err
 		}
 	}
-	if err := outbox.QueueCredits(b, changes, w.clock.Now()); err != nil {
+	if err := QueueChanges(b, changes, w.clock.Now()); err != nil {
 		return st, err
 	}
 	if err := w.computed(); err != nil {

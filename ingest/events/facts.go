@@ -7,8 +7,8 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/attribution"
+	"mtk/ingest/factstream"
 	"mtk/ingest/leads"
-	"mtk/ingest/outbox"
 	"mtk/ingest/traffic"
 )
 
@@ -32,19 +32,19 @@ func foldName(s string) string {
 // ad entity attribution gave it (zero when none), for a project in zone; false when the event
 // counts nowhere. Ingestion and the backfill of stored events (Backfill) both build it
 // here, so that they write the same rows.
-func BizRowOf(e outbox.EventRow, attr attribution.Fact, zone string) (outbox.BizRow, bool) {
+func BizRowOf(e EventRow, attr attribution.Fact, zone string) (factstream.BizRow, bool) {
 	cfg := EventConfig{Name: e.Name}
 	if e.AlphaName != "" {
 		cfg.Alpha = &AlphaConfig{Name: e.AlphaName}
 	}
 	m := measuresOf(cfg, e.NewLead)
 	if m.IsZero() {
-		return outbox.BizRow{}, false
+		return factstream.BizRow{}, false
 	}
 	t := traffic.Of(e.PageURL, e.Referrer, e.UserAgent)
 	var v facts.BizValues
 	v[facts.BizPageViews], v[facts.BizLeads], v[facts.BizInitiateCheckout] = m[facts.PageViews], m[facts.Leads], m[facts.InitiateCheckout]
-	return outbox.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: v,
+	return factstream.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: v,
 		BizKeys: facts.BizKeys{Kind: facts.BizEvent, Source: attr.Source, ConnectionID: attr.ConnectionID,
 			AccountID: attr.AccountID, CampaignID: attr.CampaignID, AdsetID: attr.AdsetID, AdID: attr.AdID,
 			UTMSource: e.UTMSource, UTMMedium: e.UTMMedium, UTMCampaign: e.UTMCampaign, UTMContent: e.UTMContent,
@@ -53,8 +53,8 @@ func BizRowOf(e outbox.EventRow, attr attribution.Fact, zone string) (outbox.Biz
 }
 
 // bizOf is the business rows of a batch's events (rows, as rowsOf gives them), in order.
-func bizOf(evs []*event, rows []outbox.EventRow) []outbox.BizRow {
-	var out []outbox.BizRow
+func bizOf(evs []*event, rows []EventRow) []factstream.BizRow {
+	var out []factstream.BizRow
 	for i, ev := range evs {
 		if r, ok := BizRowOf(rows[i], ev.attr, ev.target.Project.Timezone); ok {
 			out = append(out, r)
@@ -64,7 +64,7 @@ func bizOf(evs []*event, rows []outbox.EventRow) []outbox.BizRow {
 }
 
 // touchesOf are the touches of a batch's events of a lead (rows, as rowsOf gives them).
-func touchesOf(rows []outbox.EventRow) []leads.Touch {
+func touchesOf(rows []EventRow) []leads.Touch {
 	var out []leads.Touch
 	for _, e := range rows {
 		if e.LeadID != "" {

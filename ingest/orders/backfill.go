@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/outbox"
+	"mtk/ingest/factstream"
 	"mtk/platform"
 )
 
@@ -39,7 +39,7 @@ func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left i
 			return err
 		}
 		w := &pgx.Batch{}
-		var biz []outbox.BizRow
+		var biz []factstream.BizRow
 		for _, o := range todo {
 			st, found, err := lockOrder(ctx, tx, o.connection, o.id)
 			if err != nil {
@@ -62,7 +62,7 @@ func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left i
 				device = $6 WHERE connection_id = $1 AND transaction_id = $2`,
 				o.connection, o.id, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device)
 		}
-		outbox.QueueBiz(w, biz, s.clock.Now())
+		factstream.QueueBiz(w, biz, s.clock.Now())
 		if w.Len() > 0 {
 			if err := tx.SendBatch(ctx, w).Close(); err != nil {
 				return err

@@ -40,6 +40,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/attribution"
+	"mtk/ingest/factstream"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/ingest/traffic"
@@ -221,8 +222,8 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 			if !s.bounds.Fits(sizes, 0, len(facts)+len(biz), len(journeys)) {
 				return apperr.Unavailable("Too many orders are waiting for the analytics store; retry shortly.", fullRetryAfter)
 			}
-			outbox.QueueFacts(w, facts, now)
-			outbox.QueueBiz(w, biz, now)
+			factstream.QueueFacts(w, facts, now)
+			factstream.QueueBiz(w, biz, now)
 		}
 		if journeyChanged {
 			queueJourney(w, conn, st, journeys, now)
@@ -255,11 +256,11 @@ type stored struct {
 }
 
 // contribution is the fact a state adds, and false when it adds none.
-func (st stored) contribution(p platform.Project) (outbox.FactRow, bool) {
+func (st stored) contribution(p platform.Project) (factstream.FactRow, bool) {
 	if !st.attributed || st.Status == StatusFailed {
-		return outbox.FactRow{}, false
+		return factstream.FactRow{}, false
 	}
-	f := outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, Source: st.attr.Source,
+	f := factstream.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, Source: st.attr.Source,
 		ConnectionID: st.attr.ConnectionID, AccountID: st.attr.AccountID, CampaignID: st.attr.CampaignID,
 		AdsetID: st.attr.AdsetID, AdID: st.attr.AdID, Currency: st.currency}
 	v := &f.Values
