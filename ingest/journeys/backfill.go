@@ -1,5 +1,6 @@
-// Package journeys backfills the journey outbox (ingest/outbox, JourneyRow) with what was stored
-// before it existed: every order's current state under its lead, every event of a lead whose
+// Package journeys is the journey stream: JourneyRow, queued in journey_outbox by the ingest
+// services and drained into journeys_by_lead by the generic outbox.Drainer (Stream). Its Backfill
+// fills the outbox with what was stored before it existed: every order's current state under its lead, every event of a lead whose
 // UTM resolves to an ad entity as a touch, every tracking-link click of a lead whose UTM resolves
 // likewise as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
 // (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
