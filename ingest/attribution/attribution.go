@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/facts"
 	"mtk/internal/clock"
 	"mtk/internal/ttlcache"
 	"mtk/platform/utm"
@@ -38,26 +39,22 @@ func New(pool *pgxpool.Pool, clk clock.Clock, ttl time.Duration) *Resolver {
 	return &Resolver{pool: pool, clock: clk, projects: ttlcache.New[string, *utm.Index](ttl, maxProjects)}
 }
 
-// Fact is the entity part of a fact: where an attributed event or order counts.
-type Fact struct {
-	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
-}
-
-// Resolve attributes p (from utm.Extract) within a project; false when nothing is attributed.
-func (r *Resolver) Resolve(ctx context.Context, projectID string, p utm.Params) (Fact, bool, error) {
+// Resolve attributes p (from utm.Extract) within a project to the ad entity where the event or
+// order counts; false when nothing is attributed.
+func (r *Resolver) Resolve(ctx context.Context, projectID string, p utm.Params) (facts.AdEntity, bool, error) {
 	ref := utm.Parse(p)
 	if ref == (utm.Ref{}) {
-		return Fact{}, false, nil
+		return facts.AdEntity{}, false, nil
 	}
 	ix, err := r.index(ctx, projectID)
 	if err != nil {
-		return Fact{}, false, err
+		return facts.AdEntity{}, false, err
 	}
 	a, ok := utm.Resolve(ref, ix)
 	if !ok {
-		return Fact{}, false, nil
+		return facts.AdEntity{}, false, nil
 	}
-	return Fact{Source: a.Campaign.Source, ConnectionID: a.Campaign.ConnectionID, AccountID: a.Campaign.AccountID,
+	return facts.AdEntity{Source: a.Campaign.Source, ConnectionID: a.Campaign.ConnectionID, AccountID: a.Campaign.AccountID,
 		CampaignID: a.Campaign.ID, AdsetID: a.Adset.ID, AdID: a.Ad.ID}, true, nil
 }
 

@@ -48,8 +48,7 @@ var ad = facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "
 // drain the journey outbox.
 func (s *stores) touch(lead string, at time.Time) facts.Touch {
 	s.queue(journeys.JourneyRow{ProjectID: project, TimeZone: "America/Sao_Paulo", Kind: journeys.JourneyTouch, Time: at, LeadID: lead,
-		EventID: fmt.Sprintf("ev-%s-%d", lead, at.Unix()), Origin: "event", Source: ad.Source, ConnectionID: ad.ConnectionID,
-		AccountID: ad.AccountID, CampaignID: ad.CampaignID, AdsetID: ad.AdsetID, AdID: ad.AdID})
+		EventID: fmt.Sprintf("ev-%s-%d", lead, at.Unix()), Origin: "event", AdEntity: ad})
 	return facts.Touch{Time: at, Entity: ad}
 }
 
@@ -222,8 +221,7 @@ func TestWorkerBatch(t *testing.T) {
 		for k := range 5 {
 			at := o.Time.Add(-time.Duration(k*37+p%11) * time.Hour)
 			rows = append(rows, journeys.JourneyRow{ProjectID: project, TimeZone: "America/Sao_Paulo", Kind: journeys.JourneyTouch, Time: at,
-				LeadID: lead, EventID: fmt.Sprintf("ev-%d-%d", p, k), Source: ad.Source, ConnectionID: ad.ConnectionID,
-				AccountID: ad.AccountID, CampaignID: ad.CampaignID, AdsetID: ad.AdsetID, AdID: ad.AdID})
+				LeadID: lead, EventID: fmt.Sprintf("ev-%d-%d", p, k), AdEntity: ad})
 			o.Touches = append(o.Touches, facts.Touch{Time: at, Entity: ad})
 		}
 		r, _ := journeys.OrderJourney(project, "America/Sao_Paulo", fmt.Sprintf("con_1/tx-%d", p), lead, "approved", "BRL", o.Time, 100, 0)

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/facts"
 	"mtk/ingest/attribution"
 	"mtk/ingest/factstream"
 	"mtk/internal/apperr"
@@ -135,7 +136,7 @@ func (b *Backfill) rows(ctx context.Context, evs []EventRow) ([]factstream.BizRo
 		if zone == "" {
 			continue
 		}
-		var attr attribution.Fact
+		var attr facts.AdEntity
 		if e.CampaignID != "" {
 			a, ok, err := b.Resolver.Resolve(ctx, e.ProjectID, utm.Params{Source: e.UTMSource, Medium: e.UTMMedium,
 				Campaign: e.UTMCampaign, Content: e.UTMContent, Term: e.UTMTerm})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/attribution"
+	"mtk/facts"
 	"mtk/ingest/journeys"
 	"mtk/ingest/leads"
 	"mtk/platform"
@@ -22,7 +22,7 @@ const maxClickID = 1<<53 - 1
 type linkClick struct {
 	id         int64
 	at         time.Time
-	attr       attribution.Fact
+	attr       facts.AdEntity
 	attributed bool
 }
 
@@ -107,8 +107,7 @@ func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []
 		a, p := c.attr, ev.target.Project
 		out = append(out, journeys.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: journeys.JourneyTouch,
 			Time: c.at.UTC(), LeadID: found[i].LeadID, EventID: strconv.FormatInt(c.id, 10), Origin: journeys.OriginLinkClick,
-			Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
-			AdsetID: a.AdsetID, AdID: a.AdID})
+			AdEntity: a})
 	}
 	if len(ids) > 0 {
 		platform.QueueClickLeads(w, ids, leadIDs)

@@ -6,7 +6,6 @@ import (
 	"unicode"
 
 	"mtk/facts"
-	"mtk/ingest/attribution"
 	"mtk/ingest/factstream"
 	"mtk/ingest/leads"
 	"mtk/ingest/traffic"
@@ -32,7 +31,7 @@ func foldName(s string) string {
 // ad entity attribution gave it (zero when none), for a project in zone; false when the event
 // counts nowhere. Ingestion and the backfill of stored events (Backfill) both build it
 // here, so that they write the same rows.
-func BizRowOf(e EventRow, attr attribution.Fact, zone string) (factstream.BizRow, bool) {
+func BizRowOf(e EventRow, attr facts.AdEntity, zone string) (factstream.BizRow, bool) {
 	cfg := EventConfig{Name: e.Name}
 	if e.AlphaName != "" {
 		cfg.Alpha = &AlphaConfig{Name: e.AlphaName}

@@ -425,8 +425,7 @@ func factsOf(evs []*event, found []leads.Result) []factstream.FactRow {
 		}
 		a, p := ev.attr, ev.target.Project
 		out = append(out, factstream.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: time.Unix(*ev.in.Timestamp, 0),
-			Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
-			AdsetID: a.AdsetID, AdID: a.AdID, Currency: p.Currency, Values: m})
+			AdEntity: a, Currency: p.Currency, Values: m})
 	}
 	return out
 }

@@ -18,8 +18,7 @@ func journeyTouchesOf(evs []*event, found []leads.Result) []journeys.JourneyRow 
 		a, p := ev.attr, ev.target.Project
 		out = append(out, journeys.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: journeys.JourneyTouch,
 			Time: time.Unix(*ev.in.Timestamp, 0).UTC(), LeadID: found[i].LeadID, EventID: ev.in.EventID, Origin: journeys.OriginEvent,
-			Source: a.Source, ConnectionID: a.ConnectionID, AccountID: a.AccountID, CampaignID: a.CampaignID,
-			AdsetID: a.AdsetID, AdID: a.AdID})
+			AdEntity: a})
 	}
 	return out
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/facts"
 	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
 	"mtk/ingest/leads"
@@ -115,7 +116,7 @@ type event struct {
 	meta       Meta
 	target     Target
 	utm        utm.Params
-	attr       attribution.Fact
+	attr       facts.AdEntity
 	attributed bool
 	click      *linkClick
 	received   time.Time

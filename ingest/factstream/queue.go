@@ -24,11 +24,11 @@ const factOutbox = "fact_outbox"
 // contribution to its attributed entity, or its negation. Values holds business measures only
 // (facts.Business), money in micros of Currency, as in facts_raw.
 type FactRow struct {
-	ProjectID, TimeZone                                        string
-	Time                                                       time.Time
-	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
-	Currency                                                   string
-	Values                                                     facts.Values
+	ProjectID, TimeZone string
+	Time                time.Time
+	facts.AdEntity
+	Currency string
+	Values   facts.Values
 }
 
 // Negate returns f with every measure's sign flipped.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/attribution"
+	"mtk/facts"
 	"mtk/ingest/capi"
 	"mtk/ingest/events"
 	"mtk/ingest/outbox"
@@ -41,7 +41,7 @@ type Occurrence struct {
 	Conversion capi.Input
 	LeadID     string
 	UTM        utm.Params
-	Attr       attribution.Fact
+	Attr       facts.AdEntity
 }
 
 // EventID is the event id of trigger triggerID's firing for the occurrence with key.

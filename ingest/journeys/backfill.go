@@ -265,8 +265,7 @@ func (tw *touchWriter) add(ctx context.Context, resolver *attribution.Resolver, 
 		return err
 	}
 	tw.pending = append(tw.pending, JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyTouch,
-		Time: ts.UTC(), LeadID: lead, EventID: id, Origin: origin, Source: a.Source, ConnectionID: a.ConnectionID,
-		AccountID: a.AccountID, CampaignID: a.CampaignID, AdsetID: a.AdsetID, AdID: a.AdID})
+		Time: ts.UTC(), LeadID: lead, EventID: id, Origin: origin, AdEntity: a})
 	if len(tw.pending) == chunk {
 		return tw.flush(ctx)
 	}

@@ -40,9 +40,10 @@ type JourneyRow struct {
 	// click (by Origin).
 	OrderID, EventID string
 	// Origin is what a touch was (OriginEvent, OriginLinkClick).
-	Origin                                                     string
-	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
-	Currency                                                   string
+	Origin string
+	// AdEntity is a touch's ad entity (an order's row has none).
+	facts.AdEntity
+	Currency string
 	// Money in micros of Currency, as in facts_raw.
 	Revenue, Count, CountTotal, CountPending, CountRefunded, ProductCosts int64
 }

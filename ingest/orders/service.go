@@ -242,7 +242,7 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 // stored is a transaction's state as the orders table holds it.
 type stored struct {
 	order
-	attr           attribution.Fact
+	attr           facts.AdEntity
 	attributed     bool
 	leadID         string
 	purchaseQueued bool
@@ -260,9 +260,7 @@ func (st stored) contribution(p platform.Project) (factstream.FactRow, bool) {
 	if !st.attributed || st.Status == StatusFailed {
 		return factstream.FactRow{}, false
 	}
-	f := factstream.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, Source: st.attr.Source,
-		ConnectionID: st.attr.ConnectionID, AccountID: st.attr.AccountID, CampaignID: st.attr.CampaignID,
-		AdsetID: st.attr.AdsetID, AdID: st.attr.AdID, Currency: st.currency}
+	f := factstream.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, AdEntity: st.attr, Currency: st.currency}
 	v := &f.Values
 	v[facts.TxCountTotal] = 1
 	switch st.Status {

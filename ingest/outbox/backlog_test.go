@@ -38,8 +38,7 @@ func TestBacklogs(t *testing.T) {
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
-		f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
+		f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
 		factstream.QueueFacts(w, []factstream.FactRow{f, f.Negate(), f}, clk.Now())
 		clk.Advance(time.Minute)
 		in := capi.Input{EventName: "Lead", EventTime: t0, EventID: "e1", ActionSource: capi.Other, Lead: capi.Lead{Email: "a@x.com"}}

@@ -42,8 +42,7 @@ func TestOutboxSizes(t *testing.T) {
 	write := func(nfacts, nevents, njourneys int) error {
 		return pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
-			f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
-				AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
+			f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
 			fs := make([]factstream.FactRow, nfacts)
 			for i := range fs {
 				fs[i] = f

@@ -32,8 +32,7 @@ func TestDrainerBusinessRows(t *testing.T) {
 		vals[i] = int64(i + 1)
 	}
 	biz := factstream.BizRow{TimeZone: "America/Sao_Paulo", BizFact: facts.BizFact{ProjectID: "prj_b", Time: clk.Now(), BizKeys: keys, Values: vals}}
-	fact := factstream.FactRow{ProjectID: "prj_b", TimeZone: "America/Sao_Paulo", Time: clk.Now(), Source: "alpha_ads",
-		ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", Currency: "BRL",
+	fact := factstream.FactRow{ProjectID: "prj_b", TimeZone: "America/Sao_Paulo", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL",
 		Values: facts.Values{facts.TxRevenue: 7, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
@@ -111,7 +110,7 @@ func TestPartitionedDrainBusinessRows(t *testing.T) {
 			biz := factstream.BizRow{TimeZone: "UTC", BizFact: facts.BizFact{ProjectID: prj, Time: clk.Now(),
 				BizKeys: facts.BizKeys{Kind: facts.BizEvent, Device: "mobile", Currency: "BRL"}, Values: facts.BizValues{facts.BizPageViews: 1}}}
 			factstream.QueueBiz(w, []factstream.BizRow{biz, biz}, clk.Now())
-			factstream.QueueFacts(w, []factstream.FactRow{{ProjectID: prj, TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", Currency: "BRL",
+			factstream.QueueFacts(w, []factstream.FactRow{{ProjectID: prj, TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads"}, Currency: "BRL",
 				Values: facts.Values{facts.PageViews: 1}}}, clk.Now())
 		}
 		return tx.SendBatch(ctx, w).Close()

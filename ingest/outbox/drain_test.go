@@ -33,7 +33,7 @@ func TestDrainerCrashes(t *testing.T) {
 			var rows []factstream.FactRow
 			for i := range n {
 				f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "America/Sao_Paulo", Time: clk.Now().Add(-time.Duration(i) * time.Hour),
-					Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
+					AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 				rows = append(rows, f)
 				if i%2 == 1 {
 					rows = append(rows, f.Negate())
@@ -102,8 +102,7 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	fact := func(revenue int64) factstream.FactRow {
-		return factstream.FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
+		return factstream.FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
 	queue := func(tx pgx.Tx, rows ...factstream.FactRow) {
 		t.Helper()
@@ -198,8 +197,7 @@ func TestOutageLeavesBookkeepingBounded(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	rows := make([]factstream.FactRow, 30)
 	for i := range rows {
-		rows[i] = factstream.FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.TxRevenue: 100, facts.TxCount: 1, facts.TxCountTotal: 1}}
+		rows[i] = factstream.FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: 100, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}

@@ -36,8 +36,7 @@ func newPartitionFixture(t *testing.T) *partitionFixture {
 			var rows []factstream.FactRow
 			for i := range 12 * 6 {
 				prj := fmt.Sprintf("prj_%d", i%12)
-				rows = append(rows, factstream.FactRow{ProjectID: prj, TimeZone: "UTC", Time: f.clk.Now(), Source: "alpha_ads",
-					ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", Currency: "BRL",
+				rows = append(rows, factstream.FactRow{ProjectID: prj, TimeZone: "UTC", Time: f.clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL",
 					Values: facts.Values{facts.TxRevenue: int64(i + 1), facts.TxCount: 1, facts.TxCountTotal: 1}})
 				f.queue[prj] += int64(i + 1)
 			}

@@ -49,8 +49,7 @@ func TestFamiliesShowWhatWasRecorded(t *testing.T) {
 	clk := clock.NewFake(t0)
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
-		f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, Source: "alpha_ads", ConnectionID: "con_1",
-			AccountID: "act_1", CampaignID: "c1", Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
+		f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
 		factstream.QueueFacts(w, []factstream.FactRow{f, f}, t0)
 		journeys.QueueJourneys(w, []journeys.JourneyRow{{ProjectID: "prj_1", TimeZone: "UTC", Kind: journeys.JourneyTouch,
 			Time: t0, LeadID: "ld_1"}}, t0.Add(30*time.Second))
