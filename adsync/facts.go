@@ -50,9 +50,7 @@ func (s factSink) facts(changes []change) map[facts.Landing][]facts.Fact {
 	out := map[facts.Landing][]facts.Fact{}
 	for _, c := range changes {
 		f := facts.Fact{
-			ProjectID: s.projectID, Source: s.source, ConnectionID: s.connectionID, AccountID: s.account.ID,
-			CampaignID: c.CampaignID, AdsetID: c.AdsetID, AdID: c.AdID, Currency: s.account.Currency, Values: c.delta,
-		}
+			ProjectID: s.projectID, AdEntity: facts.AdEntity{Source: s.source, ConnectionID: s.connectionID, AccountID: s.account.ID, CampaignID: c.CampaignID, AdsetID: c.AdsetID, AdID: c.AdID}, Currency: s.account.Currency, Values: c.delta}
 		l := facts.LandingDaily
 		switch c.Position {
 		case PositionRaw:

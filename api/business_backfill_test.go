@@ -17,7 +17,7 @@ import (
 func (e *env) bizSnapshot(t *testing.T, project string) []string {
 	t.Helper()
 	keys := strings.Join(facts.BizKeyColumns, ", ")
-	sums := "toInt64(sum(" + strings.ReplaceAll(facts.BizColumns(), ", ", ")), toInt64(sum(") + "))"
+	sums := "toInt64(sum(" + strings.ReplaceAll(facts.Columns(facts.BusinessFamily.Measures, ""), ", ", ")), toInt64(sum(") + "))"
 	rows, err := e.ch.Query(context.Background(), `SELECT toString(tuple(toString(day), `+keys+`, `+sums+`))
 		FROM business_raw WHERE project_id = ? GROUP BY day, `+keys+` ORDER BY day, `+keys, project)
 	if err != nil {
@@ -152,7 +152,7 @@ func TestBusinessOldOrderChangedBeforeBackfill(t *testing.T) {
 		t.Fatalf("backfill: %d orders, %v", orders, err)
 	}
 	got := e.bizTotals(t, a.project.ID, "")
-	want := facts.BizValues{facts.BizTxCountTotal: 1, facts.BizTxCountRefunded: 1}
+	want := facts.Values{facts.TxCountTotal: 1, facts.TxCountRefunded: 1}
 	if got[facts.BizOrder] != want || got[facts.BizItem] != want {
 		t.Fatalf("business rows %v, want the refund's %v", got, want)
 	}

@@ -36,26 +36,22 @@ type browserEvent struct {
 }
 
 // bizTotals sums business_raw per kind for a project.
-func (e *env) bizTotals(t *testing.T, project, where string) map[string]facts.BizValues {
+func (e *env) bizTotals(t *testing.T, project, where string) map[string]facts.Values {
 	t.Helper()
 	cols := ""
-	for _, s := range facts.BizSpecs {
-		cols += ", toInt64(sum(" + s.Column + "))"
+	for _, m := range facts.BusinessFamily.Measures {
+		cols += ", toInt64(sum(" + facts.Specs[m].Column + "))"
 	}
 	rows, err := e.ch.Query(context.Background(), "SELECT kind"+cols+" FROM business_raw WHERE project_id = ? "+where+" GROUP BY kind", project)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	out := map[string]facts.BizValues{}
+	out := map[string]facts.Values{}
 	for rows.Next() {
 		var kind string
-		var v facts.BizValues
-		dest := []any{&kind}
-		for i := range v {
-			dest = append(dest, &v[i])
-		}
-		if err := rows.Scan(dest...); err != nil {
+		var v facts.Values
+		if err := rows.Scan(append([]any{&kind}, v.Dest(facts.BusinessFamily.Measures)...)...); err != nil {
 			t.Fatal(err)
 		}
 		out[kind] = v
@@ -79,12 +75,12 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 	}
 
 	// The independent computation, from the inputs above.
-	var wantEv facts.BizValues
+	var wantEv facts.Values
 	devices := map[string]int64{}
 	for _, ev := range evs {
-		wantEv[facts.BizPageViews] += ev.pageViews
-		wantEv[facts.BizLeads] += ev.leads
-		wantEv[facts.BizInitiateCheckout] += ev.initiateCheckout
+		wantEv[facts.PageViews] += ev.pageViews
+		wantEv[facts.Leads] += ev.leads
+		wantEv[facts.InitiateCheckout] += ev.initiateCheckout
 		if ev.pageViews+ev.leads+ev.initiateCheckout > 0 {
 			devices[browserUAs[ev.ua].device]++
 		}
@@ -92,14 +88,14 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 	const m = facts.MicrosPerMinor
 	// Final states: o-1 approved 10.00 (net = value), o-2 approved 59.90 (net 9.00 USD), o-3
 	// refunded, o-4 failed (nothing).
-	var wantOrder facts.BizValues
-	wantOrder[facts.BizTxRevenue] = (1000 + 5990) * m
-	wantOrder[facts.BizTxRevenueNet] = 1000 * m // o-2's net is in USD
-	wantOrder[facts.BizTxCount] = 2
-	wantOrder[facts.BizTxCountTotal] = 3
-	wantOrder[facts.BizTxCountRefunded] = 1
-	wantOrder[facts.BizTxProductCosts] = 400 * m // o-1's item costs; o-2 has none
-	wantOrder[facts.BizTxUnits] = 3 + 3
+	var wantOrder facts.Values
+	wantOrder[facts.TxRevenue] = (1000 + 5990) * m
+	wantOrder[facts.TxRevenueNet] = 1000 * m // o-2's net is in USD
+	wantOrder[facts.TxCount] = 2
+	wantOrder[facts.TxCountTotal] = 3
+	wantOrder[facts.TxCountRefunded] = 1
+	wantOrder[facts.TxProductCosts] = 400 * m // o-1's item costs; o-2 has none
+	wantOrder[facts.TxUnits] = 3 + 3
 	got := e.bizTotals(t, a.project.ID, "AND currency = 'BRL'")
 	if got[facts.BizEvent] != wantEv {
 		t.Errorf("events: %v, want %v", got[facts.BizEvent], wantEv)
@@ -109,13 +105,13 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 	}
 	// Items: money sums to the orders' to the micro; counts per product row (o-1 has 3 products).
 	wantItems := wantOrder
-	wantItems[facts.BizTxCount] = 3 + 1
-	wantItems[facts.BizTxCountTotal] = 3 + 1 + 1
+	wantItems[facts.TxCount] = 3 + 1
+	wantItems[facts.TxCountTotal] = 3 + 1 + 1
 	if got[facts.BizItem] != wantItems {
 		t.Errorf("items: %v, want %v", got[facts.BizItem], wantItems)
 	}
 	usd := e.bizTotals(t, a.project.ID, "AND currency = 'USD'")
-	if usd[facts.BizOrder] != (facts.BizValues{facts.BizTxRevenueNet: 900 * m}) || usd[facts.BizItem] != usd[facts.BizOrder] {
+	if usd[facts.BizOrder] != (facts.Values{facts.TxRevenueNet: 900 * m}) || usd[facts.BizItem] != usd[facts.BizOrder] {
 		t.Errorf("the USD commission: %v", usd)
 	}
 
@@ -163,7 +159,7 @@ func TestBusinessFactsFromProductionTraffic(t *testing.T) {
 		GROUP BY utm_source, referrer_host, landing_path`), wantSources)
 	check("attributed events", sums(`SELECT campaign_id, ad_id, toInt64(sum(page_views)) FROM business_raw
 		WHERE project_id = ? AND kind = 'event' GROUP BY campaign_id, ad_id`),
-		map[key2]int64{{"900", "902"}: 1, {"", ""}: wantEv[facts.BizPageViews] - 1})
+		map[key2]int64{{"900", "902"}: 1, {"", ""}: wantEv[facts.PageViews] - 1})
 	// Products: o-1's 10.00 split in thirds (the extra micro to the first), o-2's 59.90 all sku-1.
 	check("revenue by product", sums(`SELECT product_id, product_name, toInt64(sum(tx_revenue)) FROM business_raw
 		WHERE project_id = ? AND kind = 'item' GROUP BY product_id, product_name`),

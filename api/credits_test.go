@@ -20,7 +20,7 @@ type creditKey struct {
 }
 
 // creditSums sums a project's credits_raw under windows of w days, leaving out sums of zero.
-func (e *env) creditSums(t *testing.T, project string, w int) map[creditKey]facts.CreditValues {
+func (e *env) creditSums(t *testing.T, project string, w int) map[creditKey]facts.Values {
 	t.Helper()
 	rows, err := e.ch.Query(context.Background(), `SELECT model, by_click, source, connection_id, account_id, campaign_id, adset_id,
 			ad_id, toInt64(sum(tx_revenue)), toInt64(sum(tx_count)), toInt64(sum(tx_count_total)), toInt64(sum(tx_count_pending)),
@@ -31,18 +31,17 @@ func (e *env) creditSums(t *testing.T, project string, w int) map[creditKey]fact
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	out := map[creditKey]facts.CreditValues{}
+	out := map[creditKey]facts.Values{}
 	for rows.Next() {
 		var k creditKey
 		var byClick uint8
-		var v facts.CreditValues
-		en := &k.entity
-		if err := rows.Scan(&k.model, &byClick, &en.Source, &en.ConnectionID, &en.AccountID, &en.CampaignID, &en.AdsetID, &en.AdID,
-			&v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
+		var v facts.Values
+		dest := append([]any{&k.model, &byClick}, k.entity.Dest()...)
+		if err := rows.Scan(append(dest, v.Dest(facts.CreditsFamily.Measures)...)...); err != nil {
 			t.Fatal(err)
 		}
 		k.byClick = byClick == 1
-		if v != (facts.CreditValues{}) {
+		if v != (facts.Values{}) {
 			out[k] = v
 		}
 	}
@@ -50,22 +49,18 @@ func (e *env) creditSums(t *testing.T, project string, w int) map[creditKey]fact
 }
 
 // wantCredits sums facts.Credits of journeys as creditSums sums credits_raw.
-func wantCredits(w int, journeys ...facts.OrderJourney) map[creditKey]facts.CreditValues {
-	out := map[creditKey]facts.CreditValues{}
+func wantCredits(w int, journeys ...facts.OrderJourney) map[creditKey]facts.Values {
+	out := map[creditKey]facts.Values{}
 	for _, j := range journeys {
 		for _, c := range facts.Credits(j) {
 			if int(c.WindowDays) > w {
 				continue
 			}
 			k := creditKey{model: c.Model, byClick: c.ByClick, entity: c.Entity}
-			sum := out[k]
-			for i := range sum {
-				sum[i] += c.Values[i]
-			}
-			out[k] = sum
+			out[k] = out[k].Add(c.Values)
 		}
 	}
-	maps.DeleteFunc(out, func(_ creditKey, v facts.CreditValues) bool { return v == facts.CreditValues{} })
+	maps.DeleteFunc(out, func(_ creditKey, v facts.Values) bool { return v == facts.Values{} })
 	return out
 }
 
@@ -82,11 +77,11 @@ func (e *env) checkCredits(t *testing.T, step, project string, journeys ...facts
 }
 
 // approved and refunded are an order's values (micros, counts) as its journey rows sum them.
-func approved(value, cost int64) facts.CreditValues {
-	return facts.CreditValues{value * facts.MicrosPerMinor, 1, 1, 0, 0, cost * facts.MicrosPerMinor}
+func approved(value, cost int64) facts.Values {
+	return facts.Values{facts.TxRevenue: value * facts.MicrosPerMinor, facts.TxCount: 1, facts.TxCountTotal: 1, facts.TxProductCosts: cost * facts.MicrosPerMinor}
 }
 
-var refunded = facts.CreditValues{0, 0, 1, 0, 1, 0}
+var refunded = facts.Values{facts.TxCountTotal: 1, facts.TxCountRefunded: 1}
 
 // orderCreated is order()'s created_at.
 var orderCreated = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)

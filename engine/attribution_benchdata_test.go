@@ -56,15 +56,11 @@ func (bj benchJourneys) buyer(r *rand.Rand, id int, orders int) (rows []enginete
 				}
 			}
 		}
-		v := facts.CreditValues{int64(1000+r.IntN(50000)) * 10_000, 1, 1}
+		v := facts.Values{facts.TxRevenue: int64(1000+r.IntN(50000)) * 10_000, facts.TxCount: 1, facts.TxCountTotal: 1}
 		rows = append(rows, enginetest.JourneyRow{Kind: enginetest.KindOrder, Time: at, Lead: lead,
 			Order: fmt.Sprintf("O%d-%d", id, o), Currency: "BRL", Values: v})
 		if last != nil {
-			var fv facts.Values
-			fv[facts.TxRevenue], fv[facts.TxCount], fv[facts.TxCountTotal] = v[0], v[1], v[2]
-			reported = append(reported, facts.Fact{ProjectID: bj.project, Time: at, Source: last.Source,
-				ConnectionID: last.ConnectionID, AccountID: last.AccountID, CampaignID: last.CampaignID,
-				AdsetID: last.AdsetID, AdID: last.AdID, Currency: "BRL", Values: fv})
+			reported = append(reported, facts.Fact{ProjectID: bj.project, Time: at, AdEntity: *last, Currency: "BRL", Values: v})
 		}
 	}
 	return rows, reported

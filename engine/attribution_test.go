@@ -40,7 +40,7 @@ func writeCredits(t testing.TB, conn driver.Conn, project, zone string, js []jou
 	rows := make([]enginetest.JourneyRow, len(js))
 	for i, j := range js {
 		r := enginetest.JourneyRow{Kind: j.kind, Time: j.at, Lead: j.lead, Order: j.order, Currency: "USD",
-			Values: facts.CreditValues{j.revenue, j.count, j.total, 0, j.refunded, 0}}
+			Values: facts.Values{facts.TxRevenue: j.revenue, facts.TxCount: j.count, facts.TxCountTotal: j.total, facts.TxCountRefunded: j.refunded}}
 		if j.currency != "" {
 			r.Currency = j.currency
 		}

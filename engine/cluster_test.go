@@ -24,8 +24,7 @@ func TestBatchLandsOnceOnCluster(t *testing.T) {
 	var fs []facts.Fact
 	for i, p := range []string{"prj_a", "prj_b", "prj_c", "prj_d", "prj_e", "prj_f"} {
 		for h := range 3 {
-			fs = append(fs, facts.Fact{ProjectID: p, Time: day.Add(time.Duration(h) * time.Hour), Source: "alpha_ads",
-				ConnectionID: "con_" + p, AdID: "ad1", Currency: "USD", Values: facts.Values{facts.Spend: int64(1_000_000 * (i + 1)), facts.Clicks: int64(h + 1)}})
+			fs = append(fs, facts.Fact{ProjectID: p, Time: day.Add(time.Duration(h) * time.Hour), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_" + p, AdID: "ad1"}, Currency: "USD", Values: facts.Values{facts.Spend: int64(1_000_000 * (i + 1)), facts.Clicks: int64(h + 1)}})
 		}
 	}
 	for _, l := range []facts.Landing{facts.LandingRaw, facts.LandingHourly, facts.LandingDaily} {

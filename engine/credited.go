@@ -21,7 +21,10 @@ func (p *plan) crediting() bool {
 	return false
 }
 
-func isOrderMeasure(m measure) bool { return contains(facts.CreditMeasures[:], m.name) }
+// creditedMeasures are the names of the measures the credits hold.
+var creditedMeasures = facts.ColumnNames(facts.CreditsFamily.Measures)
+
+func isOrderMeasure(m measure) bool { return contains(creditedMeasures, m.name) }
 
 // creditsCount reports whether measure m is a count that the plan's model credits: a sum of
 // facts.CountUnit parts of an order.

@@ -223,8 +223,7 @@ func TestEdgeInstantsAnswer(t *testing.T) {
 		loc, _ := time.LoadLocation(tc.zone)
 		project := "prj_" + strings.ReplaceAll(strings.ToLower(tc.zone), "/", "_")
 		fact := func(at time.Time, leads int64) facts.Fact {
-			return facts.Fact{ProjectID: project, Time: at, Source: "beta_ads", ConnectionID: "con_a", AccountID: "a",
-				CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "BRL", Values: facts.Values{facts.Leads: leads}}
+			return facts.Fact{ProjectID: project, Time: at, AdEntity: facts.AdEntity{Source: "beta_ads", ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d"}, Currency: "BRL", Values: facts.Values{facts.Leads: leads}}
 		}
 		if err := facts.InsertFacts(ctx, ch.Conn, loc, []facts.Fact{fact(first, 3), fact(last, 5)}); err != nil {
 			t.Fatal(err)

@@ -25,19 +25,16 @@ type measure struct {
 // that SQL is deterministic.
 var measures = indexed(func() []measure {
 	var out []measure
-	for _, m := range facts.All {
+	for _, m := range facts.FactsFamily.Measures {
 		s := facts.Specs[m]
-		out = append(out, measure{name: s.Column, money: s.Money, ad: s.Ad, event: eventMeasures[s.Column]})
+		out = append(out, measure{name: s.Column, money: s.Money, ad: s.Ad(), event: s.Origin == facts.OriginEvent})
 		if m == facts.Impressions {
 			out = append(out, measure{name: "alpha_impressions", expr: "if(source = 'alpha_ads', impressions, 0)", ad: true})
 		}
 	}
 	// Units (approved quantity) exist per order line, in the business family only.
-	return append(out, measure{name: "tx_units", business: true})
+	return append(out, measure{name: facts.Specs[facts.TxUnits].Column, business: true})
 }())
-
-// eventMeasures are what tracking events count: an order line (item row) holds none.
-var eventMeasures = map[string]bool{"page_views": true, "leads": true, "initiate_checkout": true}
 
 // indexed sets each measure's index. (The registries of metrics, initialised from measures,
 // read the indexes: package variables are initialised in the order of their dependencies, so

@@ -280,8 +280,7 @@ func TestNoFallbackForDataAtTheEdges(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ctx := context.Background()
 	loc, _ := time.LoadLocation("America/New_York")
-	fact := facts.Fact{ProjectID: "prj_1", Time: time.Date(2024, 3, 5, 10, 20, 0, 0, loc), Source: "beta_ads",
-		ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d", Currency: "USD", Values: facts.Values{facts.Leads: 7}}
+	fact := facts.Fact{ProjectID: "prj_1", Time: time.Date(2024, 3, 5, 10, 20, 0, 0, loc), AdEntity: facts.AdEntity{Source: "beta_ads", ConnectionID: "con_a", AccountID: "a", CampaignID: "c", AdsetID: "s", AdID: "d"}, Currency: "USD", Values: facts.Values{facts.Leads: 7}}
 	if err := facts.InsertFacts(ctx, ch.Conn, loc, []facts.Fact{fact}); err != nil {
 		t.Fatal(err)
 	}

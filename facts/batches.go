@@ -54,7 +54,7 @@ func (l Landing) timeColumns() []string {
 }
 
 func (l Landing) columns() string {
-	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + dimColumns + ", " + Columns(All, "")
+	return "project_id, " + strings.Join(l.timeColumns(), ", ") + ", " + dimColumns + ", " + Columns(FactsFamily.Measures, "")
 }
 
 // times are f's stored times in the landing, for a project in zone loc.
@@ -73,7 +73,7 @@ func (l Landing) times(f Fact, loc *time.Location) []any {
 
 // row is f as the landing stores it, in columns order.
 func (l Landing) row(f Fact, loc *time.Location) []any {
-	return append(append(append([]any{f.ProjectID}, l.times(f, loc)...), f.dims()...), f.Values.Pick(All)...)
+	return append(append(append([]any{f.ProjectID}, l.times(f, loc)...), entityDims(f.AdEntity, f.Currency)...), f.Values.Pick(FactsFamily.Measures)...)
 }
 
 // key identifies a stored row's values: instants as Unix seconds, the Date as its date (the
@@ -102,7 +102,7 @@ func (l Landing) scanRow() (dest []any, values func() []any) {
 	n := len(l.timeColumns())
 	strs := make([]string, 8)
 	times := make([]time.Time, n)
-	nums := make([]int64, len(All))
+	nums := make([]int64, len(FactsFamily.Measures))
 	dest = []any{&strs[0]}
 	for i := range times {
 		dest = append(dest, &times[i])

@@ -26,8 +26,7 @@ func TestBatchLandsOnce(t *testing.T) {
 		return v
 	}
 	fact := func(tm time.Time, ad string, spend int64) facts.Fact {
-		return facts.Fact{ProjectID: "prj_b", Time: tm, Source: "alpha_ads", ConnectionID: "con_b", AccountID: "act_1",
-			CampaignID: "c1", AdsetID: "s1", AdID: ad, Currency: "INR", Values: facts.Values{facts.Spend: spend, facts.Impressions: spend / 10}}
+		return facts.Fact{ProjectID: "prj_b", Time: tm, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_b", AccountID: "act_1", CampaignID: "c1", AdsetID: "s1", AdID: ad}, Currency: "INR", Values: facts.Values{facts.Spend: spend, facts.Impressions: spend / 10}}
 	}
 	batches := map[facts.Landing][]facts.Fact{
 		facts.LandingRaw: {fact(at("2024-01-31 23:50"), "a1", 1_000_000), fact(at("2024-02-01 00:10"), "a1", -300_000),

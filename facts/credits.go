@@ -34,26 +34,6 @@ const (
 	decayScale = 1 << 40
 )
 
-// Credited measures, in the order of OrderJourney.Values and of credits_raw's columns.
-var CreditMeasures = [...]string{"tx_revenue", "tx_count", "tx_count_total", "tx_count_pending", "tx_count_refunded", "tx_product_costs"}
-
-// CreditValues are an order's or a credit's values of CreditMeasures.
-type CreditValues [len(CreditMeasures)]int64
-
-// creditCounts marks the measures of CreditMeasures that are counts (credited in CountUnit).
-var creditCounts = [len(CreditMeasures)]bool{false, true, true, true, true, false}
-
-// AdEntity names the ad a touch's UTM resolved to; the zero value is no entity.
-type AdEntity struct {
-	Source, ConnectionID, AccountID, CampaignID, AdsetID, AdID string
-}
-
-func (e AdEntity) compare(o AdEntity) int {
-	return cmp.Or(cmp.Compare(e.Source, o.Source), cmp.Compare(e.ConnectionID, o.ConnectionID),
-		cmp.Compare(e.AccountID, o.AccountID), cmp.Compare(e.CampaignID, o.CampaignID),
-		cmp.Compare(e.AdsetID, o.AdsetID), cmp.Compare(e.AdID, o.AdID))
-}
-
 // Touch is one touch of a person: an event whose UTM resolved to Entity, or a tracking-link click.
 type Touch struct {
 	Time   time.Time `json:"time"`
@@ -64,10 +44,10 @@ type Touch struct {
 // micros of Currency, counts in orders, as the journeys' order rows sum), and its person's
 // touches, in any order (those after the order or older than MaxWindowDays are ignored).
 type OrderJourney struct {
-	Time     time.Time    `json:"time"`
-	Currency string       `json:"currency"`
-	Values   CreditValues `json:"values"`
-	Touches  []Touch      `json:"touches,omitempty"`
+	Time     time.Time
+	Currency string
+	Values   Values // of CreditsFamily.Measures
+	Touches  []Touch
 }
 
 // Credit is one delta row of credits_raw: under Model, from windows of WindowDays days on, the
@@ -80,7 +60,7 @@ type Credit struct {
 	Time       time.Time
 	Entity     AdEntity
 	Currency   string
-	Values     CreditValues
+	Values     Values
 }
 
 // Credits are the delta rows of o under every model, on both dates. For each model and window w,
@@ -128,12 +108,12 @@ func windowTouches(o OrderJourney) ([]Touch, []uint8) {
 // time, the unattributed rows on the order's.
 func modelCredits(o OrderJourney, model string, touches []Touch, enter []uint8) []Credit {
 	values := o.Values
-	for i := range values {
-		if creditCounts[i] {
-			values[i] *= CountUnit
+	for _, m := range CreditsFamily.Measures {
+		if !Specs[m].Money {
+			values[m] *= CountUnit
 		}
 	}
-	row := func(b uint8, entity AdEntity, at time.Time, v CreditValues) Credit {
+	row := func(b uint8, entity AdEntity, at time.Time, v Values) Credit {
 		return Credit{Model: model, WindowDays: b, Time: at, Entity: entity, Currency: o.Currency, Values: v}
 	}
 	var out []Credit
@@ -141,10 +121,10 @@ func modelCredits(o OrderJourney, model string, touches []Touch, enter []uint8) 
 		// No touch is inside a 1-day window: the order is unattributed until its last touch enters.
 		out = append(out, row(1, AdEntity{}, o.Time, values))
 		if len(touches) > 0 {
-			out = append(out, row(enter[len(enter)-1], AdEntity{}, o.Time, negate(values)))
+			out = append(out, row(enter[len(enter)-1], AdEntity{}, o.Time, values.Neg()))
 		}
 	}
-	prev := make([]CreditValues, len(touches))
+	prev := make([]Values, len(touches))
 	// Windows hold a suffix of the touches in time order: from the last touch back to the oldest
 	// one whose window has come.
 	for first := len(touches); first > 0; {
@@ -156,8 +136,8 @@ func modelCredits(o OrderJourney, model string, touches []Touch, enter []uint8) 
 		shares := allocate(values, weights(model, o.Time, held))
 		for j, s := range shares {
 			k := first + j
-			d := sub(s, prev[k])
-			if d != (CreditValues{}) {
+			d := s.Sub(prev[k])
+			if !d.IsZero() {
 				out = append(out, row(b, held[j].Entity, held[j].Time, d))
 			}
 			prev[k] = s
@@ -198,13 +178,14 @@ func weights(model string, at time.Time, held []Touch) []uint64 {
 
 // allocate splits each value by the weights in whole units: share i is floor(v*W_i/W) -
 // floor(v*W_(i-1)/W), with W_i the sum of the first i weights, so the shares sum to v.
-func allocate(values CreditValues, w []uint64) []CreditValues {
+func allocate(values Values, w []uint64) []Values {
 	var total uint64
 	for _, x := range w {
 		total += x
 	}
-	out := make([]CreditValues, len(w))
-	for m, v := range values {
+	out := make([]Values, len(w))
+	for _, m := range CreditsFamily.Measures {
+		v := values[m]
 		var cum uint64
 		var before int64
 		for i, x := range w {
@@ -232,25 +213,11 @@ func mulDiv(v int64, num, den uint64) int64 {
 	return int64(q)
 }
 
-func sub(a, b CreditValues) CreditValues {
-	for i := range a {
-		a[i] -= b[i]
-	}
-	return a
-}
-
-func negate(a CreditValues) CreditValues {
-	for i := range a {
-		a[i] = -a[i]
-	}
-	return a
-}
-
 // NegateCredits returns cs with every value's sign flipped: the rows that take them back.
 func NegateCredits(cs []Credit) []Credit {
 	out := make([]Credit, len(cs))
 	for i, c := range cs {
-		c.Values = negate(c.Values)
+		c.Values = c.Values.Neg()
 		out[i] = c
 	}
 	return out

@@ -13,8 +13,8 @@ var creditOrderTime = time.Date(2026, 3, 10, 15, 30, 0, 0, time.UTC)
 func ad(id string) AdEntity { return AdEntity{Source: "alpha_ads", ConnectionID: "con", AdID: id} }
 
 // creditAt sums o's credit rows of model and date that windows of w days hold, per entity.
-func creditAt(cs []Credit, model string, byClick bool, w int) map[AdEntity]CreditValues {
-	out := map[AdEntity]CreditValues{}
+func creditAt(cs []Credit, model string, byClick bool, w int) map[AdEntity]Values {
+	out := map[AdEntity]Values{}
 	for _, c := range cs {
 		if c.Model == model && c.ByClick == byClick && int(c.WindowDays) <= w {
 			v := out[c.Entity]
@@ -25,7 +25,7 @@ func creditAt(cs []Credit, model string, byClick bool, w int) map[AdEntity]Credi
 		}
 	}
 	for e, v := range out {
-		if v == (CreditValues{}) {
+		if v == (Values{}) {
 			delete(out, e)
 		}
 	}
@@ -40,7 +40,7 @@ func TestCreditsByHand(t *testing.T) {
 		{Time: creditOrderTime.Add(-7 * 24 * h), Entity: ad("b")},  // exactly 7 days: enters at 7
 		{Time: creditOrderTime.Add(-2 * h), Entity: ad("c")},       // enters at 1
 	}
-	o := OrderJourney{Time: creditOrderTime, Currency: "BRL", Values: CreditValues{100_000_000, 1, 1, 0, 0, 0}, Touches: three}
+	o := OrderJourney{Time: creditOrderTime, Currency: "BRL", Values: Values{TxRevenue: 100_000_000, TxCount: 1, TxCountTotal: 1}, Touches: three}
 	for _, c := range []struct {
 		model string
 		w     int
@@ -65,19 +65,19 @@ func TestCreditsByHand(t *testing.T) {
 			continue
 		}
 		for id, rev := range c.want {
-			if got[ad(id)][0] != rev {
+			if got[ad(id)][TxRevenue] != rev {
 				t.Errorf("%s w=%d: %s has %v, want revenue %d", c.model, c.w, id, got[ad(id)], rev)
 			}
 		}
 	}
 	// Touches after the order and older than 90 days never count; without a touch the order is
 	// unattributed under every window.
-	late := OrderJourney{Time: creditOrderTime, Currency: "BRL", Values: CreditValues{5, 1, 1, 0, 0, 0}, Touches: []Touch{
+	late := OrderJourney{Time: creditOrderTime, Currency: "BRL", Values: Values{TxRevenue: 5, TxCount: 1, TxCountTotal: 1}, Touches: []Touch{
 		{Time: creditOrderTime.Add(time.Minute), Entity: ad("after")},
 		{Time: creditOrderTime.Add(-91 * 24 * h), Entity: ad("old")},
 	}}
 	for _, w := range []int{1, 90} {
-		if got := creditAt(Credits(late), ModelLinear, false, w); len(got) != 1 || got[AdEntity{}] != (CreditValues{5, 10_000, 10_000, 0, 0, 0}) {
+		if got := creditAt(Credits(late), ModelLinear, false, w); len(got) != 1 || got[AdEntity{}] != (Values{TxRevenue: 5, TxCount: 10_000, TxCountTotal: 10_000}) {
 			t.Errorf("w=%d: %v, want all unattributed", w, got)
 		}
 	}
@@ -107,7 +107,8 @@ func TestCreditsAgainstDirectAllocation(t *testing.T) {
 	r := rand.New(rand.NewPCG(28, 1))
 	for n := range 300 {
 		o := OrderJourney{Time: creditOrderTime, Currency: "USD",
-			Values: CreditValues{r.Int64N(1e12), 1, 1, r.Int64N(2), r.Int64N(2), r.Int64N(1e9)}}
+			Values: Values{TxRevenue: r.Int64N(1e12), TxCount: 1, TxCountTotal: 1,
+				TxCountPending: r.Int64N(2), TxCountRefunded: r.Int64N(2), TxProductCosts: r.Int64N(1e9)}}
 		for range r.IntN(7) {
 			o.Touches = append(o.Touches, Touch{Time: creditOrderTime.Add(-time.Duration(r.Int64N(100*24*3600)) * time.Second),
 				Entity: ad(string(rune('a' + r.IntN(4))))})
@@ -118,7 +119,7 @@ func TestCreditsAgainstDirectAllocation(t *testing.T) {
 				for w := 1; w <= MaxWindowDays; w++ {
 					got := creditAt(cs, model, byClick, w)
 					want := directCredits(o, model, w)
-					var sum CreditValues
+					var sum Values
 					for e, v := range got {
 						for i := range v {
 							sum[i] += v[i]
@@ -131,7 +132,7 @@ func TestCreditsAgainstDirectAllocation(t *testing.T) {
 						t.Fatalf("journey %d %s w=%d: %v, want %v", n, model, w, got, want)
 					}
 					for i := range sum {
-						if full := o.Values[i] * map[bool]int64{true: CountUnit, false: 1}[creditCounts[i]]; sum[i] != full {
+						if full := o.Values[i] * map[bool]int64{true: CountUnit, false: 1}[!Specs[i].Money]; sum[i] != full {
 							t.Fatalf("journey %d %s w=%d: measure %d sums to %d, want %d", n, model, w, i, sum[i], full)
 						}
 					}
@@ -143,7 +144,7 @@ func TestCreditsAgainstDirectAllocation(t *testing.T) {
 
 // directCredits is o's credit under model and window w, computed from the touches inside the
 // window with big rationals (time_decay's weights as Credits rounds them).
-func directCredits(o OrderJourney, model string, w int) map[AdEntity]CreditValues {
+func directCredits(o OrderJourney, model string, w int) map[AdEntity]Values {
 	held, _ := windowTouches(o)
 	var in []Touch
 	for _, t := range held {
@@ -151,14 +152,15 @@ func directCredits(o OrderJourney, model string, w int) map[AdEntity]CreditValue
 			in = append(in, t)
 		}
 	}
-	out := map[AdEntity]CreditValues{}
-	add := func(e AdEntity, m int, v int64) {
+	out := map[AdEntity]Values{}
+	add := func(e AdEntity, m Measure, v int64) {
 		x := out[e]
 		x[m] += v
 		out[e] = x
 	}
-	for m, v := range o.Values {
-		if creditCounts[m] {
+	for _, m := range CreditsFamily.Measures {
+		v := o.Values[m]
+		if !Specs[m].Money {
 			v *= CountUnit
 		}
 		if len(in) == 0 {
@@ -197,7 +199,7 @@ func directCredits(o OrderJourney, model string, w int) map[AdEntity]CreditValue
 		}
 	}
 	for e, x := range out {
-		if x == (CreditValues{}) {
+		if x == (Values{}) {
 			delete(out, e)
 		}
 	}

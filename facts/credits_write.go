@@ -3,7 +3,6 @@ package facts
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -22,7 +21,7 @@ type CreditBatch struct {
 // and local day in its batch's zone, as facts_raw's rows.
 func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch) error {
 	batch, err := conn.PrepareBatch(ctx, "INSERT INTO credits_raw (project_id, model, by_click, window_days, ts, hour, day, "+
-		dimColumns+", "+strings.Join(CreditMeasures[:], ", ")+", outbox_id)")
+		dimColumns+", "+Columns(CreditsFamily.Measures, "")+", outbox_id)")
 	if err != nil {
 		return fmt.Errorf("facts: insert credits: %w", err)
 	}
@@ -30,14 +29,13 @@ func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch)
 	for _, b := range batches {
 		for _, c := range b.Credits {
 			minute, hour, day := Times(c.Time, b.Zone)
-			e := c.Entity
 			byClick := uint8(0)
 			if c.ByClick {
 				byClick = 1
 			}
-			if err := batch.Append(b.ProjectID, c.Model, byClick, c.WindowDays, minute, hour, day, e.Source, e.ConnectionID,
-				e.AccountID, e.CampaignID, e.AdsetID, e.AdID, c.Currency, c.Values[0], c.Values[1], c.Values[2], c.Values[3],
-				c.Values[4], c.Values[5], b.OutboxID); err != nil {
+			row := []any{b.ProjectID, c.Model, byClick, c.WindowDays, minute, hour, day}
+			row = append(append(append(row, entityDims(c.Entity, c.Currency)...), c.Values.Pick(CreditsFamily.Measures)...), b.OutboxID)
+			if err := batch.Append(row...); err != nil {
 				return fmt.Errorf("facts: insert credits: %w", err)
 			}
 		}

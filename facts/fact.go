@@ -10,16 +10,11 @@ const MicrosPerMinor = 10_000
 // attribution linked to an ad entity, or both. A restated metric or an upserted order is written
 // as a signed correcting difference. Money is in micros of Currency.
 type Fact struct {
-	ProjectID    string
-	Time         time.Time // truncated to the minute when written
-	Source       string
-	ConnectionID string
-	AccountID    string
-	CampaignID   string
-	AdsetID      string
-	AdID         string
-	Currency     string
-	Values       Values
+	ProjectID string
+	Time      time.Time // truncated to the minute when written
+	AdEntity
+	Currency string
+	Values   Values
 
 	// OutboxID is the ingest fact outbox row the fact came from, 0 for any other writer: the
 	// outbox drainer finds what a crashed run already wrote by it.

@@ -1,13 +1,18 @@
 package facts
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// Measure names one additive measure; a Fact's Values hold each at its index.
+// Measure names one additive measure; Values hold each at its index.
 type Measure int
 
-// The measures, in the column order of every fact table. Adding one takes a migration (the column
-// in each fact table, rollup and view) and its line here and in Specs; every writer, the outbox
-// and the engine's registry derive their lists from Specs.
+// The measures of every fact family, in the column order of the family's tables (a family holds
+// those of the origins it keeps, see Family). Adding one takes its line here and in Specs, and a
+// migration adding its column to each table of the families that keep it (family.go renders the
+// lines; the conformance test names any table that lacks it); the writers, the outbox codecs and
+// the engine's registry derive their lists from Specs.
 const (
 	Spend Measure = iota
 	Impressions
@@ -20,47 +25,69 @@ const (
 	Leads
 	InitiateCheckout
 	TxRevenue
+	TxRevenueNet
 	TxCount
 	TxCountTotal
 	TxCountPending
 	TxCountRefunded
 	TxProductCosts
-	numMeasures
+	TxUnits
+	NumMeasures
+)
+
+// Origin says where a measure comes from, which decides the families that keep it.
+type Origin uint8
+
+// The origins of measures.
+const (
+	// OriginAd is what the ad networks report (synced, known per hour at best): the ad facts only.
+	OriginAd Origin = iota + 1
+	// OriginEvent is what tracking events count: the ad facts (attributed) and the business facts.
+	OriginEvent
+	// OriginOrder is an order's value or count: every family, since models credit orders.
+	OriginOrder
+	// OriginOrderLine is an order's detail that only the business family splits it by (net revenue
+	// in the commission's currency, units per product line).
+	OriginOrderLine
 )
 
 // Spec describes a measure.
 type Spec struct {
-	// Column is its Int64 column in every fact table.
+	// Column is its Int64 column in every table that keeps it.
 	Column string
-	// Money marks micros of the fact's currency (MicrosPerMinor); the others are counts.
-	Money bool
-	// Ad marks what the ad networks report (synced, known per hour at best); the others are
-	// business facts from events and orders, known to the minute, which the fact outbox carries.
-	Ad bool
+	// Money marks micros of the row's currency (MicrosPerMinor); the others are counts.
+	Money  bool
+	Origin Origin
 }
 
+// Ad reports whether the ad networks report the measure (the others are business facts from
+// events and orders, known to the minute, which the fact outbox carries).
+func (s Spec) Ad() bool { return s.Origin == OriginAd }
+
 // Specs are the measures' descriptions, by Measure.
-var Specs = [numMeasures]Spec{
-	Spend:            {Column: "spend", Money: true, Ad: true},
-	Impressions:      {Column: "impressions", Ad: true},
-	Clicks:           {Column: "clicks", Ad: true},
-	Reach:            {Column: "reach", Ad: true},
-	VideoPlays:       {Column: "video_plays", Ad: true},
-	VideoViews3s:     {Column: "video_views_3s", Ad: true},
-	VideoViewsP75:    {Column: "video_views_p75", Ad: true},
-	PageViews:        {Column: "page_views"},
-	Leads:            {Column: "leads"},
-	InitiateCheckout: {Column: "initiate_checkout"},
-	TxRevenue:        {Column: "tx_revenue", Money: true},
-	TxCount:          {Column: "tx_count"},
-	TxCountTotal:     {Column: "tx_count_total"},
-	TxCountPending:   {Column: "tx_count_pending"},
-	TxCountRefunded:  {Column: "tx_count_refunded"},
-	TxProductCosts:   {Column: "tx_product_costs", Money: true},
+var Specs = [NumMeasures]Spec{
+	Spend:            {Column: "spend", Money: true, Origin: OriginAd},
+	Impressions:      {Column: "impressions", Origin: OriginAd},
+	Clicks:           {Column: "clicks", Origin: OriginAd},
+	Reach:            {Column: "reach", Origin: OriginAd},
+	VideoPlays:       {Column: "video_plays", Origin: OriginAd},
+	VideoViews3s:     {Column: "video_views_3s", Origin: OriginAd},
+	VideoViewsP75:    {Column: "video_views_p75", Origin: OriginAd},
+	PageViews:        {Column: "page_views", Origin: OriginEvent},
+	Leads:            {Column: "leads", Origin: OriginEvent},
+	InitiateCheckout: {Column: "initiate_checkout", Origin: OriginEvent},
+	TxRevenue:        {Column: "tx_revenue", Money: true, Origin: OriginOrder},
+	TxRevenueNet:     {Column: "tx_revenue_net", Money: true, Origin: OriginOrderLine},
+	TxCount:          {Column: "tx_count", Origin: OriginOrder},
+	TxCountTotal:     {Column: "tx_count_total", Origin: OriginOrder},
+	TxCountPending:   {Column: "tx_count_pending", Origin: OriginOrder},
+	TxCountRefunded:  {Column: "tx_count_refunded", Origin: OriginOrder},
+	TxProductCosts:   {Column: "tx_product_costs", Money: true, Origin: OriginOrder},
+	TxUnits:          {Column: "tx_units", Origin: OriginOrderLine},
 }
 
 // Values are a fact's measures, by Measure.
-type Values [numMeasures]int64
+type Values [NumMeasures]int64
 
 // Add returns v + o.
 func (v Values) Add(o Values) Values {
@@ -86,22 +113,30 @@ func (v Values) IsZero() bool { return v == Values{} }
 
 // The measure lists writers use, in Measure order.
 var (
-	// All is every measure.
-	All = selectMeasures(func(Spec) bool { return true })
 	// AdMeasures are what the ad networks report (sync's buckets and batches keep these).
-	AdMeasures = selectMeasures(func(s Spec) bool { return s.Ad })
-	// Business are what events and orders produce (the fact outbox carries these).
-	Business = selectMeasures(func(s Spec) bool { return !s.Ad })
+	AdMeasures = From(OriginAd)
+	// Business are the business measures of the ad facts (the fact outbox carries these).
+	Business = From(OriginEvent, OriginOrder)
 )
 
-func selectMeasures(keep func(Spec) bool) []Measure {
+// From are the measures of those origins, in Measure order.
+func From(origins ...Origin) []Measure {
 	var out []Measure
-	for m := range numMeasures {
-		if keep(Specs[m]) {
-			out = append(out, m)
+	for m, s := range Specs {
+		if slices.Contains(origins, s.Origin) {
+			out = append(out, Measure(m))
 		}
 	}
 	return out
+}
+
+// ColumnNames are ms's columns, in order.
+func ColumnNames(ms []Measure) []string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = Specs[m].Column
+	}
+	return names
 }
 
 // Columns lists ms's columns, each with prefix, separated by ", ".

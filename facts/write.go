@@ -11,21 +11,22 @@ import (
 // dimColumns are the dimensions of every fact table, in Fact.dims's order.
 const dimColumns = "source, connection_id, account_id, campaign_id, adset_id, ad_id, currency"
 
-func (f Fact) dims() []any {
-	return []any{f.Source, f.ConnectionID, f.AccountID, f.CampaignID, f.AdsetID, f.AdID, f.Currency}
+// entityDims are the values of dimColumns.
+func entityDims(e AdEntity, currency string) []any {
+	return []any{e.Source, e.ConnectionID, e.AccountID, e.CampaignID, e.AdsetID, e.AdID, currency}
 }
 
 // InsertFacts writes facts of projects in zone loc into facts_raw as one batch.
 func InsertFacts(ctx context.Context, conn driver.Conn, loc *time.Location, facts []Fact) error {
 	batch, err := conn.PrepareBatch(ctx, "INSERT INTO facts_raw (project_id, ts, hour, day, "+dimColumns+", "+
-		Columns(All, "")+", outbox_id)")
+		Columns(FactsFamily.Measures, "")+", outbox_id)")
 	if err != nil {
 		return fmt.Errorf("facts: insert facts: %w", err)
 	}
 	defer batch.Close()
 	for _, f := range facts {
 		minute, hour, day := Times(f.Time, loc)
-		row := append(append([]any{f.ProjectID, minute, hour, day}, f.dims()...), f.Values.Pick(All)...)
+		row := append(append([]any{f.ProjectID, minute, hour, day}, entityDims(f.AdEntity, f.Currency)...), f.Values.Pick(FactsFamily.Measures)...)
 		if err := batch.Append(append(row, f.OutboxID)...); err != nil {
 			return fmt.Errorf("facts: insert facts: %w", err)
 		}

@@ -150,7 +150,7 @@ func TestReplicatedClusterDDL(t *testing.T) {
 	day := time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC)
 	for i, p := range []string{"prj_a", "prj_b", "prj_c", "prj_d"} {
 		if err := facts.InsertFacts(ctx, c.Conn, time.UTC, []facts.Fact{{ProjectID: p, Time: day.Add(time.Hour),
-			Source: "alpha_ads", AdID: "1", Currency: "USD", Values: facts.Values{facts.Clicks: int64(i + 1)}}}); err != nil {
+			AdEntity: facts.AdEntity{Source: "alpha_ads", AdID: "1"}, Currency: "USD", Values: facts.Values{facts.Clicks: int64(i + 1)}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

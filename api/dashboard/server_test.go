@@ -123,9 +123,7 @@ func startServer(t *testing.T) *fixture {
 	var daily []facts.Fact
 	for d := 40; d > 30; d-- {
 		day := today.AddDate(0, 0, -d)
-		daily = append(daily, facts.Fact{ProjectID: f.project.ID, Time: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, loc),
-			Source: platform.KindAlpha, ConnectionID: conns[platform.KindAlpha], AccountID: alphaAccount,
-			CampaignID: alphaAccount + "_c1", AdsetID: alphaAccount + "_c1_s0", AdID: alphaAccount + "_c1_s0_a0", Currency: "BRL", Values: facts.Values{facts.Spend: int64(10_000_000 + d*1_230_000), facts.Impressions: int64(1000 + d), facts.Clicks: int64(d)}})
+		daily = append(daily, facts.Fact{ProjectID: f.project.ID, Time: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, loc), AdEntity: facts.AdEntity{Source: platform.KindAlpha, ConnectionID: conns[platform.KindAlpha], AccountID: alphaAccount, CampaignID: alphaAccount + "_c1", AdsetID: alphaAccount + "_c1_s0", AdID: alphaAccount + "_c1_s0_a0"}, Currency: "BRL", Values: facts.Values{facts.Spend: int64(10_000_000 + d*1_230_000), facts.Impressions: int64(1000 + d), facts.Clicks: int64(d)}})
 	}
 	if err := facts.InsertBatch(ctx, ch.Conn, facts.LandingDaily, loc, "daily-only", daily); err != nil {
 		t.Fatal(err)

@@ -377,7 +377,7 @@ func (ds BusinessDataset) AdFacts(project string) []facts.Fact {
 		if r.ProjectID != project || r.Kind == "item" || r.Source == "" {
 			continue
 		}
-		f := facts.Fact{ProjectID: r.ProjectID, Time: r.Time, Source: r.Source, CampaignID: r.CampaignID, AdID: r.AdID, Currency: r.Currency}
+		f := facts.Fact{ProjectID: r.ProjectID, Time: r.Time, AdEntity: facts.AdEntity{Source: r.Source, CampaignID: r.CampaignID, AdID: r.AdID}, Currency: r.Currency}
 		f.AccountID, f.ConnectionID, f.AdsetID = adKeys(r)
 		for m, spec := range facts.Specs {
 			f.Values[m] = r.Values[spec.Column]

@@ -270,8 +270,7 @@ func sumInto(buckets map[string]*facts.Fact, order []*facts.Fact, f facts.Fact) 
 }
 
 func base(p Project, a ad, at time.Time) facts.Fact {
-	return facts.Fact{ProjectID: p.ID, Time: at.UTC(), Source: a.source, ConnectionID: a.connection,
-		AccountID: a.account, CampaignID: a.campaign, AdsetID: a.adset, AdID: a.id, Currency: a.currency}
+	return facts.Fact{ProjectID: p.ID, Time: at.UTC(), AdEntity: facts.AdEntity{Source: a.source, ConnectionID: a.connection, AccountID: a.account, CampaignID: a.campaign, AdsetID: a.adset, AdID: a.id}, Currency: a.currency}
 }
 
 func adFact(r *rand.Rand, p Project, a ad, at time.Time) facts.Fact {

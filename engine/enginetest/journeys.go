@@ -29,7 +29,7 @@ type JourneyRow struct {
 	Order      string
 	Entity     facts.AdEntity
 	Currency   string
-	Values     facts.CreditValues
+	Values     facts.Values // of facts.CreditsFamily.Measures
 }
 
 // OrderJourneys are the orders of rows as the credit worker credits them: per person (a lead's
@@ -57,7 +57,7 @@ func OrderJourneys(rows []JourneyRow) []facts.OrderJourney {
 		person, order, currency string
 		at                      int64
 	}
-	sums := map[orderKey]facts.CreditValues{}
+	sums := map[orderKey]facts.Values{}
 	var keys []orderKey
 	touches := map[string][]facts.Touch{}
 	for _, r := range rows {
@@ -73,10 +73,7 @@ func OrderJourneys(rows []JourneyRow) []facts.OrderJourney {
 			if !ok {
 				keys = append(keys, k)
 			}
-			for i := range v {
-				v[i] += r.Values[i]
-			}
-			sums[k] = v
+			sums[k] = v.Add(r.Values)
 		}
 	}
 	// Keys in a fixed order, so that every run writes the same rows.
@@ -86,7 +83,7 @@ func OrderJourneys(rows []JourneyRow) []facts.OrderJourney {
 	})
 	var out []facts.OrderJourney
 	for _, k := range keys {
-		if sums[k] == (facts.CreditValues{}) {
+		if sums[k].IsZero() {
 			continue
 		}
 		o := facts.OrderJourney{Time: time.Unix(k.at, 0).UTC(), Currency: k.currency, Values: sums[k]}

@@ -188,7 +188,7 @@ func (j *journeys) current(zone string) map[string]*credited {
 		for order, parts := range j.orders[person] {
 			var at *part
 			for p, v := range parts {
-				if v != (facts.CreditValues{}) && (at == nil || p.at.After(at.at) || p.at.Equal(at.at) && p.currency > at.currency) {
+				if !v.IsZero() && (at == nil || p.at.After(at.at) || p.at.Equal(at.at) && p.currency > at.currency) {
 					at = &p
 				}
 			}

@@ -23,31 +23,27 @@ type part struct {
 
 // journeys is what journeys_by_lead holds of some people and lead-less orders.
 type journeys struct {
-	touches map[string][]facts.Touch                          // by person
-	orders  map[string]map[string]map[part]facts.CreditValues // person ("" for no lead) -> order -> its parts' sums
-	rows    int                                               // rows read (grouped)
+	touches map[string][]facts.Touch                    // by person
+	orders  map[string]map[string]map[part]facts.Values // person ("" for no lead) -> order -> its parts' sums
+	rows    int                                         // rows read (grouped)
 }
 
 // add adds values to a part of an order of person.
-func (j *journeys) add(person, order string, p part, values facts.CreditValues) {
+func (j *journeys) add(person, order string, p part, values facts.Values) {
 	if j.orders[person] == nil {
-		j.orders[person] = map[string]map[part]facts.CreditValues{}
+		j.orders[person] = map[string]map[part]facts.Values{}
 	}
 	if j.orders[person][order] == nil {
-		j.orders[person][order] = map[part]facts.CreditValues{}
+		j.orders[person][order] = map[part]facts.Values{}
 	}
-	sum := j.orders[person][order][p]
-	for i := range sum {
-		sum[i] += values[i]
-	}
-	j.orders[person][order][p] = sum
+	j.orders[person][order][p] = j.orders[person][order][p].Add(values)
 }
 
-// sums selects the sum of each of facts.CreditMeasures, in their order.
+// sums selects the sum of each of facts.CreditsFamily.Measures, in their order.
 var sums = func() string {
-	out := make([]string, len(facts.CreditMeasures))
-	for i, m := range facts.CreditMeasures {
-		out[i] = "toInt64(sum(" + m + "))"
+	out := make([]string, len(facts.CreditsFamily.Measures))
+	for i, m := range facts.CreditsFamily.Measures {
+		out[i] = "toInt64(sum(" + facts.Specs[m].Column + "))"
 	}
 	return strings.Join(out, ", ")
 }()
@@ -57,7 +53,7 @@ var sums = func() string {
 // times given, from journeys_by_lead by its primary key.
 func readJourneys(ctx context.Context, ch driver.Conn, project string, personOf map[string]string,
 	leadless map[string]map[time.Time]bool) (*journeys, error) {
-	j := &journeys{touches: map[string][]facts.Touch{}, orders: map[string]map[string]map[part]facts.CreditValues{}}
+	j := &journeys{touches: map[string][]facts.Touch{}, orders: map[string]map[string]map[part]facts.Values{}}
 	if len(personOf) > 0 {
 		if err := j.readPeople(ctx, ch, project, personOf); err != nil {
 			return nil, err
@@ -86,9 +82,9 @@ func (j *journeys) readPeople(ctx context.Context, ch driver.Conn, project strin
 		var lead, kind, order, currency string
 		var at time.Time
 		var e facts.AdEntity
-		var v facts.CreditValues
-		if err := rows.Scan(&lead, &kind, &at, &order, &e.Source, &e.ConnectionID, &e.AccountID, &e.CampaignID, &e.AdsetID,
-			&e.AdID, &currency, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
+		var v facts.Values
+		dest := append(append([]any{&lead, &kind, &at, &order}, e.Dest()...), &currency)
+		if err := rows.Scan(append(dest, v.Dest(facts.CreditsFamily.Measures)...)...); err != nil {
 			return fmt.Errorf("read journeys: %w", err)
 		}
 		j.rows++
@@ -129,8 +125,8 @@ func (j *journeys) readLeadless(ctx context.Context, ch driver.Conn, project str
 	for rows.Next() {
 		var order string
 		var p part
-		var v facts.CreditValues
-		if err := rows.Scan(&order, &p.at, &p.currency, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
+		var v facts.Values
+		if err := rows.Scan(append([]any{&order, &p.at, &p.currency}, v.Dest(facts.CreditsFamily.Measures)...)...); err != nil {
 			return fmt.Errorf("read lead-less orders: %w", err)
 		}
 		j.rows++

@@ -55,7 +55,7 @@ func (s *stores) touch(lead string, at time.Time) facts.Touch {
 func (s *stores) order(id, lead string, at time.Time, value int64) facts.OrderJourney {
 	r, _ := journeys.OrderJourney(project, "America/Sao_Paulo", id, lead, "approved", "BRL", at, value, 0)
 	s.queue(r)
-	return facts.OrderJourney{Time: at, Currency: "BRL", Values: facts.CreditValues{value * facts.MicrosPerMinor, 1, 1, 0, 0, 0}}
+	return facts.OrderJourney{Time: at, Currency: "BRL", Values: facts.Values{facts.TxRevenue: value * facts.MicrosPerMinor, facts.TxCount: 1, facts.TxCountTotal: 1}}
 }
 
 func (s *stores) queue(rs ...journeys.JourneyRow) {
@@ -74,7 +74,7 @@ func (s *stores) queue(rs ...journeys.JourneyRow) {
 }
 
 // totals are credits_raw's sums per model and date under 90-day windows, and its row count.
-func (s *stores) totals() (map[string]facts.CreditValues, uint64) {
+func (s *stores) totals() (map[string]facts.Values, uint64) {
 	s.t.Helper()
 	rows, err := s.ch.Query(context.Background(), `SELECT model, by_click, ad_id, toInt64(sum(tx_revenue)), toInt64(sum(tx_count)),
 		toInt64(sum(tx_count_total)), toInt64(sum(tx_count_pending)), toInt64(sum(tx_count_refunded)), toInt64(sum(tx_product_costs)), count()
@@ -83,18 +83,19 @@ func (s *stores) totals() (map[string]facts.CreditValues, uint64) {
 		s.t.Fatal(err)
 	}
 	defer rows.Close()
-	out := map[string]facts.CreditValues{}
+	out := map[string]facts.Values{}
 	var n uint64
 	for rows.Next() {
 		var model, adID string
 		var byClick uint8
-		var v facts.CreditValues
+		var v facts.Values
 		var c uint64
-		if err := rows.Scan(&model, &byClick, &adID, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &c); err != nil {
+		dest := append(append([]any{&model, &byClick, &adID}, v.Dest(facts.CreditsFamily.Measures)...), &c)
+		if err := rows.Scan(dest...); err != nil {
 			s.t.Fatal(err)
 		}
 		n += c
-		if v != (facts.CreditValues{}) {
+		if v != (facts.Values{}) {
 			out[fmt.Sprint(model, byClick, adID)] = v
 		}
 	}
@@ -102,8 +103,8 @@ func (s *stores) totals() (map[string]facts.CreditValues, uint64) {
 }
 
 // want sums facts.Credits of journeys as totals sums credits_raw.
-func want(journeys ...facts.OrderJourney) map[string]facts.CreditValues {
-	out := map[string]facts.CreditValues{}
+func want(journeys ...facts.OrderJourney) map[string]facts.Values {
+	out := map[string]facts.Values{}
 	for _, j := range journeys {
 		for _, c := range facts.Credits(j) {
 			byClick := 0
@@ -111,15 +112,11 @@ func want(journeys ...facts.OrderJourney) map[string]facts.CreditValues {
 				byClick = 1
 			}
 			k := fmt.Sprint(c.Model, byClick, c.Entity.AdID)
-			v := out[k]
-			for i := range v {
-				v[i] += c.Values[i]
-			}
-			out[k] = v
+			out[k] = out[k].Add(c.Values)
 		}
 	}
 	for k, v := range out {
-		if v == (facts.CreditValues{}) {
+		if v == (facts.Values{}) {
 			delete(out, k)
 		}
 	}
@@ -217,7 +214,7 @@ func TestWorkerBatch(t *testing.T) {
 	for p := range credits.Batch {
 		lead := fmt.Sprintf("ld_%d", p)
 		o := facts.OrderJourney{Time: now.Add(-time.Duration(p) * time.Minute), Currency: "BRL",
-			Values: facts.CreditValues{100 * facts.MicrosPerMinor, 1, 1, 0, 0, 0}}
+			Values: facts.Values{facts.TxRevenue: 100 * facts.MicrosPerMinor, facts.TxCount: 1, facts.TxCountTotal: 1}}
 		for k := range 5 {
 			at := o.Time.Add(-time.Duration(k*37+p%11) * time.Hour)
 			rows = append(rows, journeys.JourneyRow{ProjectID: project, TimeZone: "America/Sao_Paulo", Kind: journeys.JourneyTouch, Time: at,

@@ -41,11 +41,8 @@ func BizRowOf(e EventRow, attr facts.AdEntity, zone string) (factstream.BizRow, 
 		return factstream.BizRow{}, false
 	}
 	t := traffic.Of(e.PageURL, e.Referrer, e.UserAgent)
-	var v facts.BizValues
-	v[facts.BizPageViews], v[facts.BizLeads], v[facts.BizInitiateCheckout] = m[facts.PageViews], m[facts.Leads], m[facts.InitiateCheckout]
-	return factstream.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: v,
-		BizKeys: facts.BizKeys{Kind: facts.BizEvent, Source: attr.Source, ConnectionID: attr.ConnectionID,
-			AccountID: attr.AccountID, CampaignID: attr.CampaignID, AdsetID: attr.AdsetID, AdID: attr.AdID,
+	return factstream.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: m,
+		BizKeys: facts.BizKeys{Kind: facts.BizEvent, AdEntity: attr,
 			UTMSource: e.UTMSource, UTMMedium: e.UTMMedium, UTMCampaign: e.UTMCampaign, UTMContent: e.UTMContent,
 			UTMTerm: e.UTMTerm, ReferrerHost: t.ReferrerHost, LandingPath: t.LandingPath, Device: t.Device,
 			Currency: e.Currency}}}, true

@@ -133,7 +133,7 @@ func (r BizRow) Negate() BizRow {
 // zone, the keys, ts, then each business measure) and created_at last; rows take ids in the order
 // given.
 var insertBizSQL = insertFactOutboxSQL(append([]string{"project_id", "timezone"}, facts.BizKeyColumns...),
-	strings.Split(facts.BizColumns(), ", "))
+	facts.ColumnNames(facts.BusinessFamily.Measures))
 
 // QueueBiz queues rs on w as one statement, and the growth of the fact outbox's size, to be
 // written in the caller's transaction. Nothing is queued for no rows.
@@ -147,7 +147,7 @@ func QueueBiz(w *pgx.Batch, rs []BizRow, now time.Time) {
 		text[i] = make([]string, n)
 	}
 	ts := make([]time.Time, n)
-	var num [len(facts.BizSpecs)][]int64
+	num := make([][]int64, len(facts.BusinessFamily.Measures))
 	for i := range num {
 		num[i] = make([]int64, n)
 	}
@@ -158,9 +158,9 @@ func QueueBiz(w *pgx.Batch, rs []BizRow, now time.Time) {
 			text[2+i][j] = v
 		}
 		ts[j] = r.Time
-		for i, v := range r.Values {
-			num[i][j] = v
+		for i, m := range facts.BusinessFamily.Measures {
+			num[i][j] = r.Values[m]
 		}
 	}
-	queueFactOutbox(w, insertBizSQL, text, ts, num[:], now)
+	queueFactOutbox(w, insertBizSQL, text, ts, num, now)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -42,29 +41,13 @@ func (p *pendingFact) isBiz() bool { return p.biz.Kind != "" }
 
 type factRows []pendingFact
 
-// measureColumns are the fact outbox's measure columns: facts.Business's, then those only the
-// business family has; factAt and bizAt are each measure's index among them.
-var measureColumns, factAt, bizAt = func() ([]string, []int, []int) {
-	cols := strings.Split(facts.Columns(facts.Business, ""), ", ")
-	factAt := make([]int, len(cols))
-	for i := range cols {
-		factAt[i] = i
-	}
-	var bizAt []int
-	for _, c := range strings.Split(facts.BizColumns(), ", ") {
-		i := slices.Index(cols, c)
-		if i < 0 {
-			i = len(cols)
-			cols = append(cols, c)
-		}
-		bizAt = append(bizAt, i)
-	}
-	return cols, factAt, bizAt
-}()
+// outboxMeasures are the fact outbox's measure columns: the business family's, which hold the ad
+// facts' business measures (facts.Business).
+var outboxMeasures = facts.BusinessFamily.Measures
 
 func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int, part outbox.Partition) (outbox.Rows, error) {
 	rows, err := part.Select(ctx, conn, factOutbox, `id, timezone, project_id, ts, `+strings.Join(facts.BizKeyColumns, ", ")+
-		`, `+strings.Join(measureColumns, ", "), limit)
+		`, `+facts.Columns(outboxMeasures, ""), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -72,27 +55,17 @@ func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int, part outbox.P
 		var p pendingFact
 		var t time.Time
 		k := &p.biz.BizKeys
-		m := make([]int64, len(measureColumns))
+		var v facts.Values
 		dest := append([]any{&p.id, &p.timezone, &p.biz.ProjectID, &t}, k.Dest()...)
-		for i := range m {
-			dest = append(dest, &m[i])
-		}
-		if err := r.Scan(dest...); err != nil {
+		if err := r.Scan(append(dest, v.Dest(outboxMeasures)...)...); err != nil {
 			return p, err
 		}
 		if p.isBiz() {
-			p.biz.Time, p.biz.OutboxID = t, uint64(p.id)
-			for i, at := range bizAt {
-				p.biz.Values[i] = m[at]
-			}
+			p.biz.Time, p.biz.OutboxID, p.biz.Values = t, uint64(p.id), v
 			return p, nil
 		}
-		p.fact = facts.Fact{ProjectID: p.biz.ProjectID, Time: t, Source: k.Source, ConnectionID: k.ConnectionID,
-			AccountID: k.AccountID, CampaignID: k.CampaignID, AdsetID: k.AdsetID, AdID: k.AdID, Currency: k.Currency,
+		p.fact = facts.Fact{ProjectID: p.biz.ProjectID, Time: t, AdEntity: k.AdEntity, Currency: k.Currency, Values: v,
 			OutboxID: uint64(p.id)}
-		for i, ms := range facts.Business {
-			p.fact.Values[ms] = m[factAt[i]]
-		}
 		p.biz = facts.BizFact{}
 		return p, nil
 	})

@@ -104,54 +104,52 @@ func (st stored) bizRows(p platform.Project) []factstream.BizRow {
 		LandingPath: st.touch.LandingPath, Device: st.touch.Device, PaymentMethod: st.PaymentMethod,
 		CustomerType: st.customerType, Currency: st.currency}
 	if st.attributed {
-		a := st.attr
-		keys.Source, keys.ConnectionID, keys.AccountID, keys.CampaignID, keys.AdsetID, keys.AdID =
-			a.Source, a.ConnectionID, a.AccountID, a.CampaignID, a.AdsetID, a.AdID
+		keys.AdEntity = st.attr
 	}
-	var v facts.BizValues
+	var v facts.Values
 	var otherNet int64 // net revenue in the commission's own currency
 	commission := strings.ToUpper(strings.TrimSpace(st.CommissionCurrency))
-	v[facts.BizTxCountTotal] = 1
+	v[facts.TxCountTotal] = 1
 	switch st.Status {
 	case StatusApproved:
-		v[facts.BizTxCount] = 1
-		v[facts.BizTxRevenue] = st.value * facts.MicrosPerMinor
-		v[facts.BizTxRevenueNet] = v[facts.BizTxRevenue]
-		v[facts.BizTxProductCosts] = st.productCost * facts.MicrosPerMinor
+		v[facts.TxCount] = 1
+		v[facts.TxRevenue] = st.value * facts.MicrosPerMinor
+		v[facts.TxRevenueNet] = v[facts.TxRevenue]
+		v[facts.TxProductCosts] = st.productCost * facts.MicrosPerMinor
 		if st.CommissionValue != nil {
 			net := *st.CommissionValue * facts.MicrosPerMinor
 			if commission == "" || commission == st.currency {
-				v[facts.BizTxRevenueNet] = net
+				v[facts.TxRevenueNet] = net
 			} else {
-				v[facts.BizTxRevenueNet], otherNet = 0, net
+				v[facts.TxRevenueNet], otherNet = 0, net
 			}
 		}
 	case StatusPending:
-		v[facts.BizTxCountPending] = 1
+		v[facts.TxCountPending] = 1
 	default: // refunded, chargeback
-		v[facts.BizTxCountRefunded] = 1
+		v[facts.TxCountRefunded] = 1
 	}
 	prods := st.products()
 	if st.Status == StatusApproved {
 		for _, pr := range prods {
-			v[facts.BizTxUnits] += pr.units
+			v[facts.TxUnits] += pr.units
 		}
 	}
-	row := func(k facts.BizKeys, vals facts.BizValues) factstream.BizRow {
+	row := func(k facts.BizKeys, vals facts.Values) factstream.BizRow {
 		return factstream.BizRow{TimeZone: p.Timezone, BizFact: facts.BizFact{ProjectID: p.ID, Time: st.created, BizKeys: k, Values: vals}}
 	}
 	rows := []factstream.BizRow{row(keys, v)}
 	other := keys
 	other.Currency = commission
 	if otherNet != 0 {
-		rows = append(rows, row(other, facts.BizValues{facts.BizTxRevenueNet: otherNet}))
+		rows = append(rows, row(other, facts.Values{facts.TxRevenueNet: otherNet}))
 	}
 	weights := make([]*big.Int, len(prods))
 	for i, pr := range prods {
 		weights[i] = pr.weight
 	}
-	shares := map[facts.BizMeasure][]int64{}
-	for _, m := range []facts.BizMeasure{facts.BizTxRevenue, facts.BizTxRevenueNet, facts.BizTxProductCosts} {
+	shares := map[facts.Measure][]int64{}
+	for _, m := range []facts.Measure{facts.TxRevenue, facts.TxRevenueNet, facts.TxProductCosts} {
 		shares[m] = split(v[m], weights)
 	}
 	otherShares := split(otherNet, weights)
@@ -162,15 +160,15 @@ func (st stored) bizRows(p platform.Project) []factstream.BizRow {
 		for m, s := range shares {
 			iv[m] = s[i]
 		}
-		iv[facts.BizTxUnits] = 0
+		iv[facts.TxUnits] = 0
 		if st.Status == StatusApproved {
-			iv[facts.BizTxUnits] = pr.units
+			iv[facts.TxUnits] = pr.units
 		}
 		rows = append(rows, row(k, iv))
 		if otherNet != 0 {
 			ko := k
 			ko.Currency = commission
-			rows = append(rows, row(ko, facts.BizValues{facts.BizTxRevenueNet: otherShares[i]}))
+			rows = append(rows, row(ko, facts.Values{facts.TxRevenueNet: otherShares[i]}))
 		}
 	}
 	return rows

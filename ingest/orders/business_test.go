@@ -53,7 +53,7 @@ func TestBizRowsOfAnOrder(t *testing.T) {
 		}}, value: 1000, productCost: 10, created: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), currency: "BRL"},
 		customerType: "new", touch: traffic.Touch{Device: "mobile"}}
 	rows := st.bizRows(platform.Project{ID: "prj", Timezone: "UTC"})
-	sums := map[string]facts.BizValues{}
+	sums := map[string]facts.Values{}
 	for _, r := range rows {
 		if r.PaymentMethod != "pix" || r.CustomerType != "new" || r.Device != "mobile" {
 			t.Fatalf("keys %+v", r.BizKeys)
@@ -66,13 +66,13 @@ func TestBizRowsOfAnOrder(t *testing.T) {
 		sums[k] = v
 	}
 	order := sums["order BRL"]
-	if order[facts.BizTxRevenue] != 10_000_000 || order[facts.BizTxRevenueNet] != 0 || order[facts.BizTxUnits] != 4 ||
-		order[facts.BizTxProductCosts] != 100_000 || order[facts.BizTxCount] != 1 {
+	if order[facts.TxRevenue] != 10_000_000 || order[facts.TxRevenueNet] != 0 || order[facts.TxUnits] != 4 ||
+		order[facts.TxProductCosts] != 100_000 || order[facts.TxCount] != 1 {
 		t.Fatalf("order row %v", order)
 	}
 	item := sums["item BRL"]
-	item[facts.BizTxCount], item[facts.BizTxCountTotal] = 1, 1 // two products count an order each
-	if item != order || sums["item USD"] != sums["order USD"] || sums["order USD"][facts.BizTxRevenueNet] != 3_330_000 {
+	item[facts.TxCount], item[facts.TxCountTotal] = 1, 1 // two products count an order each
+	if item != order || sums["item USD"] != sums["order USD"] || sums["order USD"][facts.TxRevenueNet] != 3_330_000 {
 		t.Fatalf("items %v, usd %v / %v, order %v", item, sums["item USD"], sums["order USD"], order)
 	}
 	var products []string
@@ -92,7 +92,7 @@ func TestBizRowsOfAnOrder(t *testing.T) {
 	st.Status, st.Items, st.CommissionValue = StatusPending, nil, nil
 	rows = st.bizRows(platform.Project{ID: "prj", Timezone: "UTC"})
 	if len(rows) != 2 || rows[1].Kind != facts.BizItem || rows[1].ProductID != "" ||
-		rows[1].Values != (facts.BizValues{facts.BizTxCountTotal: 1, facts.BizTxCountPending: 1}) {
+		rows[1].Values != (facts.Values{facts.TxCountTotal: 1, facts.TxCountPending: 1}) {
 		t.Fatalf("pending without items: %+v", rows)
 	}
 }

@@ -28,9 +28,9 @@ func TestCreditDrainerCrash(t *testing.T) {
 	// Sold at 23:30 on 9 March in São Paulo (02:30 UTC on the 10th) after a touch on 2 March; then
 	// refunded.
 	sold := facts.OrderJourney{Time: time.Date(2026, 3, 10, 2, 30, 0, 0, time.UTC), Currency: "BRL",
-		Values: facts.CreditValues{5_000_000, 1, 1, 0, 0, 0}, Touches: []facts.Touch{{Time: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC), Entity: ad}}}
+		Values: facts.Values{facts.TxRevenue: 5_000_000, facts.TxCount: 1, facts.TxCountTotal: 1}, Touches: []facts.Touch{{Time: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC), Entity: ad}}}
 	back := sold
-	back.Values = facts.CreditValues{0, 0, 1, 0, 1, 0}
+	back.Values = facts.Values{facts.TxCountTotal: 1, facts.TxCountRefunded: 1}
 	zone := "America/Sao_Paulo"
 	if err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}

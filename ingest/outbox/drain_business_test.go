@@ -23,13 +23,12 @@ func TestDrainerBusinessRows(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 10, 2, 30, 0, 0, time.UTC)) // 23:30 on the 9th in São Paulo
-	keys := facts.BizKeys{Kind: facts.BizItem, Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1",
-		CampaignID: "c1", AdsetID: "s1", AdID: "a1", UTMSource: "email", UTMMedium: "newsletter", UTMCampaign: "Sale|c1",
+	keys := facts.BizKeys{Kind: facts.BizItem, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", AdsetID: "s1", AdID: "a1"}, UTMSource: "email", UTMMedium: "newsletter", UTMCampaign: "Sale|c1",
 		UTMContent: "hero", UTMTerm: "shoes", ReferrerHost: "mail.google.com", LandingPath: "/p/1", Device: "mobile",
 		ProductID: "sku-1", ProductName: "Shoe", PaymentMethod: "pix", CustomerType: "new", Currency: "BRL"}
-	var vals facts.BizValues
-	for i := range vals {
-		vals[i] = int64(i + 1)
+	var vals facts.Values
+	for i, m := range facts.BusinessFamily.Measures {
+		vals[m] = int64(i + 1)
 	}
 	biz := factstream.BizRow{TimeZone: "America/Sao_Paulo", BizFact: facts.BizFact{ProjectID: "prj_b", Time: clk.Now(), BizKeys: keys, Values: vals}}
 	fact := factstream.FactRow{ProjectID: "prj_b", TimeZone: "America/Sao_Paulo", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL",
@@ -56,10 +55,7 @@ func TestDrainerBusinessRows(t *testing.T) {
 	var rows, factRows uint64
 	var got facts.BizFact
 	var hour, day time.Time
-	dest := append([]any{&rows, &got.Time, &hour, &day}, got.BizKeys.Dest()...)
-	for i := range got.Values {
-		dest = append(dest, &got.Values[i])
-	}
+	dest := append(append([]any{&rows, &got.Time, &hour, &day}, got.BizKeys.Dest()...), got.Values.Dest(facts.BusinessFamily.Measures)...)
 	err = ch.Conn.QueryRow(ctx, `SELECT count(), any(ts), any(hour), any(day), any(kind), any(source), any(connection_id),
 		any(account_id), any(campaign_id), any(adset_id), any(ad_id), any(utm_source), any(utm_medium), any(utm_campaign),
 		any(utm_content), any(utm_term), any(referrer_host), any(landing_path), any(device), any(product_id),
@@ -82,7 +78,7 @@ func TestDrainerBusinessRows(t *testing.T) {
 	for _, rollup := range []string{"business_hourly", "business_daily"} {
 		var units, revenue int64
 		if err := ch.Conn.QueryRow(ctx, "SELECT sum(tx_units), sum(tx_revenue) FROM "+rollup+" WHERE project_id = 'prj_b' AND product_id = 'sku-1'").
-			Scan(&units, &revenue); err != nil || units != vals[facts.BizTxUnits] || revenue != vals[facts.BizTxRevenue] {
+			Scan(&units, &revenue); err != nil || units != vals[facts.TxUnits] || revenue != vals[facts.TxRevenue] {
 			t.Fatalf("%s: units %d revenue %d %v", rollup, units, revenue, err)
 		}
 	}
@@ -108,7 +104,7 @@ func TestPartitionedDrainBusinessRows(t *testing.T) {
 		for p := range 6 {
 			prj := "prj_p" + string(rune('a'+p))
 			biz := factstream.BizRow{TimeZone: "UTC", BizFact: facts.BizFact{ProjectID: prj, Time: clk.Now(),
-				BizKeys: facts.BizKeys{Kind: facts.BizEvent, Device: "mobile", Currency: "BRL"}, Values: facts.BizValues{facts.BizPageViews: 1}}}
+				BizKeys: facts.BizKeys{Kind: facts.BizEvent, Device: "mobile", Currency: "BRL"}, Values: facts.Values{facts.PageViews: 1}}}
 			factstream.QueueBiz(w, []factstream.BizRow{biz, biz}, clk.Now())
 			factstream.QueueFacts(w, []factstream.FactRow{{ProjectID: prj, TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads"}, Currency: "BRL",
 				Values: facts.Values{facts.PageViews: 1}}}, clk.Now())
