@@ -3,6 +3,8 @@ package api_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"mtk/facts"
 	"mtk/ingest/events"
 	"mtk/ingest/orders"
+	"mtk/internal/jobs"
 )
 
 // bizSnapshot is every business_raw key of a project with its non-zero sums, one sorted line each.
@@ -113,6 +116,27 @@ func TestBusinessBackfill(t *testing.T) {
 	e.drain()
 	if got := e.bizSnapshot(t, a.project.ID); !slices.Equal(got, filledAfter) {
 		t.Fatalf("after a second backfill:\n%s", strings.Join(got, "\n"))
+	}
+	// Finished, the backfill has recorded it: the job reads the record once, then does nothing at
+	// all (without the record a run fails, as `mtk backfill business` does).
+	if n := e.pgCount(t, "SELECT count(*) FROM business_backfill WHERE finished_at IS NOT NULL"); n != 1 {
+		t.Fatalf("%d finished records, want 1", n)
+	}
+	runner, err := jobs.New(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), e.sys.Jobs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.RunNow("business-backfill"); err != nil {
+		t.Fatalf("the job once finished: %v", err)
+	}
+	if _, err := pool.Exec(ctx, "DELETE FROM business_backfill"); err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.RunNow("business-backfill"); err != nil {
+		t.Fatalf("the job after it saw the record: %v", err)
+	}
+	if _, _, err := e.sys.BackfillBusiness(ctx, 2); err == nil {
+		t.Fatal("a backfill without its record ran")
 	}
 	// The rollups hold what the raw rows hold.
 	var raw, daily int64

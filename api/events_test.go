@@ -271,7 +271,7 @@ func TestEventsWaitForClickHouse(t *testing.T) {
 	if n := e.pgCount(t, "SELECT count(*) FROM leads"); n != 1 {
 		t.Fatalf("%d leads stored, want 1", n)
 	}
-	if _, err := outbox.NewEventDrainer(e.store.Pool(), broken.Conn, e.clock, nil).RunOnce(context.Background()); err == nil {
+	if _, err := events.NewDrainer(e.store.Pool(), broken.Conn, e.clock, nil).RunOnce(context.Background()); err == nil {
 		t.Fatal("the drain into a ClickHouse without the events table succeeded")
 	}
 	if n := e.pgCount(t, "SELECT count(*) FROM event_outbox"); n != 1 {

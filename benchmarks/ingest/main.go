@@ -41,7 +41,7 @@ import (
 	"mtk/benchmarks/internal/profile"
 	"mtk/client"
 	"mtk/ingest/batcher"
-	"mtk/ingest/outbox"
+	"mtk/ingest/factstream"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
 	"mtk/internal/config"
@@ -236,7 +236,7 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		}
 	}
 	start = time.Now()
-	applied, err := outbox.NewDrainer(s.pg, s.ch, clock.Real{}, slog.Default()).RunOnce(ctx)
+	applied, err := factstream.NewDrainer(s.pg, s.ch, clock.Real{}, slog.Default()).RunOnce(ctx)
 	if err != nil {
 		return err
 	}

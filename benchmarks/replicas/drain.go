@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/outbox"
+	"mtk/ingest/events"
 )
 
 // drainRow is one drain cell: partitions partitions drained by as many worker processes.
@@ -88,16 +88,16 @@ func queueBacklog(ctx context.Context, e *env, tag string, n int) error {
 	const batch = 5000
 	now := time.Now().UTC()
 	for from := 0; from < n; from += batch {
-		rows := make([]outbox.EventRow, 0, batch)
+		rows := make([]events.EventRow, 0, batch)
 		for i := from; i < min(n, from+batch); i++ {
-			rows = append(rows, outbox.EventRow{ProjectID: fmt.Sprintf("prj_drain_%02d", i%drainProjects), ContainerID: "ctr_drain",
+			rows = append(rows, events.EventRow{ProjectID: fmt.Sprintf("prj_drain_%02d", i%drainProjects), ContainerID: "ctr_drain",
 				EventID: fmt.Sprintf("%s-%d", tag, i), Time: now, ReceivedAt: now, Name: "PageView", Source: "web",
 				UTMSource: "alpha", UTMCampaign: "Bench|900", UTMMedium: "Set|901", UTMContent: "Ad|902",
 				CampaignID: "900", AdsetID: "901", AdID: "902", PageURL: "https://bench.example/p?utm_source=alpha",
 				Currency: "BRL", ClientIP: "203.0.113.7", UserAgent: "Mozilla/5.0 (bench)", Body: `{"event_name":"PageView"}`})
 		}
 		b := &pgx.Batch{}
-		outbox.QueueEvents(b, rows)
+		events.QueueEvents(b, rows)
 		err := pgx.BeginFunc(ctx, e.pg, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
 		if err != nil {
 			return err

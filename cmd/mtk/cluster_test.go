@@ -19,6 +19,8 @@ import (
 	"mtk/adsync/networks"
 	"mtk/api"
 	"mtk/engine/enginetest"
+	"mtk/ingest/events"
+	"mtk/ingest/factstream"
 	"mtk/ingest/outbox"
 	"mtk/internal/adsim"
 	"mtk/internal/auth"
@@ -100,7 +102,7 @@ func newScaleWorld(t *testing.T, cluster string, sim *adsim.Sim, simURL string, 
 	if err := enginetest.InsertRates(ctx, w.st.ch, ds.Rates); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []*outbox.Drainer{outbox.NewEventDrainer(w.st.pg, w.st.ch, clk, nil), outbox.NewDrainer(w.st.pg, w.st.ch, clk, nil)} {
+	for _, d := range []*outbox.Drainer{events.NewDrainer(w.st.pg, w.st.ch, clk, nil), factstream.NewDrainer(w.st.pg, w.st.ch, clk, nil)} {
 		for {
 			n, err := d.RunOnce(ctx)
 			if err != nil {

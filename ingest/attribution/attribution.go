@@ -42,7 +42,8 @@ func New(pool *pgxpool.Pool, clk clock.Clock, ttl time.Duration) *Resolver {
 	return &Resolver{pool: pool, clock: clk, projects: ttlcache.New[string, *utm.Index](ttl, maxProjects)}
 }
 
-// Resolve attributes p (from utm.Extract) within a project; false when nothing is attributed.
+// Resolve attributes p (from utm.Extract) within a project to the ad entity where the event or
+// order counts; false when nothing is attributed.
 func (r *Resolver) Resolve(ctx context.Context, projectID string, p utm.Params) (facts.AdEntity, bool, error) {
 	ref := utm.Parse(p)
 	if ref == (utm.Ref{}) {

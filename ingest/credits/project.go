@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/facts"
-	"mtk/ingest/outbox"
 	"mtk/platform"
 )
 
@@ -20,19 +19,19 @@ import (
 // an order without a lead).
 type credited struct {
 	person string
-	outbox.CreditedJourney
+	ZonedJourney
 }
 
 // projectRun is one project's part of a batch.
 type projectRun struct {
 	project          string
 	people, rowsRead int
-	changes          []outbox.CreditChange
+	changes          []Change
 	write            map[string]*credited // order_credits rows to set (nil: to delete), by order
 }
 
 // project credits again the orders of the people and lead-less orders marked in one project.
-func (w *Worker) project(ctx context.Context, tx pgx.Tx, project string, marks []outbox.CreditMark) (*projectRun, error) {
+func (w *Worker) project(ctx context.Context, tx pgx.Tx, project string, marks []Mark) (*projectRun, error) {
 	run := &projectRun{project: project, write: map[string]*credited{}}
 	zone, err := platform.ProjectTimezone(ctx, tx, project)
 	if err != nil || zone == "" { // a project gone has nothing left to credit
@@ -111,18 +110,18 @@ func (run *projectRun) diff(order string, from, to *credited) {
 	switch {
 	case to == nil:
 		run.write[order] = nil
-		run.changes = append(run.changes, outbox.CreditChange{ProjectID: run.project, Old: &from.CreditedJourney})
+		run.changes = append(run.changes, Change{ProjectID: run.project, Old: &from.ZonedJourney})
 	case from == nil:
 		run.write[order] = to
-		run.changes = append(run.changes, outbox.CreditChange{ProjectID: run.project, New: &to.CreditedJourney})
+		run.changes = append(run.changes, Change{ProjectID: run.project, New: &to.ZonedJourney})
 	case from.Zone == to.Zone && sameJourney(from.Journey, to.Journey):
 		if from.person != to.person { // the same credits, now kept under the person found
 			run.write[order] = to
 		}
 	default:
 		run.write[order] = to
-		run.changes = append(run.changes, outbox.CreditChange{ProjectID: run.project, Old: &from.CreditedJourney,
-			New: &to.CreditedJourney})
+		run.changes = append(run.changes, Change{ProjectID: run.project, Old: &from.ZonedJourney,
+			New: &to.ZonedJourney})
 	}
 }
 
@@ -199,7 +198,7 @@ func (j *journeys) current(zone string) map[string]*credited {
 				continue
 			}
 			oj := facts.OrderJourney{Time: at.at, Currency: at.currency, Values: parts[*at], Touches: window(j.touches[person], at.at)}
-			out[order] = &credited{person: person, CreditedJourney: outbox.CreditedJourney{Zone: zone, Journey: oj}}
+			out[order] = &credited{person: person, ZonedJourney: ZonedJourney{Zone: zone, Journey: oj}}
 		}
 	}
 	return out

@@ -1,14 +1,14 @@
 // Package credits keeps ClickHouse's credits_raw equal to facts.Credits of every order's current
 // journey, exactly once (schema/postgres/0020_credits.sql, schema/clickhouse/0011_credits.sql).
 //
-// The journey drainer (ingest/outbox) marks in credit_dirty the leads whose touches or orders it
+// The journey stream's drainer (ingest/journeys) marks in credit_dirty (QueueMarks) the leads whose touches or orders it
 // landed in journeys_by_lead. The Worker takes marks in batches, one PostgreSQL transaction each:
 // it resolves each lead to its person (its root lead and every lead merged into it), reads the
 // person's touches and orders from journeys_by_lead, builds each order's facts.OrderJourney,
 // compares it with what order_credits says was credited, and for each order that changed queues
 // a credit_outbox row (the old journey to take back, the new one to credit) and updates
-// order_credits, deleting the marks taken. The credit outbox's Drainer then writes the credits
-// exactly once. A crash before the commit changes nothing: the marks stay and the next run
+// order_credits, deleting the marks taken. The credit outbox's stream (Stream, through the generic
+// outbox.Drainer) then writes the credits exactly once. A crash before the commit changes nothing: the marks stay and the next run
 // computes the same.
 package credits
 
@@ -95,7 +95,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 // mark is one row of credit_dirty.
 type mark struct {
-	outbox.CreditMark
+	Mark
 	seq int64
 }
 
@@ -121,14 +121,14 @@ func (w *Worker) batch(ctx context.Context, conn *pgxpool.Conn, count, index int
 		return st, err
 	}
 	st.Marks = len(marks)
-	byProject := map[string][]outbox.CreditMark{}
+	byProject := map[string][]Mark{}
 	seqs := make([]int64, len(marks))
 	for i, m := range marks {
-		byProject[m.Project] = append(byProject[m.Project], m.CreditMark)
+		byProject[m.Project] = append(byProject[m.Project], m.Mark)
 		seqs[i] = m.seq
 	}
 	b := &pgx.Batch{}
-	var changes []outbox.CreditChange
+	var changes []Change
 	for _, project := range slices.Sorted(maps.Keys(byProject)) {
 		p, err := w.project(ctx, tx, project, byProject[project])
 		if err != nil {
@@ -141,7 +141,7 @@ func (w *Worker) batch(ctx context.Context, conn *pgxpool.Conn, count, index int
 			return st, err
 		}
 	}
-	if err := outbox.QueueCredits(b, changes, w.clock.Now()); err != nil {
+	if err := QueueChanges(b, changes, w.clock.Now()); err != nil {
 		return st, err
 	}
 	if err := w.computed(); err != nil {

@@ -1,4 +1,4 @@
-package credits
+package credits_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/facts"
+	"mtk/ingest/credits"
+	"mtk/ingest/journeys"
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
@@ -36,8 +38,8 @@ func newStores(t *testing.T) *stores {
 		INSERT INTO projects (id, workspace_id, name, currency, timezone) VALUES ('prj_1', 'ws_1', 'P', 'BRL', 'America/Sao_Paulo')`); err != nil {
 		t.Fatal(err)
 	}
-	return &stores{t: t, pool: pg.Pool, ch: ch.Conn, clk: clk, journeys: outbox.NewJourneyDrainer(pg.Pool, ch.Conn, clk, nil),
-		credits: outbox.NewCreditDrainer(pg.Pool, ch.Conn, clk, nil)}
+	return &stores{t: t, pool: pg.Pool, ch: ch.Conn, clk: clk, journeys: journeys.NewDrainer(pg.Pool, ch.Conn, clk, nil),
+		credits: credits.NewDrainer(pg.Pool, ch.Conn, clk, nil)}
 }
 
 var ad = facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", AdsetID: "s1", AdID: "a1"}
@@ -45,23 +47,23 @@ var ad = facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "
 // touch and order queue a lead's touch and an approved order as the ingest services do, and
 // drain the journey outbox.
 func (s *stores) touch(lead string, at time.Time) facts.Touch {
-	s.queue(outbox.JourneyRow{ProjectID: project, TimeZone: "America/Sao_Paulo", Kind: outbox.JourneyTouch, Time: at, LeadID: lead,
+	s.queue(journeys.JourneyRow{ProjectID: project, TimeZone: "America/Sao_Paulo", Kind: journeys.JourneyTouch, Time: at, LeadID: lead,
 		EventID: fmt.Sprintf("ev-%s-%d", lead, at.Unix()), Origin: "event", AdEntity: ad})
 	return facts.Touch{Time: at, Entity: ad}
 }
 
 func (s *stores) order(id, lead string, at time.Time, value int64) facts.OrderJourney {
-	r, _ := outbox.OrderJourney(project, "America/Sao_Paulo", id, lead, "approved", "BRL", at, value, 0)
+	r, _ := journeys.OrderJourney(project, "America/Sao_Paulo", id, lead, "approved", "BRL", at, value, 0)
 	s.queue(r)
 	return facts.OrderJourney{Time: at, Currency: "BRL", Values: facts.Values{facts.TxRevenue: value * facts.MicrosPerMinor, facts.TxCount: 1, facts.TxCountTotal: 1}}
 }
 
-func (s *stores) queue(rs ...outbox.JourneyRow) {
+func (s *stores) queue(rs ...journeys.JourneyRow) {
 	s.t.Helper()
 	ctx := context.Background()
 	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		outbox.QueueJourneys(b, rs, s.clk.Now())
+		journeys.QueueJourneys(b, rs, s.clk.Now())
 		return tx.SendBatch(ctx, b).Close()
 	}); err != nil {
 		s.t.Fatal(err)
@@ -149,8 +151,8 @@ func TestWorkerCrashBeforeCommit(t *testing.T) {
 	t1 := s.touch("ld_1", now.Add(-50*time.Hour))
 	o := s.order("con_1/tx-1", "ld_1", now.Add(-time.Hour), 1000)
 	o.Touches = []facts.Touch{t1}
-	w := New(s.pool, s.ch, s.clk, nil)
-	w.computed = func() error { return errKilled }
+	w := credits.New(s.pool, s.ch, s.clk, nil)
+	credits.SetComputed(w, func() error { return errKilled })
 	if _, err := w.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("killed run: %v", err)
 	}
@@ -160,7 +162,7 @@ func TestWorkerCrashBeforeCommit(t *testing.T) {
 	if n := s.count("SELECT count(*) FROM credit_dirty"); n != 1 {
 		t.Fatalf("%d marks after the killed run, want 1", n)
 	}
-	w.computed = func() error { return nil }
+	credits.SetComputed(w, nil)
 	for i, want := range []int{1, 0} {
 		if n, err := w.RunOnce(ctx); err != nil || n != want {
 			t.Fatalf("run %d: %d orders (%v), want %d", i, n, err, want)
@@ -179,13 +181,13 @@ func TestWorkerKeepsMarkSetWhileComputing(t *testing.T) {
 	ctx := context.Background()
 	now := s.clk.Now()
 	o := s.order("con_1/tx-1", "ld_1", now.Add(-time.Hour), 1000)
-	w := New(s.pool, s.ch, s.clk, nil)
+	w := credits.New(s.pool, s.ch, s.clk, nil)
 	var late facts.Touch
-	w.computed = func() error {
-		w.computed = func() error { return nil }
+	credits.SetComputed(w, func() error {
+		credits.SetComputed(w, nil)
 		late = s.touch("ld_1", now.Add(-3*24*time.Hour))
 		return nil
-	}
+	})
 	// The order is credited without the touch, then (the mark kept) with it.
 	for i := range 2 {
 		if n, err := w.RunOnce(ctx); err != nil || n != 1 {
@@ -207,35 +209,35 @@ func TestWorkerBatch(t *testing.T) {
 	s := newStores(t)
 	ctx := context.Background()
 	now := s.clk.Now()
-	var rows []outbox.JourneyRow
-	var journeys []facts.OrderJourney
-	for p := range Batch {
+	var rows []journeys.JourneyRow
+	var ordered []facts.OrderJourney
+	for p := range credits.Batch {
 		lead := fmt.Sprintf("ld_%d", p)
 		o := facts.OrderJourney{Time: now.Add(-time.Duration(p) * time.Minute), Currency: "BRL",
 			Values: facts.Values{facts.TxRevenue: 100 * facts.MicrosPerMinor, facts.TxCount: 1, facts.TxCountTotal: 1}}
 		for k := range 5 {
 			at := o.Time.Add(-time.Duration(k*37+p%11) * time.Hour)
-			rows = append(rows, outbox.JourneyRow{ProjectID: project, TimeZone: "America/Sao_Paulo", Kind: outbox.JourneyTouch, Time: at,
+			rows = append(rows, journeys.JourneyRow{ProjectID: project, TimeZone: "America/Sao_Paulo", Kind: journeys.JourneyTouch, Time: at,
 				LeadID: lead, EventID: fmt.Sprintf("ev-%d-%d", p, k), AdEntity: ad})
 			o.Touches = append(o.Touches, facts.Touch{Time: at, Entity: ad})
 		}
-		r, _ := outbox.OrderJourney(project, "America/Sao_Paulo", fmt.Sprintf("con_1/tx-%d", p), lead, "approved", "BRL", o.Time, 100, 0)
+		r, _ := journeys.OrderJourney(project, "America/Sao_Paulo", fmt.Sprintf("con_1/tx-%d", p), lead, "approved", "BRL", o.Time, 100, 0)
 		rows = append(rows, r)
-		journeys = append(journeys, o)
+		ordered = append(ordered, o)
 	}
 	s.queue(rows...)
-	w := New(s.pool, s.ch, s.clk, nil)
-	var stats []Stats
-	w.Observe = func(st Stats) { stats = append(stats, st) }
-	if n, err := w.RunOnce(ctx); err != nil || n != Batch {
-		t.Fatalf("run: %d orders (%v), want %d", n, err, Batch)
+	w := credits.New(s.pool, s.ch, s.clk, nil)
+	var stats []credits.Stats
+	w.Observe = func(st credits.Stats) { stats = append(stats, st) }
+	if n, err := w.RunOnce(ctx); err != nil || n != credits.Batch {
+		t.Fatalf("run: %d orders (%v), want %d", n, err, credits.Batch)
 	}
 	start := time.Now()
 	if _, err := s.credits.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	drained := time.Since(start)
-	s.check("one batch", journeys...)
+	s.check("one batch", ordered...)
 	_, rowsWritten := s.totals()
 	for _, st := range stats {
 		t.Logf("batch: %d marks, %d people, %d orders, %d journey rows read, %s; drained into %d credit rows in %s",

@@ -12,7 +12,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/attribution"
-	"mtk/ingest/outbox"
+	"mtk/ingest/factstream"
 	"mtk/internal/apperr"
 	"mtk/platform"
 	"mtk/platform/utm"
@@ -74,7 +74,7 @@ func (b *Backfill) Step(ctx context.Context, limit int) (read int, total int64, 
 			return err
 		}
 		w := &pgx.Batch{}
-		outbox.QueueBiz(w, rows, b.Now())
+		factstream.QueueBiz(w, rows, b.Now())
 		finished = len(evs) < limit
 		if len(evs) > 0 {
 			last := evs[len(evs)-1]
@@ -89,7 +89,7 @@ func (b *Backfill) Step(ctx context.Context, limit int) (read int, total int64, 
 }
 
 // read returns the next limit stored events after the cursor.
-func (b *Backfill) read(ctx context.Context, c cursor, limit int) ([]outbox.EventRow, error) {
+func (b *Backfill) read(ctx context.Context, c cursor, limit int) ([]EventRow, error) {
 	rows, err := b.CH.Query(ctx, `SELECT project_id, ts, event_id, name, alpha_name, lead_id, new_lead, utm_source,
 		utm_medium, utm_campaign, utm_content, utm_term, campaign_id, page_url, referrer, currency, user_agent
 		FROM events WHERE outbox_id <= ?
@@ -100,9 +100,9 @@ func (b *Backfill) read(ctx context.Context, c cursor, limit int) ([]outbox.Even
 		return nil, fmt.Errorf("events: backfill: read events: %w", err)
 	}
 	defer rows.Close()
-	var out []outbox.EventRow
+	var out []EventRow
 	for rows.Next() {
-		var e outbox.EventRow
+		var e EventRow
 		var newLead uint8
 		if err := rows.Scan(&e.ProjectID, &e.Time, &e.EventID, &e.Name, &e.AlphaName, &e.LeadID, &newLead, &e.UTMSource,
 			&e.UTMMedium, &e.UTMCampaign, &e.UTMContent, &e.UTMTerm, &e.CampaignID, &e.PageURL, &e.Referrer,
@@ -118,9 +118,9 @@ func (b *Backfill) read(ctx context.Context, c cursor, limit int) ([]outbox.Even
 // rows are the business rows of evs: each attributed as ingestion attributes it (by its UTM,
 // against the entities synced now) when it was attributed when stored; the events of deleted
 // projects write none.
-func (b *Backfill) rows(ctx context.Context, evs []outbox.EventRow) ([]outbox.BizRow, error) {
+func (b *Backfill) rows(ctx context.Context, evs []EventRow) ([]factstream.BizRow, error) {
 	zones := map[string]string{}
-	var out []outbox.BizRow
+	var out []factstream.BizRow
 	for _, e := range evs {
 		zone, ok := zones[e.ProjectID]
 		if !ok {

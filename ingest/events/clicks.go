@@ -8,8 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/facts"
+	"mtk/ingest/journeys"
 	"mtk/ingest/leads"
-	"mtk/ingest/outbox"
 	"mtk/platform"
 )
 
@@ -84,10 +84,10 @@ func (oc *openClicks) read(br pgx.BatchResults) error {
 // claim queues, for each open click that a stored event of a lead carries (the first such event),
 // the click's lead, and returns the journey touches of those clicks whose UTM resolved to an ad
 // entity: at the click's time, named by the click id.
-func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []outbox.JourneyRow {
+func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []journeys.JourneyRow {
 	var ids []int64
 	var leadIDs []string
-	var out []outbox.JourneyRow
+	var out []journeys.JourneyRow
 	for i, ev := range evs {
 		c := ev.click
 		if c == nil || !oc.open[c.id] || found[i].LeadID == "" {
@@ -99,8 +99,9 @@ func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []
 			continue
 		}
 		a, p := c.attr, ev.target.Project
-		out = append(out, outbox.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: outbox.JourneyTouch,
-			Time: c.at.UTC(), LeadID: found[i].LeadID, EventID: strconv.FormatInt(c.id, 10), Origin: outbox.OriginLinkClick, AdEntity: a})
+		out = append(out, journeys.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: journeys.JourneyTouch,
+			Time: c.at.UTC(), LeadID: found[i].LeadID, EventID: strconv.FormatInt(c.id, 10), Origin: journeys.OriginLinkClick,
+			AdEntity: a})
 	}
 	if len(ids) > 0 {
 		platform.QueueClickLeads(w, ids, leadIDs)

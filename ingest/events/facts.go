@@ -6,8 +6,8 @@ import (
 	"unicode"
 
 	"mtk/facts"
+	"mtk/ingest/factstream"
 	"mtk/ingest/leads"
-	"mtk/ingest/outbox"
 	"mtk/ingest/traffic"
 	"mtk/platform/utm"
 )
@@ -32,17 +32,17 @@ func foldName(s string) string {
 // ad entity attribution gave it (zero when none), for a project in zone; false when the event
 // counts nowhere. Ingestion and the backfill of stored events (Backfill) both build it
 // here, so that they write the same rows.
-func BizRowOf(e outbox.EventRow, attr facts.AdEntity, zone string) (outbox.BizRow, bool) {
+func BizRowOf(e EventRow, attr facts.AdEntity, zone string) (factstream.BizRow, bool) {
 	cfg := EventConfig{Name: e.Name}
 	if e.AlphaName != "" {
 		cfg.Alpha = &AlphaConfig{Name: e.AlphaName}
 	}
 	m := measuresOf(cfg, e.NewLead)
 	if m.IsZero() {
-		return outbox.BizRow{}, false
+		return factstream.BizRow{}, false
 	}
 	t := traffic.Of(e.PageURL, e.Referrer, e.UserAgent)
-	return outbox.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: m,
+	return factstream.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: m,
 		BizKeys: facts.BizKeys{Kind: facts.BizEvent, AdEntity: attr,
 			UTMSource: e.UTMSource, UTMMedium: e.UTMMedium, UTMCampaign: e.UTMCampaign, UTMContent: e.UTMContent,
 			UTMTerm: e.UTMTerm, ReferrerHost: t.ReferrerHost, LandingPath: t.LandingPath, Device: t.Device,
@@ -50,8 +50,8 @@ func BizRowOf(e outbox.EventRow, attr facts.AdEntity, zone string) (outbox.BizRo
 }
 
 // bizOf is the business rows of a batch's events (rows, as rowsOf gives them), in order.
-func bizOf(evs []*event, rows []outbox.EventRow) []outbox.BizRow {
-	var out []outbox.BizRow
+func bizOf(evs []*event, rows []EventRow) []factstream.BizRow {
+	var out []factstream.BizRow
 	for i, ev := range evs {
 		if r, ok := BizRowOf(rows[i], ev.attr, ev.target.Project.Timezone); ok {
 			out = append(out, r)
@@ -61,7 +61,7 @@ func bizOf(evs []*event, rows []outbox.EventRow) []outbox.BizRow {
 }
 
 // touchesOf are the touches of a batch's events of a lead (rows, as rowsOf gives them).
-func touchesOf(rows []outbox.EventRow) []leads.Touch {
+func touchesOf(rows []EventRow) []leads.Touch {
 	var out []leads.Touch
 	for _, e := range rows {
 		if e.LeadID != "" {

@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/capi"
+	"mtk/ingest/factstream"
+	"mtk/ingest/journeys"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/internal/db"
@@ -204,11 +206,11 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 	}
 	c.queueLeads(w, evs, stored, found)
 	rows := rowsOf(keep, kept)
-	outbox.QueueEvents(w, rows)
+	QueueEvents(w, rows)
 	leads.QueueTouches(w, touchesOf(rows))
-	outbox.QueueFacts(w, factsOf(keep, kept), now)
-	outbox.QueueBiz(w, bizOf(keep, rows), now)
-	outbox.QueueJourneys(w, append(journeyTouchesOf(keep, kept), clicks.claim(w, keep, kept)...), now)
+	factstream.QueueFacts(w, factsOf(keep, kept), now)
+	factstream.QueueBiz(w, bizOf(keep, rows), now)
+	journeys.QueueJourneys(w, append(journeyTouchesOf(keep, kept), clicks.claim(w, keep, kept)...), now)
 	for i, ev := range keep {
 		if err := queueConversions(w, ev, kept[i].LeadID, now); err != nil {
 			return nil, 0, err
@@ -392,8 +394,8 @@ func currencyOf(ev *event) string {
 }
 
 // rowsOf is the events table's rows of a batch: every event, attributed or not, in order.
-func rowsOf(evs []*event, found []leads.Result) []outbox.EventRow {
-	out := make([]outbox.EventRow, len(evs))
+func rowsOf(evs []*event, found []leads.Result) []EventRow {
+	out := make([]EventRow, len(evs))
 	for i, ev := range evs {
 		alpha, value := "", int64(0)
 		if ev.in.Config.Alpha != nil {
@@ -403,7 +405,7 @@ func rowsOf(evs []*event, found []leads.Result) []outbox.EventRow {
 			value = *ev.in.Value
 		}
 		u, a := ev.utm, ev.attr
-		out[i] = outbox.EventRow{ProjectID: ev.target.Project.ID, ContainerID: ev.target.Container.ID,
+		out[i] = EventRow{ProjectID: ev.target.Project.ID, ContainerID: ev.target.Container.ID,
 			EventID: ev.in.EventID, Time: eventTime(ev), ReceivedAt: ev.received.UTC(),
 			Name: ev.in.Config.Name, AlphaName: alpha, Source: ev.in.Source, LeadID: found[i].LeadID,
 			NewLead: found[i].New, UTMSource: u.Source, UTMMedium: u.Medium, UTMCampaign: u.Campaign,
@@ -415,15 +417,16 @@ func rowsOf(evs []*event, found []leads.Result) []outbox.EventRow {
 }
 
 // factsOf is the business facts of a batch's attributed events (see measuresOf), in order.
-func factsOf(evs []*event, found []leads.Result) []outbox.FactRow {
-	var out []outbox.FactRow
+func factsOf(evs []*event, found []leads.Result) []factstream.FactRow {
+	var out []factstream.FactRow
 	for i, ev := range evs {
 		m := measuresOf(ev.in.Config, found[i].New)
 		if !ev.attributed || m.IsZero() {
 			continue
 		}
 		a, p := ev.attr, ev.target.Project
-		out = append(out, outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: time.Unix(*ev.in.Timestamp, 0), AdEntity: a, Currency: p.Currency, Values: m})
+		out = append(out, factstream.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: time.Unix(*ev.in.Timestamp, 0),
+			AdEntity: a, Currency: p.Currency, Values: m})
 	}
 	return out
 }

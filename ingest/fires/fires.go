@@ -6,7 +6,7 @@
 //
 // Exactly once: a firing's event id is derived from its trigger and its occurrence (the order,
 // the click, the message), and it is written in the caller's transaction only if it claims that
-// id in its project (outbox.QueueEventOnce, the same event_ids table the events service claims
+// id in its project (events.QueueEventOnce, the same event_ids table the events service claims
 // in), so a repeated webhook, a retried decode or a concurrent duplicate writes nothing more. The
 // conversion outbox keeps one row per pixel, event name and event id likewise.
 package fires
@@ -21,6 +21,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/capi"
+	"mtk/ingest/events"
 	"mtk/ingest/outbox"
 	"mtk/internal/ids"
 	"mtk/platform"
@@ -69,7 +70,7 @@ func Queue(w *pgx.Batch, t platform.ServerTrigger, o Occurrence, now time.Time) 
 		value = *c.ValueCents
 	}
 	a := o.Attr
-	outbox.QueueEventOnce(w, outbox.EventRow{ProjectID: t.ProjectID, ContainerID: t.ContainerID, EventID: id,
+	events.QueueEventOnce(w, events.EventRow{ProjectID: t.ProjectID, ContainerID: t.ContainerID, EventID: id,
 		Time: c.EventTime.UTC(), ReceivedAt: now.UTC(), Name: t.Config.Name, AlphaName: t.Config.Alpha.Name,
 		Source: o.Source, LeadID: o.LeadID, UTMSource: o.UTM.Source, UTMMedium: o.UTM.Medium,
 		UTMCampaign: o.UTM.Campaign, UTMContent: o.UTM.Content, UTMTerm: o.UTM.Term, CampaignID: a.CampaignID,

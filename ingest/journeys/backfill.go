@@ -1,5 +1,6 @@
-// Package journeys backfills the journey outbox (ingest/outbox, JourneyRow) with what was stored
-// before it existed: every order's current state under its lead, every event of a lead whose
+// Package journeys is the journey stream: JourneyRow, queued in journey_outbox by the ingest
+// services and drained into journeys_by_lead by the generic outbox.Drainer (Stream). Its Backfill
+// fills the outbox with what was stored before it existed: every order's current state under its lead, every event of a lead whose
 // UTM resolves to an ad entity as a touch, every tracking-link click of a lead whose UTM resolves
 // likewise as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
 // (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
@@ -22,7 +23,6 @@ import (
 
 	"mtk/ingest/attribution"
 	"mtk/ingest/credits"
-	"mtk/ingest/outbox"
 	"mtk/platform"
 	"mtk/platform/utm"
 )
@@ -126,17 +126,17 @@ func copyOrders(ctx context.Context, pool *pgxpool.Pool, project, zone string, n
 			return err
 		}
 		n = len(got)
-		var out []outbox.JourneyRow
+		var out []JourneyRow
 		conns, ids := make([]string, n), make([]string, n)
 		for i, o := range got {
 			conns[i], ids[i] = o.conn, o.id
-			r, ok := outbox.OrderJourney(project, zone, o.conn+"/"+o.id, o.lead, o.status, o.currency, o.created, o.value, o.cost)
+			r, ok := OrderJourney(project, zone, o.conn+"/"+o.id, o.lead, o.status, o.currency, o.created, o.value, o.cost)
 			if ok {
 				out = append(out, r)
 			}
 		}
 		b := &pgx.Batch{}
-		outbox.QueueJourneys(b, out, now)
+		QueueJourneys(b, out, now)
 		b.Queue(`UPDATE orders o SET journey = true FROM unnest($1::text[], $2::text[]) AS k (c, t)
 			WHERE o.connection_id = k.c AND o.transaction_id = k.t`, conns, ids)
 		return tx.SendBatch(ctx, b).Close()
@@ -148,14 +148,14 @@ func copyOrders(ctx context.Context, pool *pgxpool.Pool, project, zone string, n
 // neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it copied.
 func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
 	now time.Time, chunkDone func(int)) (int, error) {
-	known, err := knownTouches(ctx, pool, project, outbox.OriginEvent)
+	known, err := knownTouches(ctx, pool, project, OriginEvent)
 	if err != nil {
 		return 0, err
 	}
 	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term
 		FROM events WHERE project_id = ? AND lead_id != '' AND campaign_id != ''
 		AND event_id NOT IN (SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?)
-		ORDER BY ts, event_id`, project, project, outbox.OriginEvent)
+		ORDER BY ts, event_id`, project, project, OriginEvent)
 	if err != nil {
 		return 0, err
 	}
@@ -172,7 +172,7 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 			continue
 		}
 		known[id] = true
-		if err := tw.add(ctx, resolver, project, zone, outbox.OriginEvent, id, lead, ts, p); err != nil {
+		if err := tw.add(ctx, resolver, project, zone, OriginEvent, id, lead, ts, p); err != nil {
 			return tw.total, err
 		}
 	}
@@ -208,12 +208,12 @@ func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolve
 	slices.SortFunc(clicks, func(a, b platform.LeadClick) int {
 		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.ID, b.ID))
 	})
-	known, err := knownTouches(ctx, pool, project, outbox.OriginLinkClick)
+	known, err := knownTouches(ctx, pool, project, OriginLinkClick)
 	if err != nil {
 		return 0, err
 	}
 	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?",
-		project, outbox.OriginLinkClick)
+		project, OriginLinkClick)
 	if err != nil {
 		return 0, err
 	}
@@ -235,7 +235,7 @@ func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolve
 		if known[id] {
 			continue
 		}
-		if err := tw.add(ctx, resolver, project, zone, outbox.OriginLinkClick, id, c.LeadID, c.At, c.UTM); err != nil {
+		if err := tw.add(ctx, resolver, project, zone, OriginLinkClick, id, c.LeadID, c.At, c.UTM); err != nil {
 			return tw.total, err
 		}
 	}
@@ -262,7 +262,7 @@ type touchWriter struct {
 	pool      *pgxpool.Pool
 	now       time.Time
 	chunkDone func(int)
-	pending   []outbox.JourneyRow
+	pending   []JourneyRow
 	total     int
 }
 
@@ -273,7 +273,7 @@ func (tw *touchWriter) add(ctx context.Context, resolver *attribution.Resolver, 
 	if err != nil || !ok {
 		return err
 	}
-	tw.pending = append(tw.pending, outbox.JourneyRow{ProjectID: project, TimeZone: zone, Kind: outbox.JourneyTouch,
+	tw.pending = append(tw.pending, JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyTouch,
 		Time: ts.UTC(), LeadID: lead, EventID: id, Origin: origin, AdEntity: a})
 	if len(tw.pending) == chunk {
 		return tw.flush(ctx)
@@ -286,7 +286,7 @@ func (tw *touchWriter) flush(ctx context.Context) error {
 		return nil
 	}
 	b := &pgx.Batch{}
-	outbox.QueueJourneys(b, tw.pending, tw.now)
+	QueueJourneys(b, tw.pending, tw.now)
 	if err := pgx.BeginFunc(ctx, tw.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/outbox"
+	"mtk/ingest/journeys"
 	"mtk/platform/utm"
 )
 
@@ -130,7 +130,7 @@ func (w *writes) queue(b *pgx.Batch, projectID, zone string, now time.Time) {
 			append([]any{projectID, now}, cols...)...)
 	}
 	for _, m := range w.merges {
-		outbox.QueueLeadMerge(b, projectID, zone, m[0], m[1], now)
+		journeys.QueueLeadMerge(b, projectID, zone, m[0], m[1], now)
 		b.Queue(mergeSQL, projectID, m[0], m[1], now)
 	}
 	var updates []*change

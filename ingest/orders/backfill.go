@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mtk/ingest/outbox"
+	"mtk/ingest/factstream"
 	"mtk/platform"
 )
 
@@ -46,7 +46,7 @@ func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left i
 			}
 		}
 		w := &pgx.Batch{}
-		var biz []outbox.BizRow
+		var biz []factstream.BizRow
 		for _, o := range todo {
 			st, found, err := lockOrder(ctx, tx, o.connection, o.id)
 			if err != nil {
@@ -69,7 +69,7 @@ func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left i
 				device = $6 WHERE connection_id = $1 AND transaction_id = $2`,
 				o.connection, o.id, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device)
 		}
-		outbox.QueueBiz(w, biz, s.clock.Now())
+		factstream.QueueBiz(w, biz, s.clock.Now())
 		if w.Len() > 0 {
 			if err := tx.SendBatch(ctx, w).Close(); err != nil {
 				return err
@@ -82,4 +82,36 @@ func (s *Service) BackfillBusiness(ctx context.Context, limit int) (done, left i
 		return 0, 0, fmt.Errorf("orders: backfill business rows: %w", err)
 	}
 	return done, left, nil
+}
+
+// BusinessBackfilled reports whether the business backfill has recorded that it finished
+// (FinishBusinessBackfill).
+func (s *Service) BusinessBackfilled(ctx context.Context) (bool, error) {
+	var finished bool
+	if err := s.pool.QueryRow(ctx, "SELECT finished_at IS NOT NULL FROM business_backfill").Scan(&finished); err != nil {
+		return false, fmt.Errorf("orders: read the business backfill: %w", err)
+	}
+	return finished, nil
+}
+
+// FinishBusinessBackfill records that the business backfill has finished, and reports whether it
+// has: the touches are read back, the stored events' rows written and no order is left without
+// its rows. An order is stored without them only by a webhook that read the touch backfill
+// unfinished; the share lock on orders waits for the webhooks writing now and holds new ones
+// while it counts, so that none commits such an order after the count.
+func (s *Service) FinishBusinessBackfill(ctx context.Context) (finished bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "LOCK TABLE orders IN SHARE MODE"); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE business_backfill SET finished_at = $1
+			WHERE finished_at IS NULL AND events_done AND (SELECT done FROM touch_backfill)
+			AND NOT EXISTS (SELECT 1 FROM orders WHERE NOT business)`, s.clock.Now())
+		finished = err == nil && tag.RowsAffected() == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("orders: finish the business backfill: %w", err)
+	}
+	return finished, nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"mtk/facts"
-	"mtk/ingest/outbox"
+	"mtk/ingest/factstream"
 	"mtk/platform"
 )
 
@@ -95,7 +95,7 @@ func split(amount int64, weights []*big.Int) []int64 {
 }
 
 // bizRows are the business rows a state adds (see above), none for a failed order.
-func (st stored) bizRows(p platform.Project) []outbox.BizRow {
+func (st stored) bizRows(p platform.Project) []factstream.BizRow {
 	v, counts := facts.OrderValues(st.Status, st.value, st.productCost)
 	if !counts {
 		return nil
@@ -126,10 +126,10 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 			v[facts.TxUnits] += pr.units
 		}
 	}
-	row := func(k facts.BizKeys, vals facts.Values) outbox.BizRow {
-		return outbox.BizRow{TimeZone: p.Timezone, BizFact: facts.BizFact{ProjectID: p.ID, Time: st.created, BizKeys: k, Values: vals}}
+	row := func(k facts.BizKeys, vals facts.Values) factstream.BizRow {
+		return factstream.BizRow{TimeZone: p.Timezone, BizFact: facts.BizFact{ProjectID: p.ID, Time: st.created, BizKeys: k, Values: vals}}
 	}
-	rows := []outbox.BizRow{row(keys, v)}
+	rows := []factstream.BizRow{row(keys, v)}
 	other := keys
 	other.Currency = commission
 	if otherNet != 0 {
@@ -169,26 +169,26 @@ func (st stored) bizRows(p platform.Project) []outbox.BizRow {
 
 // bizChange is the change of the business rows from prev (when found and its rows were written)
 // to st (when its rows are written): prev's rows negated and st's, none when they are the same.
-func bizChange(p platform.Project, prev stored, found bool, st stored) []outbox.BizRow {
-	var before []outbox.BizRow
+func bizChange(p platform.Project, prev stored, found bool, st stored) []factstream.BizRow {
+	var before []factstream.BizRow
 	if found && prev.business {
 		before = prev.bizRows(p)
 	}
-	var after []outbox.BizRow
+	var after []factstream.BizRow
 	if st.business {
 		after = st.bizRows(p)
 	}
 	if equalRows(before, after) {
 		return nil
 	}
-	rows := make([]outbox.BizRow, 0, len(before)+len(after))
+	rows := make([]factstream.BizRow, 0, len(before)+len(after))
 	for _, r := range before {
 		rows = append(rows, r.Negate())
 	}
 	return append(rows, after...)
 }
 
-func equalRows(a, b []outbox.BizRow) bool {
+func equalRows(a, b []factstream.BizRow) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -38,6 +38,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/attribution"
+	"mtk/ingest/factstream"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
 	"mtk/ingest/traffic"
@@ -223,8 +224,8 @@ func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookCon
 			if !s.bounds.Fits(sizes, 0, len(facts)+len(biz), len(journeys)) {
 				return apperr.Unavailable("Too many orders are waiting for the analytics store; retry shortly.", fullRetryAfter)
 			}
-			outbox.QueueFacts(w, facts, now)
-			outbox.QueueBiz(w, biz, now)
+			factstream.QueueFacts(w, facts, now)
+			factstream.QueueBiz(w, biz, now)
 		}
 		if journeyChanged {
 			queueJourney(w, conn, st, journeys, now)
@@ -257,11 +258,11 @@ type stored struct {
 }
 
 // contribution is the fact a state adds, and false when it adds none.
-func (st stored) contribution(p platform.Project) (outbox.FactRow, bool) {
+func (st stored) contribution(p platform.Project) (factstream.FactRow, bool) {
 	v, counts := facts.OrderValues(st.Status, st.value, st.productCost)
 	if !st.attributed || !counts {
-		return outbox.FactRow{}, false
+		return factstream.FactRow{}, false
 	}
-	return outbox.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, AdEntity: st.attr,
+	return factstream.FactRow{ProjectID: p.ID, TimeZone: p.Timezone, Time: st.created, AdEntity: st.attr,
 		Currency: st.currency, Values: v}, true
 }

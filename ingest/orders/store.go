@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mtk/ingest/factstream"
 	"mtk/ingest/leads"
-	"mtk/ingest/outbox"
 	"mtk/platform"
 )
 
@@ -137,8 +137,8 @@ func orderArgs(conn platform.WebhookConnection, st stored, now time.Time) []any 
 
 // factChange is the change from prev (when found) to st: prev's contribution negated and st's,
 // none when they are the same.
-func factChange(p platform.Project, prev stored, found bool, st stored) []outbox.FactRow {
-	before, had := outbox.FactRow{}, false
+func factChange(p platform.Project, prev stored, found bool, st stored) []factstream.FactRow {
+	before, had := factstream.FactRow{}, false
 	if found {
 		before, had = prev.contribution(p)
 	}
@@ -146,7 +146,7 @@ func factChange(p platform.Project, prev stored, found bool, st stored) []outbox
 	if had && has && before == after {
 		return nil
 	}
-	var rows []outbox.FactRow
+	var rows []factstream.FactRow
 	if had {
 		rows = append(rows, before.Negate())
 	}

@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/capi"
+	"mtk/ingest/factstream"
+	"mtk/ingest/journeys"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -22,29 +25,29 @@ func TestBacklogs(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(t0)
-	backlogs := func() (Backlog, Backlog, Backlog) {
+	backlogs := func() (outbox.Backlog, outbox.Backlog, outbox.Backlog) {
 		t.Helper()
-		f, c, j, err := Backlogs(ctx, pg.Pool)
+		f, c, j, err := outbox.Backlogs(ctx, pg.Pool)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f, c, j
 	}
-	if f, c, j := backlogs(); f != (Backlog{}) || c != (Backlog{}) || j != (Backlog{}) {
+	if f, c, j := backlogs(); f != (outbox.Backlog{}) || c != (outbox.Backlog{}) || j != (outbox.Backlog{}) {
 		t.Fatalf("empty outboxes: %+v %+v %+v", f, c, j)
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
-		f := FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
-		QueueFacts(w, []FactRow{f, f.Negate(), f}, clk.Now())
+		f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
+		factstream.QueueFacts(w, []factstream.FactRow{f, f.Negate(), f}, clk.Now())
 		clk.Advance(time.Minute)
 		in := capi.Input{EventName: "Lead", EventTime: t0, EventID: "e1", ActionSource: capi.Other, Lead: capi.Lead{Email: "a@x.com"}}
-		if err := QueueConversion(w, Conversion{ProjectID: "prj_1", PixelID: "px1", Input: in}, clk.Now()); err != nil {
+		if err := outbox.QueueConversion(w, outbox.Conversion{ProjectID: "prj_1", PixelID: "px1", Input: in}, clk.Now()); err != nil {
 			return err
 		}
 		clk.Advance(time.Minute)
-		touch := JourneyRow{ProjectID: "prj_1", TimeZone: "UTC", Kind: JourneyTouch, Time: t0, LeadID: "ld_1"}
-		QueueJourneys(w, []JourneyRow{touch, touch}, clk.Now())
+		touch := journeys.JourneyRow{ProjectID: "prj_1", TimeZone: "UTC", Kind: journeys.JourneyTouch, Time: t0, LeadID: "ld_1"}
+		journeys.QueueJourneys(w, []journeys.JourneyRow{touch, touch}, clk.Now())
 		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {
@@ -57,14 +60,14 @@ func TestBacklogs(t *testing.T) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, d := range []struct {
-		d    *Drainer
+		d    *outbox.Drainer
 		want int
-	}{{NewDrainer(pg.Pool, ch.Conn, clk, log), 3}, {NewJourneyDrainer(pg.Pool, ch.Conn, clk, log), 2}} {
+	}{{factstream.NewDrainer(pg.Pool, ch.Conn, clk, log), 3}, {journeys.NewDrainer(pg.Pool, ch.Conn, clk, log), 2}} {
 		if n, err := d.d.RunOnce(ctx); err != nil || n != d.want {
 			t.Fatalf("drained %d, want %d: %v", n, d.want, err)
 		}
 	}
-	if f, c, j := backlogs(); f != (Backlog{}) || c.Pending != 1 || j != (Backlog{}) {
+	if f, c, j := backlogs(); f != (outbox.Backlog{}) || c.Pending != 1 || j != (outbox.Backlog{}) {
 		t.Fatalf("drained: facts %+v, conversions %+v, journeys %+v", f, c, j)
 	}
 }

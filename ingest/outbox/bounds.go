@@ -78,8 +78,9 @@ func ReadSizesTx(ctx context.Context, tx pgx.Tx) (Sizes, error) {
 	return s, err
 }
 
-// queueResize queues adding delta to table's size, on the row of the transaction's backend.
-func queueResize(b *pgx.Batch, table string, delta int) {
+// QueueResize queues adding delta to table's size, on the row of the transaction's backend: a
+// stream's queue function calls it with the rows it queues, in the writer's transaction.
+func QueueResize(b *pgx.Batch, table string, delta int) {
 	b.Queue(`INSERT INTO outbox_sizes AS s (outbox, backend, n) VALUES ($1, pg_backend_pid(), $2)
 		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, table, delta)
 }

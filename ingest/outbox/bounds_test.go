@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/facts"
+	"mtk/ingest/events"
+	"mtk/ingest/factstream"
+	"mtk/ingest/journeys"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -23,11 +27,11 @@ func TestOutboxSizes(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(t0)
-	sizes := func() Sizes {
+	sizes := func() outbox.Sizes {
 		t.Helper()
-		var s Sizes
+		var s outbox.Sizes
 		err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) (err error) {
-			s, err = ReadSizesTx(ctx, tx)
+			s, err = outbox.ReadSizesTx(ctx, tx)
 			return err
 		})
 		if err != nil {
@@ -35,25 +39,25 @@ func TestOutboxSizes(t *testing.T) {
 		}
 		return s
 	}
-	write := func(nfacts, events, journeys int) error {
+	write := func(nfacts, nevents, njourneys int) error {
 		return pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
-			f := FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
-			fs := make([]FactRow, nfacts)
+			f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
+			fs := make([]factstream.FactRow, nfacts)
 			for i := range fs {
 				fs[i] = f
 			}
-			QueueFacts(w, fs, clk.Now())
-			evs := make([]EventRow, events)
+			factstream.QueueFacts(w, fs, clk.Now())
+			evs := make([]events.EventRow, nevents)
 			for i := range evs {
-				evs[i] = EventRow{ProjectID: "prj_1", ContainerID: "ctr_1", EventID: "e", Time: t0, ReceivedAt: t0}
+				evs[i] = events.EventRow{ProjectID: "prj_1", ContainerID: "ctr_1", EventID: "e", Time: t0, ReceivedAt: t0}
 			}
-			QueueEvents(w, evs)
-			js := make([]JourneyRow, journeys)
+			events.QueueEvents(w, evs)
+			js := make([]journeys.JourneyRow, njourneys)
 			for i := range js {
-				js[i] = JourneyRow{ProjectID: "prj_1", TimeZone: "UTC", Kind: JourneyTouch, Time: t0, LeadID: "ld_1"}
+				js[i] = journeys.JourneyRow{ProjectID: "prj_1", TimeZone: "UTC", Kind: journeys.JourneyTouch, Time: t0, LeadID: "ld_1"}
 			}
-			QueueJourneys(w, js, clk.Now())
+			journeys.QueueJourneys(w, js, clk.Now())
 			return tx.SendBatch(ctx, w).Close()
 		})
 	}
@@ -66,14 +70,14 @@ func TestOutboxSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s := sizes(); s != (Sizes{Events: 40, Facts: 60, Journeys: 20}) {
+	if s := sizes(); s != (outbox.Sizes{Events: 40, Facts: 60, Journeys: 20}) {
 		t.Fatalf("after 20 concurrent writes: %+v", s)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if _, err := NewEventDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil {
+	if _, err := events.NewDrainer(pg.Pool, ch.Conn, clk, log).RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if s := sizes(); s != (Sizes{Facts: 60, Journeys: 20}) {
+	if s := sizes(); s != (outbox.Sizes{Facts: 60, Journeys: 20}) {
 		t.Fatalf("after the event drain: %+v", s)
 	}
 	for _, del := range []string{"DELETE FROM fact_outbox WHERE id IN (SELECT id FROM fact_outbox LIMIT 10)",
@@ -82,17 +86,17 @@ func TestOutboxSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := Recount(ctx, pg.Pool); err != nil {
+	if err := outbox.Recount(ctx, pg.Pool); err != nil {
 		t.Fatal(err)
 	}
 	var rows int
 	if err := pg.Pool.QueryRow(ctx, "SELECT count(*) FROM outbox_sizes").Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if s := sizes(); s != (Sizes{Facts: 50, Journeys: 15}) || rows != 3 {
+	if s := sizes(); s != (outbox.Sizes{Facts: 50, Journeys: 15}) || rows != 3 {
 		t.Fatalf("after a recount: %+v in %d rows", s, rows)
 	}
-	if b := (Bounds{Events: 1, Facts: 52, Journeys: 16}); !b.Fits(sizes(), 1, 2, 1) || b.Fits(sizes(), 2, 0, 0) ||
+	if b := (outbox.Bounds{Events: 1, Facts: 52, Journeys: 16}); !b.Fits(sizes(), 1, 2, 1) || b.Fits(sizes(), 2, 0, 0) ||
 		b.Fits(sizes(), 0, 3, 0) || b.Fits(sizes(), 0, 0, 2) {
 		t.Fatal("Fits is not exact at the edge")
 	}

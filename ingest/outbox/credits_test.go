@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/facts"
+	"mtk/ingest/credits"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -32,8 +34,8 @@ func TestCreditDrainerCrash(t *testing.T) {
 	zone := "America/Sao_Paulo"
 	if err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		if err := QueueCredits(b, []CreditChange{{ProjectID: "prj_1", New: &CreditedJourney{Zone: zone, Journey: sold}},
-			{ProjectID: "prj_1", Old: &CreditedJourney{Zone: zone, Journey: sold}, New: &CreditedJourney{Zone: zone, Journey: back}}},
+		if err := credits.QueueChanges(b, []credits.Change{{ProjectID: "prj_1", New: &credits.ZonedJourney{Zone: zone, Journey: sold}},
+			{ProjectID: "prj_1", Old: &credits.ZonedJourney{Zone: zone, Journey: sold}, New: &credits.ZonedJourney{Zone: zone, Journey: back}}},
 			clk.Now()); err != nil {
 			return err
 		}
@@ -45,24 +47,24 @@ func TestCreditDrainerCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := loadCredits(ctx, conn, 10, partition{index: 0, count: 1})
+	loaded, err := credits.Stream.Load(ctx, conn, 10, outbox.Partition{Count: 1})
 	conn.Release()
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, _ := loaded.changes()
+	changes, _ := loaded.Changes()
 	days := []facts.Change{facts.FactsOn("prj_1", time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)),
 		facts.FactsOn("prj_1", time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC))}
 	if !slices.Equal(changes, days) {
 		t.Fatalf("changes %v, want %v", changes, days)
 	}
 
-	d := NewCreditDrainer(pg.Pool, ch.Conn, clk, nil)
-	d.crash = killAt("mark")
+	d := credits.NewDrainer(pg.Pool, ch.Conn, clk, nil)
+	outbox.SetCrash(d, killAt("mark"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("killed run: %v", err)
 	}
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	if n, err := d.RunOnce(ctx); err != nil || n != 2 {
 		t.Fatalf("rerun: %d %v", n, err)
 	}

@@ -1,26 +1,24 @@
-// Package outbox carries ingestion out of PostgreSQL, exactly once, through three transactional
-// outboxes written in the same transaction as the change that causes them.
+// Package outbox carries ingestion out of PostgreSQL into ClickHouse, exactly once, through
+// transactional outboxes written in the same transaction as the change that causes them. It is
+// the transport only: a Drainer moves the rows of one Stream and knows nothing of their payload.
+// Each stream declares itself in its own package, with its payload type, its queue functions
+// (written in the writer's transaction, growing the outbox's size with QueueResize) and its
+// loader:
 //
-// # Events (event_outbox → ClickHouse events)
+//   - ingest/events: event_outbox → the events table (each event carries its outbox id in
+//     events.outbox_id);
+//   - ingest/factstream: fact_outbox → facts_raw (an attributed event's business fact, an
+//     order's signed contribution) and business_raw (every counting event and order with its
+//     items), told apart by their kind;
+//   - ingest/journeys: journey_outbox → journeys_by_lead (touches, order changes and lead
+//     merges); its rows, as they leave the outbox, mark their leads in credit_dirty (a Settler)
+//     for the credit worker;
+//   - ingest/credits: credit_outbox → credits_raw (each order credited again: its old journey's
+//     credits negated and its new one's).
 //
-// A batch of tracking events is stored, and acknowledged, once its transaction commits rows
-// here (QueueEvents). NewEventDrainer moves them to the events table exactly as the fact
-// drainer below moves facts (each event carries its outbox id in events.outbox_id).
-//
-// # Facts (fact_outbox → ClickHouse facts_raw and business_raw)
-//
-// An attributed event's business fact is queued with the event; an order's change as signed
-// fact rows: its previous contribution negated and its new one. Business rows (BizRow: every
-// counting event and every order with its items, attributed or not) travel in the same outbox,
-// told apart by their kind. The Drainer moves each row to facts_raw or business_raw in id order,
-// carrying its outbox row id (outbox_id), and looks suspects up in both.
-//
-// # Journeys and credits (journey_outbox → journeys_by_lead; credit_outbox → credits_raw)
-//
-// Touches, order changes and lead merges travel like facts into journeys_by_lead; the settle
-// transaction of each batch also marks its leads in credit_dirty (a settleHook), for the credit
-// worker (ingest/credits), which queues in credit_outbox each order whose journey changed. The
-// credit Drainer lands each such row as the old journey's credits negated and the new one's.
+// A Stream names its table, its ClickHouse targets, its advisory lock and its batch, and loads a
+// batch of a partition (Partition.Select) as Rows: their keys, their insert and the data versions
+// they move. Everything else below is the Drainer's, the same for every stream.
 //
 // # Exactly once
 //

@@ -21,8 +21,8 @@ import (
 // parts to merge (benchmarks/README.md).
 const DrainBatch = 20000
 
-// Drainer moves one outbox table's rows into ClickHouse exactly once (see the package comment):
-// NewDrainer the fact outbox into facts_raw and business_raw, NewEventDrainer the event outbox into events.
+// Drainer moves one outbox stream's rows into ClickHouse exactly once (see the package comment).
+// It knows nothing of the rows it moves: their stream (Stream) loads and inserts them.
 type Drainer struct {
 	// Partitions is how many partitions the outbox is drained in (MTK_DRAIN_PARTITIONS; 0 is 1):
 	// Drainers in several processes then drain different partitions at once. A Drainer of one
@@ -33,79 +33,84 @@ type Drainer struct {
 	// server: the servers where the inserts of an interrupted attempt may still run (fence).
 	Cluster string
 
-	pool  *pgxpool.Pool
-	ch    driver.Conn
-	clock clock.Clock
-	log   *slog.Logger
-	table drainTable
-	// size is how many rows one batch takes: the table's batch, smaller in tests.
+	pool   *pgxpool.Pool
+	ch     driver.Conn
+	clock  clock.Clock
+	log    *slog.Logger
+	stream Stream
+	// size is how many rows one batch takes: the stream's batch, smaller in tests.
 	size int
 	// crash, in tests, is called with the batch's keys between its steps ("insert": before the
 	// ClickHouse insert, "mark": between it and settle); an error stops the batch there, as a
 	// crash would.
-	crash func(step string, keys []rowKey) error
+	crash func(step string, keys []RowKey) error
 }
 
-// drainTable is what a Drainer needs of one outbox table.
-type drainTable struct {
-	name string // the PostgreSQL table
-	// targets are the ClickHouse tables its rows go to (events; facts_raw and business_raw), each
-	// row to one of them, holding its id in outbox_id.
-	targets []string
-	lock    int64 // the table's advisory lock (pglock.FactDrainer)
-	// batch is how many rows one batch takes; 0 is DrainBatch.
-	batch int
-	// load reads at most limit rows of the partition in id order.
-	load func(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error)
+// Stream is what a Drainer needs of one outbox: a PostgreSQL table of rows with a bigint id and a
+// project_id, each landing in ClickHouse rows that hold the id in outbox_id. Each stream's
+// package declares its own (its payload, codec and loader stay there).
+type Stream struct {
+	// Table is the PostgreSQL outbox table.
+	Table string
+	// Targets are the ClickHouse tables its rows go to (events; facts_raw and business_raw), each
+	// row to one of them: the tables looked up for what an interrupted attempt stored.
+	Targets []string
+	// Lock is the table's advisory lock (pglock.FactDrainer, ...).
+	Lock int64
+	// Batch is how many rows one batch takes; 0 is DrainBatch.
+	Batch int
+	// Load reads at most limit rows of the partition in id order (Partition.Select).
+	Load func(ctx context.Context, conn *pgxpool.Conn, limit int, part Partition) (Rows, error)
 }
 
-// drainRows is one batch of loaded rows.
-type drainRows interface {
-	// keys are what the Drainer needs of each row, in order.
-	keys() []rowKey
-	// insert writes the rows that are not in skip.
-	insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error
-	// changes are the data versions that landing the rows moves (facts.Versions): all of them,
+// Rows is one batch of loaded rows.
+type Rows interface {
+	// Keys are what the Drainer needs of each row, in order.
+	Keys() []RowKey
+	// Insert writes the rows that are not in skip, naming its statements through ch (the fence).
+	Insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error
+	// Changes are the data versions that landing the rows moves (facts.Versions): all of them,
 	// since rows an interrupted run inserted may not have moved theirs.
-	changes() ([]facts.Change, error)
+	Changes() ([]facts.Change, error)
 }
 
-// settleHook is drainRows that write more in the settle transaction: what must change exactly when
-// the rows leave the outbox (the journey rows' dirty marks for the credit worker).
-type settleHook interface {
-	settled(b *pgx.Batch)
+// Settler is Rows that write more in the settle transaction: what must change exactly when the
+// rows leave the outbox (the journey rows' dirty marks for the credit worker).
+type Settler interface {
+	Settled(b *pgx.Batch)
 }
 
-// rowKey is an outbox row's id and where ClickHouse would hold it (its project and time; from
-// when its ClickHouse rows span [from, ts], zero when they are all at ts).
-type rowKey struct {
-	id       int64
-	project  string
-	ts, from time.Time
+// RowKey is an outbox row's id and where ClickHouse would hold it (its project and time; From
+// when its ClickHouse rows span [From, TS], zero when they are all at TS).
+type RowKey struct {
+	ID       int64
+	Project  string
+	TS, From time.Time
 }
 
-func newDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger, t drainTable) *Drainer {
+// NewDrainer returns the Drainer of stream s.
+func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger, s Stream) *Drainer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	size := DrainBatch
-	if t.batch > 0 {
-		size = t.batch
+	if s.Batch > 0 {
+		size = s.Batch
 	}
-	return &Drainer{pool: pool, ch: ch, clock: clk, log: log, table: t, size: size,
-		crash: func(string, []rowKey) error { return nil }}
+	return &Drainer{pool: pool, ch: ch, clock: clk, log: log, stream: s, size: size,
+		crash: func(string, []RowKey) error { return nil }}
 }
 
 // RunOnce drains every pending row of every partition no other Drainer holds, one partition
 // after the other, and returns how many rows it applied. Taking a partition's lock and each batch
 // are given BatchTimeout; a partition that fails does not stop the others.
 func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
-	return RunPartitions(ctx, d.pool, d.table.name, d.table.lock, d.Partitions,
+	return RunPartitions(ctx, d.pool, d.stream.Table, d.stream.Lock, d.Partitions,
 		func(ctx context.Context, conn *pgxpool.Conn, count, index int) (int, error) {
 			total := 0
 			for {
 				bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
-				n, err := d.batch(bctx, conn, partition{index: index, count: count})
+				n, err := d.batch(bctx, conn, Partition{Index: index, Count: count})
 				cancel()
 				total += n
 				if err != nil || n < d.size {
@@ -118,18 +123,18 @@ func (d *Drainer) RunOnce(ctx context.Context) (int, error) {
 // batch applies the partition's oldest rows, at most d.size: it commits an attempt listing them (see
 // the package comment), inserts those ClickHouse does not hold yet, then deletes the rows with
 // their attempt in one transaction.
-func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition) (int, error) {
-	rows, err := d.table.load(ctx, conn, d.size, part)
+func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part Partition) (int, error) {
+	rows, err := d.stream.Load(ctx, conn, d.size, part)
 	if err != nil {
-		return 0, fmt.Errorf("outbox: load %s: %w", d.table.name, err)
+		return 0, fmt.Errorf("outbox: load %s: %w", d.stream.Table, err)
 	}
-	keys := rows.keys()
+	keys := rows.Keys()
 	if len(keys) == 0 {
 		return 0, nil
 	}
 	ids := make([]int64, len(keys))
 	for i, k := range keys {
-		ids[i] = k.id
+		ids[i] = k.ID
 	}
 	prior, err := d.priorAttempts(ctx, conn, ids)
 	if err != nil {
@@ -144,10 +149,10 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	var fresh []int64 // ids no attempt lists yet
 	var attempted suspects
 	for _, k := range keys {
-		if prior.ids[k.id] {
-			attempted.add(uint64(k.id), k.project, cmp.Or(k.from, k.ts), k.ts)
+		if prior.ids[k.ID] {
+			attempted.add(uint64(k.ID), k.Project, cmp.Or(k.From, k.TS), k.TS)
 		} else {
-			fresh = append(fresh, k.id)
+			fresh = append(fresh, k.ID)
 		}
 	}
 	try := chfence.NewPrefix("drain")
@@ -156,7 +161,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 		return 0, err
 	}
 	present := map[uint64]bool{}
-	for _, target := range d.table.targets {
+	for _, target := range d.stream.Targets {
 		if err := attempted.lookup(ctx, d.ch, target, present); err != nil {
 			return 0, err
 		}
@@ -164,13 +169,13 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 	if err := d.crash("insert", keys); err != nil {
 		return 0, err
 	}
-	if err := rows.insert(ctx, chfence.Named(d.ch, try), present); err != nil {
+	if err := rows.Insert(ctx, chfence.Named(d.ch, try), present); err != nil {
 		return 0, err
 	}
 	if err := d.crash("mark", keys); err != nil {
 		return 0, err
 	}
-	changes, err := rows.changes()
+	changes, err := rows.Changes()
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +183,7 @@ func (d *Drainer) batch(ctx context.Context, conn *pgxpool.Conn, part partition)
 		return 0, err
 	}
 	if len(present) > 0 {
-		d.log.Info("outbox: rows found already inserted by an interrupted run", "table", d.table.name, "rows", len(present))
+		d.log.Info("outbox: rows found already inserted by an interrupted run", "table", d.stream.Table, "rows", len(present))
 	}
 	return len(ids), nil
 }
@@ -199,7 +204,7 @@ type priorAttempts struct {
 // keeps those listing any row of batch.
 func (d *Drainer) priorAttempts(ctx context.Context, conn *pgxpool.Conn, batch []int64) (priorAttempts, error) {
 	p := priorAttempts{ids: map[int64]bool{}}
-	rows, err := conn.Query(ctx, "SELECT id, ids, query_id FROM outbox_attempts WHERE outbox = $1", d.table.name)
+	rows, err := conn.Query(ctx, "SELECT id, ids, query_id FROM outbox_attempts WHERE outbox = $1", d.stream.Table)
 	if err != nil {
 		return p, fmt.Errorf("outbox: read attempts: %w", err)
 	}
@@ -248,7 +253,7 @@ func (d *Drainer) recordTry(ctx context.Context, conn *pgxpool.Conn, fresh, prio
 	var attempt int64
 	if len(fresh) > 0 {
 		if err := conn.QueryRow(ctx, "INSERT INTO outbox_attempts (outbox, ids, created_at, query_id) VALUES ($1, $2, $3, $4) RETURNING id",
-			d.table.name, fresh, d.clock.Now(), prefix).Scan(&attempt); err != nil {
+			d.stream.Table, fresh, d.clock.Now(), prefix).Scan(&attempt); err != nil {
 			return 0, fmt.Errorf("outbox: record attempt: %w", err)
 		}
 	}
@@ -258,30 +263,30 @@ func (d *Drainer) recordTry(ctx context.Context, conn *pgxpool.Conn, fresh, prio
 // settle deletes the inserted rows, less their outbox's size by as many, their attempt (0:
 // none), and (when there were prior attempts) every earlier attempt none of whose rows is left,
 // and moves the data versions of what landed, in one transaction: a crash before it commits
-// leaves the rows listed as suspects. Rows with a settleHook add their writes.
-func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, rows drainRows, ids []int64, attempt int64, prior bool,
+// leaves the rows listed as suspects. Rows that are a Settler add their writes.
+func (d *Drainer) settle(ctx context.Context, conn *pgxpool.Conn, rows Rows, ids []int64, attempt int64, prior bool,
 	changes []facts.Change) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	// The size shrinks by the rows deleted, in the same transaction (see Bounds).
-	b.Queue(`WITH d AS (DELETE FROM `+d.table.name+` WHERE id = ANY($1) RETURNING 1)
+	b.Queue(`WITH d AS (DELETE FROM `+d.stream.Table+` WHERE id = ANY($1) RETURNING 1)
 		INSERT INTO outbox_sizes AS s (outbox, backend, n) SELECT $2, pg_backend_pid(), -count(*) FROM d
-		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, ids, d.table.name)
+		ON CONFLICT (outbox, backend) DO UPDATE SET n = s.n + EXCLUDED.n`, ids, d.stream.Table)
 	if attempt != 0 {
 		b.Queue("DELETE FROM outbox_attempts WHERE id = $1", attempt)
 	}
 	if prior {
 		b.Queue(`DELETE FROM outbox_attempts a WHERE a.outbox = $1
-			AND NOT EXISTS (SELECT 1 FROM `+d.table.name+` t WHERE t.id = ANY(a.ids))`, d.table.name)
+			AND NOT EXISTS (SELECT 1 FROM `+d.stream.Table+` t WHERE t.id = ANY(a.ids))`, d.stream.Table)
 	}
 	facts.QueueMoved(b, changes)
-	if h, ok := rows.(settleHook); ok {
-		h.settled(b)
+	if h, ok := rows.(Settler); ok {
+		h.Settled(b)
 	}
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		// A connection left inside the transaction is closed by the pool on release.
-		return fmt.Errorf("outbox: settle %s: %w", d.table.name, err)
+		return fmt.Errorf("outbox: settle %s: %w", d.stream.Table, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -7,13 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"mtk/ingest/events"
+	"mtk/ingest/outbox"
 	"mtk/internal/chfence"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
 
 // benchEvents is how many events each iteration drains: one full batch.
-const benchEvents = DrainBatch
+const benchEvents = outbox.DrainBatch
 
 // BenchmarkEventDrain drains a batch of events into ClickHouse per iteration, as the event
 // drainer does after an outage: the drain's throughput.
@@ -34,14 +36,14 @@ func benchDrain(b *testing.B, interrupted bool) {
 	pg := testenv.Postgres(b)
 	ch := testenv.ClickHouse(b)
 	ctx := context.Background()
-	d := NewEventDrainer(pg.Pool, ch.Conn, clock.Real{}, slog.New(slog.DiscardHandler))
+	d := events.NewDrainer(pg.Pool, ch.Conn, clock.Real{}, slog.New(slog.DiscardHandler))
 	now := time.Now().UTC().Truncate(time.Second)
 	var took time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		rows := make([]EventRow, benchEvents)
+		rows := make([]events.EventRow, benchEvents)
 		for j := range rows {
-			rows[j] = EventRow{ProjectID: fmt.Sprintf("prj_%d", j%8), ContainerID: "ctn_1", EventID: fmt.Sprintf("ev-%d-%d", i, j),
+			rows[j] = events.EventRow{ProjectID: fmt.Sprintf("prj_%d", j%8), ContainerID: "ctn_1", EventID: fmt.Sprintf("ev-%d-%d", i, j),
 				Name: "PageView", Time: now, ReceivedAt: now, PageURL: "https://shop.example/p/1", UserAgent: "Mozilla/5.0"}
 		}
 		queueEvents(b, pg.Pool, rows)
@@ -50,15 +52,15 @@ func benchDrain(b *testing.B, interrupted bool) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			batch, err := d.table.load(ctx, conn, d.size, partition{index: 0, count: 1})
+			batch, err := outbox.LoadBatch(ctx, d, conn)
 			if err != nil {
 				b.Fatal(err)
 			}
 			var ids []int64
-			for _, k := range batch.keys() {
-				ids = append(ids, k.id)
+			for _, k := range batch.Keys() {
+				ids = append(ids, k.ID)
 			}
-			_, err = d.recordTry(ctx, conn, ids, nil, chfence.NewPrefix("drain"))
+			err = outbox.RecordTry(ctx, d, conn, ids, chfence.NewPrefix("drain"))
 			conn.Release()
 			if err != nil {
 				b.Fatal(err)

@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/facts"
+	"mtk/ingest/factstream"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -28,25 +30,25 @@ func TestDrainerBusinessRows(t *testing.T) {
 	for i, m := range facts.BusinessFamily.Measures {
 		vals[m] = int64(i + 1)
 	}
-	biz := BizRow{TimeZone: "America/Sao_Paulo", BizFact: facts.BizFact{ProjectID: "prj_b", Time: clk.Now(), BizKeys: keys, Values: vals}}
-	fact := FactRow{ProjectID: "prj_b", TimeZone: "America/Sao_Paulo", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL",
+	biz := factstream.BizRow{TimeZone: "America/Sao_Paulo", BizFact: facts.BizFact{ProjectID: "prj_b", Time: clk.Now(), BizKeys: keys, Values: vals}}
+	fact := factstream.FactRow{ProjectID: "prj_b", TimeZone: "America/Sao_Paulo", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL",
 		Values: facts.Values{facts.TxRevenue: 7, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
-		QueueBiz(w, []BizRow{biz, biz.Negate(), biz}, clk.Now())
-		QueueFacts(w, []FactRow{fact}, clk.Now())
-		QueueBiz(w, nil, clk.Now())
+		factstream.QueueBiz(w, []factstream.BizRow{biz, biz.Negate(), biz}, clk.Now())
+		factstream.QueueFacts(w, []factstream.FactRow{fact}, clk.Now())
+		factstream.QueueBiz(w, nil, clk.Now())
 		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := NewDrainer(pg.Pool, ch.Conn, clk, nil)
-	d.crash = killAt("mark")
+	d := factstream.NewDrainer(pg.Pool, ch.Conn, clk, nil)
+	outbox.SetCrash(d, killAt("mark"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("killed run: %v", err)
 	}
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	if n, err := d.RunOnce(ctx); err != nil || n != 4 {
 		t.Fatalf("rerun: %d %v", n, err)
 	}
@@ -101,10 +103,10 @@ func TestPartitionedDrainBusinessRows(t *testing.T) {
 		w := &pgx.Batch{}
 		for p := range 6 {
 			prj := "prj_p" + string(rune('a'+p))
-			biz := BizRow{TimeZone: "UTC", BizFact: facts.BizFact{ProjectID: prj, Time: clk.Now(),
+			biz := factstream.BizRow{TimeZone: "UTC", BizFact: facts.BizFact{ProjectID: prj, Time: clk.Now(),
 				BizKeys: facts.BizKeys{Kind: facts.BizEvent, Device: "mobile", Currency: "BRL"}, Values: facts.Values{facts.PageViews: 1}}}
-			QueueBiz(w, []BizRow{biz, biz}, clk.Now())
-			QueueFacts(w, []FactRow{{ProjectID: prj, TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads"}, Currency: "BRL",
+			factstream.QueueBiz(w, []factstream.BizRow{biz, biz}, clk.Now())
+			factstream.QueueFacts(w, []factstream.FactRow{{ProjectID: prj, TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads"}, Currency: "BRL",
 				Values: facts.Values{facts.PageViews: 1}}}, clk.Now())
 		}
 		return tx.SendBatch(ctx, w).Close()
@@ -112,13 +114,14 @@ func TestPartitionedDrainBusinessRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := NewDrainer(pg.Pool, ch.Conn, clk, nil)
-	d.Partitions, d.size = 3, 2
-	d.crash = killAt("mark")
+	d := factstream.NewDrainer(pg.Pool, ch.Conn, clk, nil)
+	d.Partitions = 3
+	outbox.SetBatchSize(d, 2)
+	outbox.SetCrash(d, killAt("mark"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("killed run: %v", err)
 	}
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	if n, err := d.RunOnce(ctx); err != nil || n != 18 {
 		t.Fatalf("rerun: %d %v", n, err)
 	}

@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -10,17 +10,19 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/ingest/events"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
 
 // queueEvents commits rows to the event outbox, as a flush does.
-func queueEvents(t testing.TB, pool *pgxpool.Pool, rows []EventRow) {
+func queueEvents(t testing.TB, pool *pgxpool.Pool, rows []events.EventRow) {
 	t.Helper()
 	ctx := context.Background()
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
-		QueueEvents(w, rows)
+		events.QueueEvents(w, rows)
 		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {
@@ -37,9 +39,9 @@ func TestEventDrainerCrashes(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	queue := func(from, n int) {
 		t.Helper()
-		var rows []EventRow
+		var rows []events.EventRow
 		for i := from; i < from+n; i++ {
-			rows = append(rows, EventRow{ProjectID: "prj_1", ContainerID: "ctr_1", EventID: fmt.Sprintf("e%d", i),
+			rows = append(rows, events.EventRow{ProjectID: "prj_1", ContainerID: "ctr_1", EventID: fmt.Sprintf("e%d", i),
 				Time: clk.Now().Add(-time.Duration(i) * time.Minute), ReceivedAt: clk.Now(), Name: "Lead", Source: "website",
 				LeadID: "lead_1", NewLead: i == 0, UTMCampaign: "C|1", CampaignID: "1", Value: int64(i) * 100,
 				Currency: "BRL", Body: `{"x":1}`})
@@ -54,14 +56,14 @@ func TestEventDrainerCrashes(t *testing.T) {
 		}
 		return
 	}
-	d := NewEventDrainer(pg.Pool, ch.Conn, clk, nil)
+	d := events.NewDrainer(pg.Pool, ch.Conn, clk, nil)
 
 	queue(0, 10)
-	d.crash = killAt("mark")
+	outbox.SetCrash(d, killAt("mark"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("first run: %v", err)
 	}
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	if n, err := d.RunOnce(ctx); err != nil || n != 10 {
 		t.Fatalf("second run: %d %v", n, err)
 	}
@@ -70,11 +72,11 @@ func TestEventDrainerCrashes(t *testing.T) {
 	}
 
 	queue(10, 5)
-	d.crash = killAt("insert")
+	outbox.SetCrash(d, killAt("insert"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("third run: %v", err)
 	}
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	if n, err := d.RunOnce(ctx); err != nil || n != 5 {
 		t.Fatalf("fourth run: %d %v", n, err)
 	}

@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/facts"
+	"mtk/ingest/factstream"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
@@ -28,15 +30,16 @@ func TestDrainerCrashes(t *testing.T) {
 		t.Helper()
 		err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
-			var rows []FactRow
+			var rows []factstream.FactRow
 			for i := range n {
-				f := FactRow{ProjectID: "prj_1", TimeZone: "America/Sao_Paulo", Time: clk.Now().Add(-time.Duration(i) * time.Hour), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
+				f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "America/Sao_Paulo", Time: clk.Now().Add(-time.Duration(i) * time.Hour),
+					AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 				rows = append(rows, f)
 				if i%2 == 1 {
 					rows = append(rows, f.Negate())
 				}
 			}
-			QueueFacts(w, rows, clk.Now())
+			factstream.QueueFacts(w, rows, clk.Now())
 			return tx.SendBatch(ctx, w).Close()
 		})
 		if err != nil {
@@ -51,9 +54,9 @@ func TestDrainerCrashes(t *testing.T) {
 		}
 		return
 	}
-	d := NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	d := factstream.NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	queue(10, 1_000_000) // 15 rows: 5 orders count
-	d.crash = killAt("mark")
+	outbox.SetCrash(d, killAt("mark"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("first run: %v", err)
 	}
@@ -61,7 +64,7 @@ func TestDrainerCrashes(t *testing.T) {
 		t.Fatalf("the killed run inserted %d rows, want 15", rows)
 	}
 	// Restarted: the rows are still pending, found in ClickHouse, and only marked.
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	if n, err := d.RunOnce(ctx); err != nil || n != 15 {
 		t.Fatalf("second run: %d %v", n, err)
 	}
@@ -71,11 +74,11 @@ func TestDrainerCrashes(t *testing.T) {
 
 	// Killed before its insert, with new rows and a partly inserted batch: nothing is lost.
 	queue(4, 2_000_000) // 6 rows: 2 orders count
-	d.crash = killAt("insert")
+	outbox.SetCrash(d, killAt("insert"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("third run: %v", err)
 	}
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	if n, err := d.RunOnce(ctx); err != nil || n != 6 {
 		t.Fatalf("fourth run: %d %v", n, err)
 	}
@@ -98,13 +101,13 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
-	fact := func(revenue int64) FactRow {
-		return FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
+	fact := func(revenue int64) factstream.FactRow {
+		return factstream.FactRow{ProjectID: "prj_2", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: revenue, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
-	queue := func(tx pgx.Tx, rows ...FactRow) {
+	queue := func(tx pgx.Tx, rows ...factstream.FactRow) {
 		t.Helper()
 		w := &pgx.Batch{}
-		QueueFacts(w, rows, clk.Now())
+		factstream.QueueFacts(w, rows, clk.Now())
 		if err := tx.SendBatch(ctx, w).Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -123,16 +126,16 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	d.size = 2
-	d.crash = killAt("mark")
+	d := factstream.NewDrainer(pg.Pool, ch.Conn, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	outbox.SetBatchSize(d, 2)
+	outbox.SetCrash(d, killAt("mark"))
 	if _, err := d.RunOnce(ctx); !errors.Is(err, errKilled) {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	if err := late.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	d.crash = killAt("")
+	outbox.SetCrash(d, killAt(""))
 	// Batches: the late row and the first sent one, then the second sent one.
 	if n, err := d.RunOnce(ctx); err != nil || n != 3 {
 		t.Fatalf("rerun: %d %v", n, err)
@@ -155,8 +158,8 @@ func TestDrainerLateRowSplitsAnAttempt(t *testing.T) {
 var errKilled = errors.New("killed")
 
 // killAt is a Drainer crash hook that stops a run at step ("insert" or "mark"; "" never).
-func killAt(at string) func(string, []rowKey) error {
-	return func(step string, _ []rowKey) error {
+func killAt(at string) func(string, []outbox.RowKey) error {
+	return func(step string, _ []outbox.RowKey) error {
 		if step == at {
 			return errKilled
 		}
@@ -179,7 +182,7 @@ func outboxLeft(t *testing.T, pool *pgxpool.Pool) outboxCounts {
 
 func TestBackoff(t *testing.T) {
 	for n, want := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 4: 4 * time.Minute, 20: time.Hour} {
-		if got := Backoff(n); got != want {
+		if got := outbox.Backoff(n); got != want {
 			t.Errorf("Backoff(%d) = %s, want %s", n, got, want)
 		}
 	}
@@ -192,13 +195,13 @@ func TestOutageLeavesBookkeepingBounded(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
-	rows := make([]FactRow, 30)
+	rows := make([]factstream.FactRow, 30)
 	for i := range rows {
-		rows[i] = FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: 100, facts.TxCount: 1, facts.TxCountTotal: 1}}
+		rows[i] = factstream.FactRow{ProjectID: "prj_3", TimeZone: "UTC", Time: clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.TxRevenue: 100, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
-		QueueFacts(w, rows, clk.Now())
+		factstream.QueueFacts(w, rows, clk.Now())
 		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {
@@ -209,8 +212,8 @@ func TestOutageLeavesBookkeepingBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	outage := NewDrainer(pg.Pool, down, clk, log)
-	outage.size = 20
+	outage := factstream.NewDrainer(pg.Pool, down, clk, log)
+	outbox.SetBatchSize(outage, 20)
 	for range 50 {
 		if _, err := outage.RunOnce(ctx); err == nil {
 			t.Fatal("a drain to a stopped ClickHouse succeeded")
@@ -224,8 +227,8 @@ func TestOutageLeavesBookkeepingBounded(t *testing.T) {
 	if attempts != 1 || listed != 20 {
 		t.Fatalf("after 50 failed cycles: %d attempts listing %d ids, want 1 listing the batch's 20", attempts, listed)
 	}
-	back := NewDrainer(pg.Pool, ch.Conn, clk, log)
-	back.size = 20
+	back := factstream.NewDrainer(pg.Pool, ch.Conn, clk, log)
+	outbox.SetBatchSize(back, 20)
 	if n, err := back.RunOnce(ctx); err != nil || n != 30 {
 		t.Fatalf("after the outage: %d %v", n, err)
 	}

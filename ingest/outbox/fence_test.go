@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/ingest/events"
+	"mtk/ingest/outbox"
 	"mtk/internal/chfence"
 	"mtk/internal/clock"
 	"mtk/internal/db"
@@ -40,7 +42,7 @@ func TestDrainerWaitsForAnInterruptedInsert(t *testing.T) {
 		t.Cleanup(func() { conn.Close() })
 		return conn
 	}
-	d := NewEventDrainer(pg.Pool, ch.Conn, clock.Real{}, slog.New(slog.DiscardHandler))
+	d := events.NewDrainer(pg.Pool, ch.Conn, clock.Real{}, slog.New(slog.DiscardHandler))
 	interruptedInsert(t, pg.Pool, d, u.Host, orphan)
 }
 
@@ -68,7 +70,7 @@ func TestDrainerWaitsForAnInterruptedInsertOnACluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := NewEventDrainer(pg.Pool, open(shards[1]), clock.Real{}, slog.New(slog.DiscardHandler))
+	d := events.NewDrainer(pg.Pool, open(shards[1]), clock.Real{}, slog.New(slog.DiscardHandler))
 	d.Cluster = testenv.ClusterName
 	interruptedInsert(t, pg.Pool, d, first.Host, func(proxy string) driver.Conn { return open("clickhouse://" + proxy) })
 	// The events landed on both shards.
@@ -85,13 +87,13 @@ func TestDrainerWaitsForAnInterruptedInsertOnACluster(t *testing.T) {
 // server (host:port) that holds the insert's data for insertHold, and runs d again meanwhile:
 // every event must be stored once (without the fence, the run finds none of them and inserts
 // them all again).
-func interruptedInsert(t *testing.T, pool *pgxpool.Pool, d *Drainer, server string, open func(proxy string) driver.Conn) {
+func interruptedInsert(t *testing.T, pool *pgxpool.Pool, d *outbox.Drainer, server string, open func(proxy string) driver.Conn) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	var rows []EventRow
+	var rows []events.EventRow
 	for i := range 200 {
-		rows = append(rows, EventRow{ProjectID: fmt.Sprintf("prj_%d", i%2), ContainerID: "ctn_1", EventID: fmt.Sprintf("ev-%d", i),
+		rows = append(rows, events.EventRow{ProjectID: fmt.Sprintf("prj_%d", i%2), ContainerID: "ctn_1", EventID: fmt.Sprintf("ev-%d", i),
 			Name: "Lead", Time: now, ReceivedAt: now})
 	}
 	queueEvents(t, pool, rows)
@@ -103,22 +105,22 @@ func interruptedInsert(t *testing.T, pool *pgxpool.Pool, d *Drainer, server stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch, err := d.table.load(ctx, conn, d.size, partition{index: 0, count: 1})
+	batch, err := outbox.LoadBatch(ctx, d, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []int64
-	for _, k := range batch.keys() {
-		ids = append(ids, k.id)
+	for _, k := range batch.Keys() {
+		ids = append(ids, k.ID)
 	}
 	prefix := chfence.NewPrefix("drain")
-	if _, err := d.recordTry(ctx, conn, ids, nil, prefix); err != nil {
+	if err := outbox.RecordTry(ctx, d, conn, ids, prefix); err != nil {
 		t.Fatal(err)
 	}
 	conn.Release()
 	landed := make(chan struct{})
 	go func() {
-		if err := batch.insert(ctx, chfence.Named(open(proxy.Addr()), prefix), nil); err != nil {
+		if err := batch.Insert(ctx, chfence.Named(open(proxy.Addr()), prefix), nil); err != nil {
 			t.Errorf("the interrupted insert: %v", err)
 		}
 		close(landed)
@@ -134,7 +136,7 @@ func interruptedInsert(t *testing.T, pool *pgxpool.Pool, d *Drainer, server stri
 	<-landed
 	t.Logf("the run waited %s for the interrupted insert (held %s)", took, insertHold)
 	var stored, ids2 uint64
-	if err := d.ch.QueryRow(ctx, "SELECT count(), uniqExact(outbox_id) FROM events").Scan(&stored, &ids2); err != nil {
+	if err := outbox.ClickHouse(d).QueryRow(ctx, "SELECT count(), uniqExact(outbox_id) FROM events").Scan(&stored, &ids2); err != nil {
 		t.Fatal(err)
 	}
 	if stored != uint64(len(rows)) || ids2 != stored {

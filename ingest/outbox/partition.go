@@ -5,18 +5,23 @@ import (
 	"errors"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/internal/pglock"
 )
 
-// partition is the part of an outbox that one drain takes: the rows whose project hashes to
-// index (from 0) among count. A project's rows are all in one partition, drained in id order by
+// Partition is the part of an outbox that one drain takes: the rows whose project hashes to
+// Index (from 0) among Count. A project's rows are all in one partition, drained in id order by
 // one Drainer at a time, so that they reach ClickHouse in the order they were queued.
-type partition struct{ index, count int }
+type Partition struct{ Index, Count int }
 
-// partitionWhere selects a partition's rows, the count bound as $2 and the index as $3.
-var partitionWhere = partitionOf("project_id", "$2") + " = $3"
+// Select reads, from the outbox table, columns (the first of them id) of at most limit rows of
+// the partition, in id order: what a Stream's Load reads.
+func (part Partition) Select(ctx context.Context, conn *pgxpool.Conn, table, columns string, limit int) (pgx.Rows, error) {
+	return conn.Query(ctx, `SELECT `+columns+` FROM `+table+` WHERE `+PartitionWhere("$2", "$3")+` ORDER BY id LIMIT $1`,
+		limit, part.Count, part.Index)
+}
 
 // partitionOf is the SQL of the partition of the project named by column among count (a bound
 // parameter): its hash, shifted to be non-negative, modulo count. Every Drainer computes it in
@@ -28,9 +33,9 @@ func partitionOf(column, count string) string {
 // lock takes, without waiting, the advisory locks that let one Drainer drain part of table (see
 // pglock.FactDrainer): the table's lock exclusively when the outbox is not split, else that lock
 // shared and the partition's own. It reports whether it got them; release gives them back.
-func (part partition) lock(ctx context.Context, conn *pgxpool.Conn, table string, tableLock int64) (bool, error) {
+func (part Partition) lock(ctx context.Context, conn *pgxpool.Conn, table string, tableLock int64) (bool, error) {
 	var got bool
-	if part.count == 1 {
+	if part.Count == 1 {
 		err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", tableLock).Scan(&got)
 		return got, err
 	}
@@ -38,7 +43,7 @@ func (part partition) lock(ctx context.Context, conn *pgxpool.Conn, table string
 		return false, err
 	}
 	err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock("+pglock.KeyedID+")",
-		pglock.DrainPartition(table, part.count, part.index)).Scan(&got)
+		pglock.DrainPartition(table, part.Count, part.Index)).Scan(&got)
 	if err != nil || !got {
 		unlock(ctx, conn, "SELECT pg_advisory_unlock_shared($1)", tableLock)
 		return false, err
@@ -47,13 +52,13 @@ func (part partition) lock(ctx context.Context, conn *pgxpool.Conn, table string
 }
 
 // release gives back what lock took.
-func (part partition) release(ctx context.Context, conn *pgxpool.Conn, table string, tableLock int64) {
-	if part.count == 1 {
+func (part Partition) release(ctx context.Context, conn *pgxpool.Conn, table string, tableLock int64) {
+	if part.Count == 1 {
 		unlock(ctx, conn, "SELECT pg_advisory_unlock($1)", tableLock)
 		return
 	}
 	unlock(ctx, conn, "SELECT pg_advisory_unlock("+pglock.KeyedID+"), pg_advisory_unlock_shared($2)",
-		pglock.DrainPartition(table, part.count, part.index), tableLock)
+		pglock.DrainPartition(table, part.Count, part.Index), tableLock)
 }
 
 // unlock releases a session's advisory locks (sql with args) before its connection goes back to
@@ -88,7 +93,7 @@ func RunPartitions(ctx context.Context, pool *pgxpool.Pool, table string, tableL
 	var errs []error
 	for i := 0; i < count && ctx.Err() == nil; i++ {
 		n, err := func() (int, error) {
-			part := partition{index: i, count: count}
+			part := Partition{Index: i, Count: count}
 			lctx, cancel := context.WithTimeout(ctx, BatchTimeout)
 			defer cancel()
 			conn, err := pool.Acquire(lctx)

@@ -1,4 +1,4 @@
-package outbox
+package outbox_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/facts"
+	"mtk/ingest/factstream"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/pglock"
 	"mtk/internal/testenv"
@@ -31,15 +33,15 @@ func newPartitionFixture(t *testing.T) *partitionFixture {
 	ctx := context.Background()
 	for tx := range 5 {
 		err := pgx.BeginFunc(ctx, f.pg.Pool, func(tx pgx.Tx) error {
-			var rows []FactRow
+			var rows []factstream.FactRow
 			for i := range 12 * 6 {
 				prj := fmt.Sprintf("prj_%d", i%12)
-				rows = append(rows, FactRow{ProjectID: prj, TimeZone: "UTC", Time: f.clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL",
+				rows = append(rows, factstream.FactRow{ProjectID: prj, TimeZone: "UTC", Time: f.clk.Now(), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL",
 					Values: facts.Values{facts.TxRevenue: int64(i + 1), facts.TxCount: 1, facts.TxCountTotal: 1}})
 				f.queue[prj] += int64(i + 1)
 			}
 			w := &pgx.Batch{}
-			QueueFacts(w, rows, f.clk.Now())
+			factstream.QueueFacts(w, rows, f.clk.Now())
 			f.rows += len(rows)
 			return tx.SendBatch(ctx, w).Close()
 		})
@@ -81,12 +83,13 @@ func TestPartitionedDrainersDrainOnceInOrder(t *testing.T) {
 	last := map[string]int64{} // the last id inserted per project
 	seen := map[int64]bool{}
 	inside := []chan struct{}{make(chan struct{}), make(chan struct{})}
-	drainers := make([]*Drainer, 2)
+	drainers := make([]*outbox.Drainer, 2)
 	for i := range drainers {
-		d := NewDrainer(f.pg.Pool, f.ch.Conn, f.clk, nil)
-		d.Partitions, d.size = 4, 20
+		d := factstream.NewDrainer(f.pg.Pool, f.ch.Conn, f.clk, nil)
+		d.Partitions = 4
+		outbox.SetBatchSize(d, 20)
 		first := true
-		d.crash = func(step string, keys []rowKey) error {
+		outbox.SetCrash(d, func(step string, keys []outbox.RowKey) error {
 			if step != "insert" {
 				return nil
 			}
@@ -102,16 +105,16 @@ func TestPartitionedDrainersDrainOnceInOrder(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, k := range keys {
-				if seen[k.id] {
-					t.Errorf("row %d inserted twice", k.id)
+				if seen[k.ID] {
+					t.Errorf("row %d inserted twice", k.ID)
 				}
-				if k.id < last[k.project] {
-					t.Errorf("project %s: row %d inserted after row %d", k.project, k.id, last[k.project])
+				if k.ID < last[k.Project] {
+					t.Errorf("project %s: row %d inserted after row %d", k.Project, k.ID, last[k.Project])
 				}
-				seen[k.id], last[k.project] = true, k.id
+				seen[k.ID], last[k.Project] = true, k.ID
 			}
 			return nil
-		}
+		})
 		drainers[i] = d
 	}
 	var wg sync.WaitGroup
@@ -147,7 +150,7 @@ func TestHeldPartitionDoesNotStopTheOthers(t *testing.T) {
 	f := newPartitionFixture(t)
 	ctx := context.Background()
 	var held int
-	if err := f.pg.Pool.QueryRow(ctx, "SELECT "+partitionOf("'prj_0'", "$1")+"::int", 4).Scan(&held); err != nil {
+	if err := f.pg.Pool.QueryRow(ctx, "SELECT "+outbox.PartitionOf("'prj_0'", "$1")+"::int", 4).Scan(&held); err != nil {
 		t.Fatal(err)
 	}
 	other, err := f.pg.Pool.Acquire(ctx)
@@ -159,14 +162,14 @@ func TestHeldPartitionDoesNotStopTheOthers(t *testing.T) {
 	if _, err := other.Exec(ctx, "SELECT pg_advisory_lock_shared($2), pg_advisory_lock("+pglock.KeyedID+")", lock, pglock.FactDrainer); err != nil {
 		t.Fatal(err)
 	}
-	d := NewDrainer(f.pg.Pool, f.ch.Conn, f.clk, nil)
+	d := factstream.NewDrainer(f.pg.Pool, f.ch.Conn, f.clk, nil)
 	d.Partitions = 4
 	n, err := d.RunOnce(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var left, leftElsewhere int
-	if err := f.pg.Pool.QueryRow(ctx, "SELECT count(*), count(*) FILTER (WHERE "+partitionOf("project_id", "$1")+" <> $2) FROM fact_outbox",
+	if err := f.pg.Pool.QueryRow(ctx, "SELECT count(*), count(*) FILTER (WHERE "+outbox.PartitionOf("project_id", "$1")+" <> $2) FROM fact_outbox",
 		4, held).Scan(&left, &leftElsewhere); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +178,7 @@ func TestHeldPartitionDoesNotStopTheOthers(t *testing.T) {
 	}
 
 	// The whole outbox's Drainer waits for the partitions' to finish, and they for it.
-	whole := NewDrainer(f.pg.Pool, f.ch.Conn, f.clk, nil)
+	whole := factstream.NewDrainer(f.pg.Pool, f.ch.Conn, f.clk, nil)
 	if n, err := whole.RunOnce(ctx); err != nil || n != 0 {
 		t.Fatalf("whole-outbox drainer beside a partition's: %d %v", n, err)
 	}

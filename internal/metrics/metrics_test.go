@@ -19,7 +19,8 @@ import (
 	"mtk/adsync"
 	"mtk/engine"
 	"mtk/facts"
-	"mtk/ingest/outbox"
+	"mtk/ingest/factstream"
+	"mtk/ingest/journeys"
 	"mtk/internal/clock"
 	"mtk/internal/metrics"
 	"mtk/internal/metrics/metricstest"
@@ -48,9 +49,9 @@ func TestFamiliesShowWhatWasRecorded(t *testing.T) {
 	clk := clock.NewFake(t0)
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 		w := &pgx.Batch{}
-		f := outbox.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
-		outbox.QueueFacts(w, []outbox.FactRow{f, f}, t0)
-		outbox.QueueJourneys(w, []outbox.JourneyRow{{ProjectID: "prj_1", TimeZone: "UTC", Kind: outbox.JourneyTouch,
+		f := factstream.FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: t0, AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1"}, Currency: "BRL", Values: facts.Values{facts.Leads: 1}}
+		factstream.QueueFacts(w, []factstream.FactRow{f, f}, t0)
+		journeys.QueueJourneys(w, []journeys.JourneyRow{{ProjectID: "prj_1", TimeZone: "UTC", Kind: journeys.JourneyTouch,
 			Time: t0, LeadID: "ld_1"}}, t0.Add(30*time.Second))
 		return tx.SendBatch(ctx, w).Close()
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"mtk/ingest/events"
 )
@@ -18,9 +19,14 @@ const BackfillBatch = 5000
 // wrote. It first reads back the touches of the leads older than the touch history
 // (events.TouchBackfill), which those orders need. It is idempotent and restartable: each batch's
 // rows and its progress commit together (orders.Service.BackfillBusiness, events.Backfill), so a
-// crash and a rerun write everything exactly once. `mtk backfill business` runs it, and so does
-// the business-backfill job.
+// crash and a rerun write everything exactly once. Once everything is written it records that it
+// finished (orders.Service.FinishBusinessBackfill); a run after that reads the record and does
+// nothing. `mtk backfill business` runs it, and so does the business-backfill job
+// (businessBackfillJob).
 func (s *System) BackfillBusiness(ctx context.Context, batch int) (orders int, evs int64, err error) {
+	if finished, err := s.Orders.BusinessBackfilled(ctx); err != nil || finished {
+		return 0, 0, err
+	}
 	tb := &events.TouchBackfill{Pool: s.Postgres, CH: s.ClickHouse}
 	for finished := false; !finished; {
 		var read int
@@ -69,8 +75,28 @@ func (s *System) BackfillBusiness(ctx context.Context, batch int) (orders int, e
 			}
 		}
 		if finished {
-			return orders, evs, nil
+			// An order stored meanwhile without its rows (a webhook that read the touch backfill
+			// unfinished) leaves the record for the next run.
+			_, err := s.Orders.FinishBusinessBackfill(ctx)
+			return orders, evs, err
 		}
+	}
+}
+
+// businessBackfillJob is the business-backfill job's run: BackfillBusiness until it has
+// recorded that it finished, then nothing at all (not even reading the record again).
+func (s *System) businessBackfillJob() func(context.Context) error {
+	var finished atomic.Bool
+	return func(ctx context.Context) error {
+		if finished.Load() {
+			return nil
+		}
+		if _, _, err := s.BackfillBusiness(ctx, BackfillBatch); err != nil {
+			return err
+		}
+		done, err := s.Orders.BusinessBackfilled(ctx)
+		finished.Store(done)
+		return err
 	}
 }
 

@@ -65,12 +65,9 @@ func (s *System) Jobs() []jobs.Job {
 		},
 		{
 			// Writes the business rows of the orders and events stored before the business facts
-			// existed (BackfillBusiness); once done, a step only reads that nothing is left.
+			// existed (BackfillBusiness); once it has recorded that it finished, a run does nothing.
 			Name: "business-backfill", Schedule: "@every 1m", Jitter: 10 * time.Second, Timeout: 6 * time.Hour,
-			Run: func(ctx context.Context) error {
-				_, _, err := s.BackfillBusiness(ctx, BackfillBatch)
-				return err
-			},
+			Run: s.businessBackfillJob(),
 		},
 		{
 			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5

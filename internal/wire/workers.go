@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"mtk/ingest/credits"
+	"mtk/ingest/events"
+	"mtk/ingest/factstream"
+	"mtk/ingest/journeys"
 	"mtk/ingest/outbox"
 	"mtk/internal/jobs"
 )
@@ -86,17 +89,18 @@ func (s *System) Drain(ctx context.Context) error {
 }
 
 // drainers are the event and the fact outboxes' Drainers, in the configured partitions.
-func (s *System) drainers() (events, facts *outbox.Drainer) {
-	events = outbox.NewEventDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
-	facts = outbox.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
-	events.Partitions, facts.Partitions = s.Config.DrainPartitions, s.Config.DrainPartitions
-	events.Cluster, facts.Cluster = s.Config.ClickHouseCluster, s.Config.ClickHouseCluster
-	return events, facts
+func (s *System) drainers() (eventDrainer, factDrainer *outbox.Drainer) {
+	eventDrainer = events.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	factDrainer = factstream.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	for _, d := range []*outbox.Drainer{eventDrainer, factDrainer} {
+		d.Partitions, d.Cluster = s.Config.DrainPartitions, s.Config.ClickHouseCluster
+	}
+	return eventDrainer, factDrainer
 }
 
 // journeyDrainer is the journey outbox's Drainer, in the configured partitions.
 func (s *System) journeyDrainer() *outbox.Drainer {
-	d := outbox.NewJourneyDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	d := journeys.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	d.Partitions, d.Cluster = s.Config.DrainPartitions, s.Config.ClickHouseCluster
 	return d
 }
@@ -104,7 +108,7 @@ func (s *System) journeyDrainer() *outbox.Drainer {
 // credits are the credit worker and the credit outbox's Drainer, in the configured partitions.
 func (s *System) credits() (*credits.Worker, *outbox.Drainer) {
 	w := credits.New(s.Postgres, s.ClickHouse, s.Clock, s.Log)
-	d := outbox.NewCreditDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
+	d := credits.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	w.Partitions, d.Partitions, d.Cluster = s.Config.DrainPartitions, s.Config.DrainPartitions, s.Config.ClickHouseCluster
 	if s.Metrics != nil {
 		w.Observe = s.Metrics.CreditBatch

@@ -1,4 +1,4 @@
-package outbox
+package factstream
 
 import (
 	"context"
@@ -18,7 +18,8 @@ func TestQueueFactsKeepsOrderAndValues(t *testing.T) {
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	var rows []FactRow
 	for i := range 5 {
-		rows = append(rows, FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: now.Add(-time.Duration(i) * time.Minute), AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", AdsetID: "s1", AdID: "a1"},
+		rows = append(rows, FactRow{ProjectID: "prj_1", TimeZone: "UTC", Time: now.Add(-time.Duration(i) * time.Minute),
+			AdEntity: facts.AdEntity{Source: "alpha_ads", ConnectionID: "con_1", AccountID: "act_1", CampaignID: "c1", AdsetID: "s1", AdID: "a1"},
 			Currency: "BRL", Values: facts.Values{facts.PageViews: int64(i), facts.Leads: 1, facts.InitiateCheckout: 2, facts.TxRevenue: int64(1000 * i), facts.TxCount: 3, facts.TxCountTotal: 4, facts.TxCountPending: 5, facts.TxCountRefunded: 6, facts.TxProductCosts: 7}})
 	}
 	w := &pgx.Batch{}

@@ -1,4 +1,4 @@
-package outbox
+package journeys
 
 import (
 	"context"
@@ -31,11 +31,15 @@ func TestJourneyDrainMarksLeads(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := NewJourneyDrainer(pg.Pool, ch.Conn, clk, nil).RunOnce(ctx); err != nil || n != 4 {
+	if n, err := NewDrainer(pg.Pool, ch.Conn, clk, nil).RunOnce(ctx); err != nil || n != 4 {
 		t.Fatalf("drain: %d %v", n, err)
 	}
-	got, err := pgx.CollectRows(must(pg.Pool.Query(ctx, `SELECT lead_id || ' ' || order_id || ' ' || to_char(order_ts AT TIME ZONE 'UTC',
-		'YYYY-MM-DD HH24:MI:SS.US') FROM credit_dirty ORDER BY 1`)), pgx.RowTo[string])
+	marks, err := pg.Pool.Query(ctx, `SELECT lead_id || ' ' || order_id || ' ' || to_char(order_ts AT TIME ZONE 'UTC',
+		'YYYY-MM-DD HH24:MI:SS.US') FROM credit_dirty ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(marks, pgx.RowTo[string])
 	if err != nil {
 		t.Fatal(err)
 	}

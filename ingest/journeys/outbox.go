@@ -1,20 +1,18 @@
-package outbox
+package journeys
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/facts"
-	"mtk/internal/clock"
-	"mtk/internal/pglock"
+	"mtk/ingest/outbox"
 )
+
+// journeyOutbox is the journey stream's outbox table.
+const journeyOutbox = "journey_outbox"
 
 // Journey row kinds (journeys.kind).
 const (
@@ -86,7 +84,7 @@ var insertJourneySQL = func() string {
 	for i := range params {
 		params[i] = fmt.Sprintf("$%d", i+1)
 	}
-	return "INSERT INTO journey_outbox (" + journeyColumns + ", created_at) VALUES (" + strings.Join(params, ", ") + ")"
+	return "INSERT INTO " + journeyOutbox + " (" + journeyColumns + ", created_at) VALUES (" + strings.Join(params, ", ") + ")"
 }()
 
 // QueueJourneys queues rs on w, in order, and the growth of the outbox's size, to be written in
@@ -98,94 +96,7 @@ func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
 	for i := range rs {
 		w.Queue(insertJourneySQL, append(rs[i].args(), now)...)
 	}
-	queueResize(w, "journey_outbox", len(rs))
-}
-
-// NewJourneyDrainer returns the Drainer of the journey outbox: it moves journey_outbox rows into
-// the journeys_by_lead table, deletes them and marks their leads for the credit worker.
-func NewJourneyDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
-	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "journey_outbox", targets: []string{"journeys_by_lead"}, lock: pglock.JourneyDrainer, load: loadJourneys,
-	})
-}
-
-type pendingJourney struct {
-	id  int64
-	row JourneyRow
-}
-
-type journeyRows []pendingJourney
-
-func loadJourneys(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error) {
-	rows, err := conn.Query(ctx, `SELECT id, `+journeyColumns+` FROM journey_outbox WHERE `+partitionWhere+
-		` ORDER BY id LIMIT $1`, limit, part.count, part.index)
-	if err != nil {
-		return nil, err
-	}
-	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingJourney, error) {
-		var p pendingJourney
-		err := r.Scan(append([]any{&p.id}, p.row.dest()...)...)
-		return p, err
-	})
-	return journeyRows(got), err
-}
-
-func (rs journeyRows) keys() []rowKey {
-	keys := make([]rowKey, len(rs))
-	for i, p := range rs {
-		keys[i] = rowKey{id: p.id, project: p.row.ProjectID, ts: p.row.Time}
-	}
-	return keys
-}
-
-// changes are the local days of the rows: model answers read them (their cache keys widen the
-// days they read by the window, engine.Prepared.Days).
-func (rs journeyRows) changes() ([]facts.Change, error) {
-	var out []facts.Change
-	seen := map[facts.Change]bool{}
-	for _, p := range rs {
-		loc, err := time.LoadLocation(p.row.TimeZone)
-		if err != nil {
-			return nil, fmt.Errorf("outbox: time zone %q: %w", p.row.TimeZone, err)
-		}
-		c := facts.FactsOn(p.row.ProjectID, facts.LocalDay(p.row.Time, loc))
-		if p.row.Kind == JourneyMerge { // it moves credits on any day of the lead's
-			c = facts.EntitiesOf(p.row.ProjectID)
-		}
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
-// insert writes the rows journeys_by_lead does not hold yet, in one INSERT.
-func (rs journeyRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
-	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys_by_lead (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin, `+
-		strings.Join(facts.AdEntityColumns, ", ")+`, currency, `+facts.Columns(journeyMeasures, "")+`, outbox_id)`)
-	if err != nil {
-		return fmt.Errorf("outbox: insert journeys: %w", err)
-	}
-	defer batch.Close()
-	for _, p := range rs {
-		if skip[uint64(p.id)] {
-			continue
-		}
-		r := &p.row
-		row := []any{r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin}
-		for _, k := range r.AdEntity.List() {
-			row = append(row, k)
-		}
-		row = append(append(row, r.Currency), r.Values.Pick(journeyMeasures)...)
-		if err := batch.Append(append(row, uint64(p.id))...); err != nil {
-			return fmt.Errorf("outbox: insert journeys: %w", err)
-		}
-	}
-	if err := batch.Send(); err != nil {
-		return fmt.Errorf("outbox: insert journeys: %w", err)
-	}
-	return nil
+	outbox.QueueResize(w, journeyOutbox, len(rs))
 }
 
 // OrderJourney is the journey row of an order's state (status as stored, value and cost in minor

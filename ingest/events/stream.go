@@ -1,4 +1,4 @@
-package outbox
+package events
 
 import (
 	"context"
@@ -10,18 +10,21 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/facts"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/pglock"
 )
 
-// NewEventDrainer returns the Drainer of the event outbox: it moves event_outbox rows into the
-// events table and deletes them.
-func NewEventDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
-	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "event_outbox", targets: []string{"events"}, lock: pglock.EventDrainer, load: loadEvents,
-	})
+// Stream is the event outbox as a Drainer drains it: event_outbox rows into the events table.
+var Stream = outbox.Stream{Table: eventOutbox, Targets: []string{"events"}, Lock: pglock.EventDrainer, Load: loadEvents}
+
+// NewDrainer returns the Drainer of the event outbox: it moves event_outbox rows into the events
+// table and deletes them.
+func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *outbox.Drainer {
+	return outbox.NewDrainer(pool, ch, clk, log, Stream)
 }
 
+// pendingEvent is one event_outbox row.
 type pendingEvent struct {
 	id  int64
 	row EventRow
@@ -29,9 +32,8 @@ type pendingEvent struct {
 
 type eventRows []pendingEvent
 
-func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error) {
-	rows, err := conn.Query(ctx, `SELECT id, `+eventTextColumns+`, ts, received_at,
-		new_lead, value, body FROM event_outbox WHERE `+partitionWhere+` ORDER BY id LIMIT $1`, limit, part.count, part.index)
+func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int, part outbox.Partition) (outbox.Rows, error) {
+	rows, err := part.Select(ctx, conn, eventOutbox, `id, `+eventTextColumns+`, ts, received_at, new_lead, value, body`, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -47,24 +49,24 @@ func loadEvents(ctx context.Context, conn *pgxpool.Conn, limit int, part partiti
 	return eventRows(got), err
 }
 
-func (rs eventRows) keys() []rowKey {
-	keys := make([]rowKey, len(rs))
+func (rs eventRows) Keys() []outbox.RowKey {
+	keys := make([]outbox.RowKey, len(rs))
 	for i, p := range rs {
-		keys[i] = rowKey{id: p.id, project: p.row.ProjectID, ts: p.row.Time}
+		keys[i] = outbox.RowKey{ID: p.id, Project: p.row.ProjectID, TS: p.row.Time}
 	}
 	return keys
 }
 
-// insert writes the rows the events table does not hold yet, in one INSERT.
-// changes: no answer reads the events table (their facts come through the fact outbox).
-func (rs eventRows) changes() ([]facts.Change, error) { return nil, nil }
+// Changes: no answer reads the events table (their facts come through the fact outbox).
+func (rs eventRows) Changes() ([]facts.Change, error) { return nil, nil }
 
-func (rs eventRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
+// Insert writes the rows the events table does not hold yet, in one INSERT.
+func (rs eventRows) Insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
 	batch, err := ch.PrepareBatch(ctx, `INSERT INTO events (outbox_id, project_id, container_id, event_id, ts,
 		received_at, name, alpha_name, source, lead_id, new_lead, utm_source, utm_medium, utm_campaign, utm_content,
 		utm_term, campaign_id, adset_id, ad_id, page_url, referrer, value, currency, client_ip, user_agent, body)`)
 	if err != nil {
-		return fmt.Errorf("outbox: insert events: %w", err)
+		return fmt.Errorf("events: insert events: %w", err)
 	}
 	defer batch.Close()
 	for _, p := range rs {
@@ -80,11 +82,11 @@ func (rs eventRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]
 			e.Name, e.AlphaName, e.Source, e.LeadID, newLead, e.UTMSource, e.UTMMedium, e.UTMCampaign, e.UTMContent,
 			e.UTMTerm, e.CampaignID, e.AdsetID, e.AdID, e.PageURL, e.Referrer, e.Value, e.Currency, e.ClientIP,
 			e.UserAgent, e.Body); err != nil {
-			return fmt.Errorf("outbox: insert events: %w", err)
+			return fmt.Errorf("events: insert events: %w", err)
 		}
 	}
 	if err := batch.Send(); err != nil {
-		return fmt.Errorf("outbox: insert events: %w", err)
+		return fmt.Errorf("events: insert events: %w", err)
 	}
 	return nil
 }

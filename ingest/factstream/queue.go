@@ -1,7 +1,11 @@
-package outbox
+// Package factstream is the fact outbox's stream: the signed rows of facts_raw (FactRow: an
+// attributed event's business fact, an order's contribution to its ad entity) and of
+// business_raw (BizRow: every counting event, every order and its items), queued in fact_outbox
+// in the writer's transaction and drained by the generic outbox.Drainer (Stream), each row to the
+// table its kind names.
+package factstream
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,8 +14,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/facts"
-	"mtk/ingest/capi"
+	"mtk/ingest/outbox"
 )
+
+// factOutbox is the stream's outbox table.
+const factOutbox = "fact_outbox"
 
 // FactRow is one signed fact for facts_raw: an attributed event's business fact, an order's
 // contribution to its attributed entity, or its negation. Values holds business measures only
@@ -105,44 +112,55 @@ func queueFactOutbox(w *pgx.Batch, sql string, text [][]string, ts []time.Time, 
 		args = append(args, a)
 	}
 	w.Queue(sql, append(args, now)...)
-	queueResize(w, "fact_outbox", len(ts))
+	outbox.QueueResize(w, factOutbox, len(ts))
 }
 
-// Conversion is one event for one pixel.
-type Conversion struct {
-	ProjectID string
-	PixelID   string
-	Input     capi.Input
+// BizRow is one signed row for business_raw (facts.BizFact) of a project in zone TimeZone: an
+// event's, an order's or an order item's, or a negation. It travels through the fact outbox,
+// where its non-empty kind tells it from a facts_raw row (FactRow).
+type BizRow struct {
+	TimeZone string
+	facts.BizFact
 }
 
-// QueueConversion queues c on w, once per (pixel, event name, event id): a repeat changes
-// nothing. An input the API would refuse (invalid, or older than MaxAge) is queued dead with the
-// reason.
-func QueueConversion(w *pgx.Batch, c Conversion, now time.Time) error {
-	ev, err := capi.NewEvent(c.Input)
-	status, reason := StatusPending, ""
-	switch {
-	case err != nil:
-		status, reason = StatusDead, err.Error()
-		ev = capi.Event{EventName: c.Input.EventName, EventTime: c.Input.EventTime.Unix(), EventID: c.Input.EventID}
-	case c.Input.EventTime.Before(now.Add(-MaxAge)):
-		status, reason = StatusDead, tooOld
+// Negate returns r with every measure's sign flipped.
+func (r BizRow) Negate() BizRow {
+	r.Values = r.Values.Neg()
+	return r
+}
+
+// insertBizSQL inserts business rows into fact_outbox given as one array per column (project and
+// zone, the keys, ts, then each business measure) and created_at last; rows take ids in the order
+// given.
+var insertBizSQL = insertFactOutboxSQL(append([]string{"project_id", "timezone"}, facts.BizKeyColumns...),
+	facts.ColumnNames(facts.BusinessFamily.Measures))
+
+// QueueBiz queues rs on w as one statement, and the growth of the fact outbox's size, to be
+// written in the caller's transaction. Nothing is queued for no rows.
+func QueueBiz(w *pgx.Batch, rs []BizRow, now time.Time) {
+	if len(rs) == 0 {
+		return
 	}
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		return err
+	n := len(rs)
+	text := make([][]string, 2+len(facts.BizKeyColumns))
+	for i := range text {
+		text[i] = make([]string, n)
 	}
-	w.Queue(`INSERT INTO conversion_outbox (project_id, pixel_id, event_name, event_id, event_time, payload, status,
-		next_attempt_at, last_error, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $8)
-		ON CONFLICT (pixel_id, event_name, event_id) DO NOTHING`,
-		c.ProjectID, c.PixelID, ev.EventName, ev.EventID, c.Input.EventTime, payload, status, now, reason)
-	return nil
+	ts := make([]time.Time, n)
+	num := make([][]int64, len(facts.BusinessFamily.Measures))
+	for i := range num {
+		num[i] = make([]int64, n)
+	}
+	for j := range rs {
+		r := &rs[j]
+		text[0][j], text[1][j] = r.ProjectID, r.TimeZone
+		for i, v := range r.BizKeys.List() {
+			text[2+i][j] = v
+		}
+		ts[j] = r.Time
+		for i, m := range facts.BusinessFamily.Measures {
+			num[i][j] = r.Values[m]
+		}
+	}
+	queueFactOutbox(w, insertBizSQL, text, ts, num, now)
 }
-
-// The statuses of a conversion.
-const (
-	StatusPending = "pending"
-	StatusSent    = "sent"
-	StatusDead    = "dead"
-)

@@ -1,4 +1,4 @@
-package outbox
+package factstream
 
 import (
 	"context"
@@ -12,16 +12,20 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/facts"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/pglock"
 )
 
+// Stream is the fact outbox as a Drainer drains it: fact_outbox rows into facts_raw (rows of
+// empty kind) and business_raw (the others).
+var Stream = outbox.Stream{Table: factOutbox, Targets: []string{"facts_raw", "business_raw"}, Lock: pglock.FactDrainer,
+	Load: loadFacts}
+
 // NewDrainer returns the Drainer of the fact outbox: it moves fact_outbox rows into facts_raw
-// (rows of empty kind) and business_raw (the others) and deletes them.
-func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *Drainer {
-	return newDrainer(pool, ch, clk, log, drainTable{
-		name: "fact_outbox", targets: []string{"facts_raw", "business_raw"}, lock: pglock.FactDrainer, load: loadFacts,
-	})
+// and business_raw and deletes them.
+func NewDrainer(pool *pgxpool.Pool, ch driver.Conn, clk clock.Clock, log *slog.Logger) *outbox.Drainer {
+	return outbox.NewDrainer(pool, ch, clk, log, Stream)
 }
 
 // pendingFact is one fact outbox row: a facts_raw row (fact) or, when biz.Kind is set, a
@@ -41,10 +45,9 @@ type factRows []pendingFact
 // facts' business measures (facts.Business).
 var outboxMeasures = facts.BusinessFamily.Measures
 
-func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int, part partition) (drainRows, error) {
-	rows, err := conn.Query(ctx, `SELECT id, timezone, project_id, ts, `+strings.Join(facts.BizKeyColumns, ", ")+`, `+
-		facts.Columns(outboxMeasures, "")+` FROM fact_outbox WHERE `+partitionWhere+` ORDER BY id LIMIT $1`,
-		limit, part.count, part.index)
+func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int, part outbox.Partition) (outbox.Rows, error) {
+	rows, err := part.Select(ctx, conn, factOutbox, `id, timezone, project_id, ts, `+strings.Join(facts.BizKeyColumns, ", ")+
+		`, `+facts.Columns(outboxMeasures, ""), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -69,12 +72,12 @@ func loadFacts(ctx context.Context, conn *pgxpool.Conn, limit int, part partitio
 	return factRows(got), err
 }
 
-func (rs factRows) keys() []rowKey {
-	keys := make([]rowKey, len(rs))
+func (rs factRows) Keys() []outbox.RowKey {
+	keys := make([]outbox.RowKey, len(rs))
 	for i, p := range rs {
-		keys[i] = rowKey{id: p.id, project: p.fact.ProjectID, ts: p.fact.Time}
+		keys[i] = outbox.RowKey{ID: p.id, Project: p.fact.ProjectID, TS: p.fact.Time}
 		if p.isBiz() {
-			keys[i].project, keys[i].ts = p.biz.ProjectID, p.biz.Time
+			keys[i].Project, keys[i].TS = p.biz.ProjectID, p.biz.Time
 		}
 	}
 	return keys
@@ -99,7 +102,7 @@ func (rs factRows) byZone(skip map[uint64]bool) ([]*zoned, error) {
 		if z == nil {
 			loc, err := time.LoadLocation(p.timezone)
 			if err != nil {
-				return nil, fmt.Errorf("outbox: time zone %q: %w", p.timezone, err)
+				return nil, fmt.Errorf("factstream: time zone %q: %w", p.timezone, err)
 			}
 			z = &zoned{loc: loc}
 			index[p.timezone] = z
@@ -114,8 +117,8 @@ func (rs factRows) byZone(skip map[uint64]bool) ([]*zoned, error) {
 	return out, nil
 }
 
-// changes are the local days of the rows' projects, in each project's zone.
-func (rs factRows) changes() ([]facts.Change, error) {
+// Changes are the local days of the rows' projects, in each project's zone.
+func (rs factRows) Changes() ([]facts.Change, error) {
 	zones, err := rs.byZone(nil)
 	if err != nil {
 		return nil, err
@@ -128,8 +131,8 @@ func (rs factRows) changes() ([]facts.Change, error) {
 	return out, nil
 }
 
-// insert writes the rows facts_raw and business_raw do not hold yet, per project time zone.
-func (rs factRows) insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
+// Insert writes the rows facts_raw and business_raw do not hold yet, per project time zone.
+func (rs factRows) Insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
 	zones, err := rs.byZone(skip)
 	if err != nil {
 		return err
