@@ -162,6 +162,8 @@ func TestOrderTakesTheLeadsUTM(t *testing.T) {
 	lead := r.JSON(t)["lead_id"]
 	o := order("tx-9", "approved", 2000, e.clock.Now())
 	delete(o, "utm")
+	// Bought after the touch: reported never credits a touch made after the order.
+	o["created_at"] = e.clock.Now().Add(time.Minute).UTC().Format(time.RFC3339)
 	if r := e.webhook(a.custom.WebhookKey, o); r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
