@@ -98,9 +98,11 @@ func TestToggles(t *testing.T) {
 	setting := map[string]func(Config) bool{
 		"MTK_RATE_LIMITS": Config.RateLimitsOn,
 		"MTK_QUERY_CACHE": Config.QueryCacheOn,
-		"MTK_DEMO_SHOP":   func(c Config) bool { return c.DemoShop },
+		// Shared answers also need MTK_REDIS_URL (SharedAnswersOn); the toggle alone is read here.
+		"MTK_SHARED_ANSWERS": func(c Config) bool { return c.SharedAnswers.Or(true) },
+		"MTK_DEMO_SHOP":      func(c Config) bool { return c.DemoShop },
 	}
-	defaults := map[string]bool{"MTK_RATE_LIMITS": true, "MTK_QUERY_CACHE": true, "MTK_DEMO_SHOP": false}
+	defaults := map[string]bool{"MTK_RATE_LIMITS": true, "MTK_QUERY_CACHE": true, "MTK_SHARED_ANSWERS": true, "MTK_DEMO_SHOP": false}
 	for _, name := range toggles {
 		on := setting[name]
 		for raw, want := range map[string]bool{"": defaults[name], "on": true, " On ": true, "off": false, "OFF": false} {
