@@ -108,7 +108,7 @@ func TestValidQueriesPass(t *testing.T) {
 			"time":{"start":"2024-03-01T10:00:00","end":"2024-03-01 12:30","granularity":"10min"},
 			"filters":[{"member":"ad_name","operator":"startsWith","values":["a","b"]},{"member":"ctr","operator":"gte","values":["0.5","1e-3"]},{"member":"account_id","operator":"notSet"}],
 			"order":{"ctr":"desc","date":"asc","ad_name":"asc"},"limit":50000,"offset":0,"metadata":{"level":"ad","convert_to_currency":"EUR"}}`,
-		`{"project_id":"prj_1","fields":["roi"],"time":{"start":"2024-03-01T10:00:00.5+05:30","end":"2024-03-01"}}`,
+		`{"project_id":"prj_1","fields":["roi"],"time":{"start":"2024-03-01T10:00:00.000+05:30","end":"2024-03-01"}}`,
 	} {
 		if _, err := engine.Compile(testScope, mustInput(t, body), testNow); err != nil {
 			t.Errorf("%s: %v", body, err)
