@@ -32,10 +32,9 @@ func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 	// Settling a batch deletes its outbox rows: the lock lets a worker load, record its attempt
 	// and insert into ClickHouse, and stops it there.
 	lock := holdLock(ctx, t, "LOCK TABLE event_outbox, fact_outbox IN SHARE MODE")
-	settling := func() int64 {
-		return w.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-			AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM %_outbox%'`)
-	}
+	const waiting = `FROM pg_stat_activity WHERE datname = current_database()
+		AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM %_outbox%'`
+	settling := func() int64 { return w.count(t, `SELECT count(*) `+waiting) }
 	// waitSettling waits until n batches wait to be settled.
 	waitSettling := func(n int64, what string) {
 		t.Helper()
@@ -50,13 +49,24 @@ func TestKilledWorkerLosesAndDoublesNothing(t *testing.T) {
 	// then takes another partition of events, and waits too.
 	first, _ := serveProcess(t, "--role", "worker")
 	waitSettling(2, "the first worker's batches of each outbox")
+	var firsts []int32
+	if err := w.st.pg.QueryRow(ctx, `SELECT array_agg(pid) `+waiting).Scan(&firsts); err != nil {
+		t.Fatal(err)
+	}
 	serveProcess(t, "--role", "worker")
 	waitSettling(3, "and the second worker's batch of events")
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	first.Wait() //nolint:errcheck // killed
-	waitSettling(1, "the killed worker's backends roll back")
+	// The killed worker's backends roll back. The second worker may meanwhile take the partition
+	// they held and wait to settle it too, so they are told apart by their process ids.
+	for i := 0; w.count(t, `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)`, firsts) != 0; i++ {
+		if i == 200 {
+			t.Fatalf("the killed worker's backends %v still run", firsts)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	var inserted uint64
 	if err := w.st.ch.QueryRow(ctx, "SELECT count() FROM events WHERE event_id LIKE 'ev-%'").Scan(&inserted); err != nil {
 		t.Fatal(err)
