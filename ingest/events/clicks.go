@@ -99,9 +99,8 @@ func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []
 			continue
 		}
 		a, p := c.attr, ev.target.Project
-		out = append(out, journeys.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: journeys.JourneyTouch,
-			Time: c.at.UTC(), LeadID: found[i].LeadID, EventID: strconv.FormatInt(c.id, 10), Origin: journeys.OriginLinkClick,
-			AdEntity: a})
+		out = append(out, journeys.TouchRow(p.ID, p.Timezone, journeys.OriginLinkClick, strconv.FormatInt(c.id, 10),
+			found[i].LeadID, c.at, a))
 	}
 	if len(ids) > 0 {
 		platform.QueueClickLeads(w, ids, leadIDs)

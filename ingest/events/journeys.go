@@ -16,9 +16,8 @@ func journeyTouchesOf(evs []*event, found []leads.Result) []journeys.JourneyRow 
 			continue
 		}
 		a, p := ev.attr, ev.target.Project
-		out = append(out, journeys.JourneyRow{ProjectID: p.ID, TimeZone: p.Timezone, Kind: journeys.JourneyTouch,
-			Time: time.Unix(*ev.in.Timestamp, 0).UTC(), LeadID: found[i].LeadID, EventID: ev.in.EventID, Origin: journeys.OriginEvent,
-			AdEntity: a})
+		out = append(out, journeys.TouchRow(p.ID, p.Timezone, journeys.OriginEvent, ev.in.EventID, found[i].LeadID,
+			time.Unix(*ev.in.Timestamp, 0), a))
 	}
 	return out
 }

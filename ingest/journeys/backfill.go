@@ -273,8 +273,7 @@ func (tw *touchWriter) add(ctx context.Context, resolver *attribution.Resolver, 
 	if err != nil || !ok {
 		return err
 	}
-	tw.pending = append(tw.pending, JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyTouch,
-		Time: ts.UTC(), LeadID: lead, EventID: id, Origin: origin, AdEntity: a})
+	tw.pending = append(tw.pending, TouchRow(project, zone, origin, id, lead, ts, a))
 	if len(tw.pending) == chunk {
 		return tw.flush(ctx)
 	}

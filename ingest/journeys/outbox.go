@@ -99,6 +99,14 @@ func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
 	outbox.QueueResize(w, journeyOutbox, len(rs))
 }
 
+// TouchRow is the journey row of a touch: an event (OriginEvent, named by its event_id) or a
+// tracking-link click (OriginLinkClick, named by its click id) of lead, at its instant, on the ad
+// entity its UTM resolved to. The live writers and the backfill both make touches with it.
+func TouchRow(project, zone, origin, id, lead string, at time.Time, entity facts.AdEntity) JourneyRow {
+	return JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyTouch, Time: at.UTC(), LeadID: lead, EventID: id,
+		Origin: origin, AdEntity: entity}
+}
+
 // OrderJourney is the journey row of an order's state (status as stored, value and cost in minor
 // units of currency), under its lead at its created time; false for a failed order, which counts
 // nothing. Its values are those the order contributes to facts_raw when attributed
