@@ -19,12 +19,14 @@ type creditKey struct {
 	entity  facts.AdEntity
 }
 
+// creditSumsSQL sums every measure of the credits family, as Int64, in the family's order.
+var creditSumsSQL = "toInt64(sum(" + strings.Join(facts.ColumnNames(facts.CreditsFamily.Measures), ")), toInt64(sum(") + "))"
+
 // creditSums sums a project's credits_raw under windows of w days, leaving out sums of zero.
 func (e *env) creditSums(t *testing.T, project string, w int) map[creditKey]facts.Values {
 	t.Helper()
 	rows, err := e.ch.Query(context.Background(), `SELECT model, by_click, source, connection_id, account_id, campaign_id, adset_id,
-			ad_id, toInt64(sum(tx_revenue)), toInt64(sum(tx_count)), toInt64(sum(tx_count_total)), toInt64(sum(tx_count_pending)),
-			toInt64(sum(tx_count_refunded)), toInt64(sum(tx_product_costs))
+			ad_id, `+creditSumsSQL+`
 		FROM credits_raw WHERE project_id = ? AND window_days <= ?
 		GROUP BY model, by_click, source, connection_id, account_id, campaign_id, adset_id, ad_id`, project, uint8(w))
 	if err != nil {

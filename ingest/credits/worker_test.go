@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,8 +77,8 @@ func (s *stores) queue(rs ...journeys.JourneyRow) {
 // totals are credits_raw's sums per model and date under 90-day windows, and its row count.
 func (s *stores) totals() (map[string]facts.Values, uint64) {
 	s.t.Helper()
-	rows, err := s.ch.Query(context.Background(), `SELECT model, by_click, ad_id, toInt64(sum(tx_revenue)), toInt64(sum(tx_count)),
-		toInt64(sum(tx_count_total)), toInt64(sum(tx_count_pending)), toInt64(sum(tx_count_refunded)), toInt64(sum(tx_product_costs)), count()
+	sums := "toInt64(sum(" + strings.Join(facts.ColumnNames(facts.CreditsFamily.Measures), ")), toInt64(sum(") + "))"
+	rows, err := s.ch.Query(context.Background(), `SELECT model, by_click, ad_id, `+sums+`, count()
 		FROM credits_raw WHERE project_id = ? GROUP BY model, by_click, ad_id`, project)
 	if err != nil {
 		s.t.Fatal(err)
