@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mtk/ingest/conversions"
 	"mtk/ingest/outbox"
 	"mtk/internal/adsim"
 	"mtk/internal/testenv"
@@ -225,7 +226,7 @@ func TestForwardingToAlpha(t *testing.T) {
 	}
 	// A website event without user agent cannot be sent: it is dead at once.
 	e.event(map[string]any{"event_id": "bad-1", "config": map[string]any{"name": "x", "alpha": map[string]any{"name": "PageView", "sourceKey": "website"}}}, bearer(a.key)...)
-	d := outbox.NewDeliverer(e.store.Pool(), e.store.Connections, srv.Client(), e.clock, nil)
+	d := conversions.NewDeliverer(e.store.Pool(), e.store.Connections, srv.Client(), e.clock, nil)
 	if n, err := d.RunOnce(ctx); err != nil || n != 2 {
 		t.Fatalf("sent %d, %v", n, err)
 	}
@@ -253,7 +254,7 @@ func TestForwardingToAlpha(t *testing.T) {
 			t.Errorf("Purchase lacks %s:\n%s", want, purchase)
 		}
 	}
-	stats, err := outbox.Count(ctx, e.store.Pool())
+	stats, err := conversions.Count(ctx, e.store.Pool())
 	if err != nil || stats.Conversions["sent"] != 2 || stats.Conversions["dead"] != 1 {
 		t.Fatalf("stats %+v %v", stats, err)
 	}

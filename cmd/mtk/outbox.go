@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"mtk/ingest/outbox"
+	"mtk/ingest/conversions"
 	"mtk/platform"
 )
 
@@ -33,7 +33,7 @@ func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 		pool := s.Pool()
 		switch sub {
 		case "list":
-			items, err := outbox.List(ctx, pool, *status, *limit)
+			items, err := conversions.List(ctx, pool, *status, *limit)
 			if err != nil {
 				return err
 			}
@@ -51,19 +51,19 @@ func runOutbox(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return usageError{"the id is a number (see mtk outbox list)"}
 			}
-			if err := outbox.Retry(ctx, pool, id, time.Now()); err != nil {
+			if err := conversions.Retry(ctx, pool, id, time.Now()); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(out, "conversion %d is due again\n", id)
 			return err
 		default:
-			st, err := outbox.Count(ctx, pool)
+			st, err := conversions.Count(ctx, pool)
 			if err != nil {
 				return err
 			}
 			human := fmt.Sprintf("conversions: %d pending, %d sent (kept %s), %d dead (kept %s)\nfacts: %d pending\nevents: %d pending\njourneys: %d pending",
-				st.Conversions[outbox.StatusPending], st.Conversions[outbox.StatusSent], days(outbox.SentRetention),
-				st.Conversions[outbox.StatusDead], days(outbox.DeadRetention), st.Facts.Pending, st.Events.Pending,
+				st.Conversions[conversions.StatusPending], st.Conversions[conversions.StatusSent], days(conversions.SentRetention),
+				st.Conversions[conversions.StatusDead], days(conversions.DeadRetention), st.Facts.Pending, st.Events.Pending,
 				st.Journeys.Pending)
 			return emit(out, *asJSON, st, human)
 		}

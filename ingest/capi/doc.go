@@ -56,6 +56,6 @@
 //
 // # Requests
 //
-// Body encodes one request of at most MaxBatch (1000) events; the sender (ingest/outbox) groups
+// Body encodes one request of at most MaxBatch (1000) events; the sender (ingest/conversions) groups
 // the due conversions into such requests.
 package capi

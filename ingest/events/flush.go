@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/capi"
+	"mtk/ingest/conversions"
 	"mtk/ingest/factstream"
 	"mtk/ingest/journeys"
 	"mtk/ingest/leads"
@@ -352,8 +353,8 @@ func queueConversions(w *pgx.Batch, ev *event, leadID string, now time.Time) err
 		if px.Source != platform.KindAlpha {
 			continue
 		}
-		c := outbox.Conversion{ProjectID: ev.target.Project.ID, PixelID: px.ID, Input: in}
-		if err := outbox.QueueConversion(w, c, now); err != nil {
+		c := conversions.Conversion{ProjectID: ev.target.Project.ID, PixelID: px.ID, Input: in}
+		if err := conversions.Queue(w, c, now); err != nil {
 			return err
 		}
 	}

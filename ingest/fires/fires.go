@@ -21,8 +21,8 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/capi"
+	"mtk/ingest/conversions"
 	"mtk/ingest/events"
-	"mtk/ingest/outbox"
 	"mtk/internal/ids"
 	"mtk/platform"
 	"mtk/platform/utm"
@@ -81,7 +81,7 @@ func Queue(w *pgx.Batch, t platform.ServerTrigger, o Occurrence, now time.Time) 
 		c.EventID = id
 	}
 	for _, px := range t.AlphaPixels {
-		if err := outbox.QueueConversion(w, outbox.Conversion{ProjectID: t.ProjectID, PixelID: px, Input: c}, now); err != nil {
+		if err := conversions.Queue(w, conversions.Conversion{ProjectID: t.ProjectID, PixelID: px, Input: c}, now); err != nil {
 			return err
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mtk/ingest/capi"
+	"mtk/ingest/conversions"
 	"mtk/ingest/events"
 	"mtk/ingest/fires"
-	"mtk/ingest/outbox"
 	"mtk/platform"
 )
 
@@ -29,7 +29,7 @@ func queueApproval(w *pgx.Batch, conn platform.WebhookConnection, p platform.Pro
 		in.Items = append(in.Items, capi.Item{ID: it.ID, Quantity: it.Quantity, UnitPriceCents: it.UnitPrice})
 	}
 	for _, px := range ap.pixels {
-		if err := outbox.QueueConversion(w, outbox.Conversion{ProjectID: p.ID, PixelID: px, Input: in}, now); err != nil {
+		if err := conversions.Queue(w, conversions.Conversion{ProjectID: p.ID, PixelID: px, Input: in}, now); err != nil {
 			return err
 		}
 	}

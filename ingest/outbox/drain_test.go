@@ -180,14 +180,6 @@ func outboxLeft(t *testing.T, pool *pgxpool.Pool) outboxCounts {
 	return c
 }
 
-func TestBackoff(t *testing.T) {
-	for n, want := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 4: 4 * time.Minute, 20: time.Hour} {
-		if got := outbox.Backoff(n); got != want {
-			t.Errorf("Backoff(%d) = %s, want %s", n, got, want)
-		}
-	}
-}
-
 // While ClickHouse is down the drainer tries the same batch every cycle: its bookkeeping stays
 // one attempt listing the batch, however long the outage, and drains whole once it is back.
 func TestOutageLeavesBookkeepingBounded(t *testing.T) {

@@ -159,3 +159,42 @@ func unquoted(lit *ast.BasicLit) (string, bool) {
 	s, err := strconv.Unquote(lit.Value)
 	return s, err == nil
 }
+
+// Only package ingest/conversions writes conversion_outbox: the queue (Queue), its deliverer, the
+// purge and the operator's retry are there, and ingest/outbox, the transport of the outboxes
+// drained into ClickHouse, knows nothing of it. Tests may write it too. It also fails when the
+// scan finds no write of it in ingest/conversions, which would mean that the scan saw nothing.
+func TestOnlyConversionsWritesConversionOutbox(t *testing.T) {
+	const root, table, owner = "../..", "conversion_outbox", "ingest/conversions"
+	byOwner := false
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if rel == "schema" || rel != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		if !slices.Contains(tablesIn(t, path, writeStatement, true), table) {
+			return nil
+		}
+		if filepath.ToSlash(filepath.Dir(rel)) == owner {
+			byOwner = true
+		} else {
+			t.Errorf("%s writes %s: only package %s does", rel, table, owner)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !byOwner {
+		t.Errorf("the scan found no statement that writes %s in package %s", table, owner)
+	}
+}

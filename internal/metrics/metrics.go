@@ -4,7 +4,7 @@
 //
 // The instrumented packages do not import Prometheus. They take small optional hooks (nil does
 // nothing) that this package's methods fill: engine.Options.Observe (Query), batcher.Config.Observe
-// (EventFlush), events.Config.QueueFull (EventRefused), outbox.Deliverer.Observe
+// (EventFlush), events.Config.QueueFull (EventRefused), conversions.Deliverer.Observe
 // (ConversionsSettled), adsync.Syncer.Observe (SyncRun); the api package calls Request once per
 // request with the route's pattern. Gauges of the store pools, the outbox backlogs and the
 // event queue are read when Prometheus scrapes (Watch*), never polled.

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"mtk/ingest/outbox"
+	"mtk/ingest/conversions"
 	"mtk/internal/clock"
 )
 
@@ -43,7 +43,7 @@ func newOutboxMetrics(reg prometheus.Registerer) outboxMetrics {
 // FactsApplied counts fact outbox rows written to ClickHouse (outbox.Drainer.RunOnce's count).
 func (m *Metrics) FactsApplied(n int) { m.outbox.factsApplied.Add(float64(n)) }
 
-// ConversionsSettled counts conversions sent and gone dead. It fits outbox.Deliverer.Observe.
+// ConversionsSettled counts conversions sent and gone dead. It fits conversions.Deliverer.Observe.
 func (m *Metrics) ConversionsSettled(sent, dead int) {
 	m.outbox.conversionSent.Add(float64(sent))
 	m.outbox.conversionDead.Add(float64(dead))
@@ -64,7 +64,7 @@ var (
 		[]string{"outbox"}, nil)
 )
 
-// backlogCollector reads outbox.Backlogs when scraped.
+// backlogCollector reads conversions.Backlogs when scraped.
 type backlogCollector struct {
 	pool  *pgxpool.Pool
 	clock clock.Clock
@@ -78,7 +78,7 @@ func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), outboxScrapeTimeout)
 	defer cancel()
-	facts, conversions, journeys, err := outbox.Backlogs(ctx, c.pool)
+	facts, convs, journeys, err := conversions.Backlogs(ctx, c.pool)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(backlogPending, err)
 		return
@@ -86,8 +86,8 @@ func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	now := c.clock.Now()
 	for _, b := range []struct {
 		name string
-		b    outbox.Backlog
-	}{{"facts", facts}, {"conversions", conversions}, {"journeys", journeys}} {
+		b    conversions.Backlog
+	}{{"facts", facts}, {"conversions", convs}, {"journeys", journeys}} {
 		age := 0.0
 		if !b.b.Oldest.IsZero() {
 			age = max(now.Sub(b.b.Oldest).Seconds(), 0)

@@ -7,6 +7,7 @@ import (
 
 	"mtk/adsync"
 	"mtk/api/idempotency"
+	"mtk/ingest/conversions"
 	"mtk/ingest/events"
 	"mtk/ingest/outbox"
 	"mtk/internal/jobs"
@@ -32,10 +33,10 @@ func (s *System) Jobs() []jobs.Job {
 			}),
 		},
 		{
-			// Sent conversions go after 7 days, dead ones after 30 (outbox.PurgeConversions).
+			// Sent conversions go after 7 days, dead ones after 30 (conversions.Purge).
 			Name: "conversions-purge", Schedule: "@every 1h", Jitter: 5 * time.Minute,
 			Run: func(ctx context.Context) error {
-				sent, dead, err := outbox.PurgeConversions(ctx, s.Postgres, clk.Now())
+				sent, dead, err := conversions.Purge(ctx, s.Postgres, clk.Now())
 				if sent+dead > 0 {
 					log.Info("purged settled conversions", "sent", sent, "dead", dead)
 				}

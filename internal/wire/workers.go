@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"mtk/ingest/conversions"
 	"mtk/ingest/credits"
 	"mtk/ingest/events"
 	"mtk/ingest/factstream"
@@ -18,7 +19,7 @@ import (
 func (s *System) StartWorkers() error {
 	clk, log, m := s.Clock, s.Log, s.Metrics
 	events, drainer := s.drainers()
-	deliverer := outbox.NewDeliverer(s.Postgres, s.Store.Connections, nil, clk, log)
+	deliverer := conversions.NewDeliverer(s.Postgres, s.Store.Connections, nil, clk, log)
 	drain := drainer.RunOnce
 	if m != nil {
 		deliverer.Observe = m.ConversionsSettled

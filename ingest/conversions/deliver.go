@@ -1,4 +1,4 @@
-package outbox
+package conversions
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mtk/ingest/capi"
+	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/platform"
 )
@@ -66,12 +67,12 @@ type queued struct {
 	now               bool   // retry at once (another event of its request was the bad one)
 }
 
-// RunOnce sends every due conversion, a batch at a time, each given BatchTimeout, and returns how
-// many were sent.
+// RunOnce sends every due conversion, a batch at a time, each given outbox.BatchTimeout, and returns
+// how many were sent.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		bctx, cancel := context.WithTimeout(ctx, BatchTimeout)
+		bctx, cancel := context.WithTimeout(ctx, outbox.BatchTimeout)
 		sent, due, err := d.batch(bctx)
 		cancel()
 		total += sent

@@ -1,4 +1,4 @@
-package outbox
+package conversions
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func TestDelivererRetries(t *testing.T) {
 		err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
 			in := capi.Input{EventName: "Lead", EventTime: at, EventID: id, ActionSource: capi.Other, Lead: capi.Lead{Email: "a@x.com"}}
-			if err := QueueConversion(w, Conversion{ProjectID: p.ID, PixelID: "px1", Input: in}, clk.Now()); err != nil {
+			if err := Queue(w, Conversion{ProjectID: p.ID, PixelID: "px1", Input: in}, clk.Now()); err != nil {
 				return err
 			}
 			return tx.SendBatch(ctx, w).Close()
@@ -126,5 +126,13 @@ func TestDelivererRetries(t *testing.T) {
 	}
 	if err := Retry(ctx, pg.Pool, 999, clk.Now()); err == nil {
 		t.Fatal("retry of an unknown id")
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for n, want := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 4: 4 * time.Minute, 20: time.Hour} {
+		if got := Backoff(n); got != want {
+			t.Errorf("Backoff(%d) = %s, want %s", n, got, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package outbox
+package conversions
 
 import (
 	"encoding/json"
@@ -16,10 +16,10 @@ type Conversion struct {
 	Input     capi.Input
 }
 
-// QueueConversion queues c on w, once per (pixel, event name, event id): a repeat changes
+// Queue queues c on w, once per (pixel, event name, event id): a repeat changes
 // nothing. An input the API would refuse (invalid, or older than MaxAge) is queued dead with the
 // reason.
-func QueueConversion(w *pgx.Batch, c Conversion, now time.Time) error {
+func Queue(w *pgx.Batch, c Conversion, now time.Time) error {
 	ev, err := capi.NewEvent(c.Input)
 	status, reason := StatusPending, ""
 	switch {

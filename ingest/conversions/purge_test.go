@@ -1,4 +1,4 @@
-package outbox
+package conversions
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestPurgeConversions(t *testing.T) {
 		err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
 			w := &pgx.Batch{}
 			in := capi.Input{EventName: "Lead", EventTime: queued, EventID: id, ActionSource: capi.Other, Lead: capi.Lead{Email: "a@x.com"}}
-			if err := QueueConversion(w, Conversion{ProjectID: "prj_1", PixelID: "px1", Input: in}, queued); err != nil {
+			if err := Queue(w, Conversion{ProjectID: "prj_1", PixelID: "px1", Input: in}, queued); err != nil {
 				return err
 			}
 			w.Queue("UPDATE conversion_outbox SET status = $2 WHERE event_id = $1", id, status)
@@ -45,7 +45,7 @@ func TestPurgeConversions(t *testing.T) {
 		now.Add(-10*24*time.Hour), purgeChunk+1); err != nil {
 		t.Fatal(err)
 	}
-	sent, dead, err := PurgeConversions(ctx, pg.Pool, now)
+	sent, dead, err := Purge(ctx, pg.Pool, now)
 	if err != nil {
 		t.Fatal(err)
 	}

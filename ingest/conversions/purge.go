@@ -1,4 +1,4 @@
-package outbox
+package conversions
 
 import (
 	"context"
@@ -22,18 +22,18 @@ const (
 // transactions.
 const purgeChunk = 10_000
 
-// PurgeConversions deletes the sent conversions queued SentRetention before now or earlier and
+// Purge deletes the sent conversions queued SentRetention before now or earlier and
 // the dead ones queued DeadRetention before, and returns how many of each; a scheduled job calls
 // it. The statuses are written into the statements, and the oldest go first, so that every
 // plan reads the partial index of settled conversions rather than the table.
-func PurgeConversions(ctx context.Context, pool *pgxpool.Pool, now time.Time) (sent, dead int64, err error) {
+func Purge(ctx context.Context, pool *pgxpool.Pool, now time.Time) (sent, dead int64, err error) {
 	if sent, err = purgeChunks(ctx, pool, `DELETE FROM conversion_outbox WHERE id = ANY(ARRAY(SELECT id FROM conversion_outbox
 		WHERE status = 'sent' AND created_at < $1 ORDER BY created_at LIMIT $2))`, now.Add(-SentRetention)); err != nil {
-		return sent, 0, fmt.Errorf("outbox: purge sent conversions: %w", err)
+		return sent, 0, fmt.Errorf("conversions: purge sent conversions: %w", err)
 	}
 	if dead, err = purgeChunks(ctx, pool, `DELETE FROM conversion_outbox WHERE id = ANY(ARRAY(SELECT id FROM conversion_outbox
 		WHERE status = 'dead' AND created_at < $1 ORDER BY created_at LIMIT $2))`, now.Add(-DeadRetention)); err != nil {
-		return sent, dead, fmt.Errorf("outbox: purge dead conversions: %w", err)
+		return sent, dead, fmt.Errorf("conversions: purge dead conversions: %w", err)
 	}
 	return sent, dead, nil
 }

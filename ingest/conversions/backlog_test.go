@@ -1,4 +1,4 @@
-package outbox_test
+package conversions_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"mtk/facts"
 	"mtk/ingest/capi"
+	"mtk/ingest/conversions"
 	"mtk/ingest/factstream"
 	"mtk/ingest/journeys"
 	"mtk/ingest/outbox"
@@ -25,15 +26,15 @@ func TestBacklogs(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(t0)
-	backlogs := func() (outbox.Backlog, outbox.Backlog, outbox.Backlog) {
+	backlogs := func() (conversions.Backlog, conversions.Backlog, conversions.Backlog) {
 		t.Helper()
-		f, c, j, err := outbox.Backlogs(ctx, pg.Pool)
+		f, c, j, err := conversions.Backlogs(ctx, pg.Pool)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f, c, j
 	}
-	if f, c, j := backlogs(); f != (outbox.Backlog{}) || c != (outbox.Backlog{}) || j != (outbox.Backlog{}) {
+	if f, c, j := backlogs(); f != (conversions.Backlog{}) || c != (conversions.Backlog{}) || j != (conversions.Backlog{}) {
 		t.Fatalf("empty outboxes: %+v %+v %+v", f, c, j)
 	}
 	err := pgx.BeginFunc(ctx, pg.Pool, func(tx pgx.Tx) error {
@@ -42,7 +43,7 @@ func TestBacklogs(t *testing.T) {
 		factstream.QueueFacts(w, []factstream.FactRow{f, f.Negate(), f}, clk.Now())
 		clk.Advance(time.Minute)
 		in := capi.Input{EventName: "Lead", EventTime: t0, EventID: "e1", ActionSource: capi.Other, Lead: capi.Lead{Email: "a@x.com"}}
-		if err := outbox.QueueConversion(w, outbox.Conversion{ProjectID: "prj_1", PixelID: "px1", Input: in}, clk.Now()); err != nil {
+		if err := conversions.Queue(w, conversions.Conversion{ProjectID: "prj_1", PixelID: "px1", Input: in}, clk.Now()); err != nil {
 			return err
 		}
 		clk.Advance(time.Minute)
@@ -67,7 +68,7 @@ func TestBacklogs(t *testing.T) {
 			t.Fatalf("drained %d, want %d: %v", n, d.want, err)
 		}
 	}
-	if f, c, j := backlogs(); f != (outbox.Backlog{}) || c.Pending != 1 || j != (outbox.Backlog{}) {
+	if f, c, j := backlogs(); f != (conversions.Backlog{}) || c.Pending != 1 || j != (conversions.Backlog{}) {
 		t.Fatalf("drained: facts %+v, conversions %+v, journeys %+v", f, c, j)
 	}
 }
