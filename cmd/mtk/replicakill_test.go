@@ -45,10 +45,13 @@ func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
 	events, orders := map[string]bool{}, map[string]bool{}
 	var mu sync.Mutex
 	var acked, retries, conflicts atomic.Int64
+	// over stops the clients when the test ends early (a failed check), so that none reports
+	// after it: the test waits for them in its cleanup.
+	var over atomic.Bool
 	deadline := time.Now().Add(45 * time.Second)
 	// send retries a write until it is answered 200 and records it in acks.
 	send := func(id string, acks map[string]bool, write func() (status, retryAfter int, err error)) bool {
-		for {
+		for !over.Load() {
 			status, retryAfter, err := write()
 			if err == nil && status == 200 {
 				mu.Lock()
@@ -75,8 +78,10 @@ func TestKilledReplicaLosesAndDoublesNothing(t *testing.T) {
 			}
 			time.Sleep(wait)
 		}
+		return false
 	}
 	var wg sync.WaitGroup
+	t.Cleanup(func() { over.Store(true); wg.Wait() })
 	for c := range clients {
 		wg.Add(1)
 		go func() {
