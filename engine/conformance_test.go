@@ -17,7 +17,6 @@ import (
 	"mtk/engine/enginetest"
 	"mtk/internal/chdb"
 	"mtk/internal/testenv"
-	"mtk/schema"
 )
 
 // The ClickHouse that users run (docker compose, current images) is not the 18.16 this OS ships.
@@ -45,16 +44,8 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cur.Close()
-	migrations, err := schema.Load("clickhouse")
-	if err != nil {
+	if err := cur.Migrate(); err != nil {
 		t.Fatal(err)
-	}
-	for _, m := range migrations {
-		for _, st := range schema.Statements(m.SQL) {
-			if _, err := cur.Query(st, ""); err != nil {
-				t.Fatalf("migration %d_%s on current ClickHouse: %v\n%s", m.Version, m.Name, err, st)
-			}
-		}
 	}
 	for _, table := range landingTables {
 		rows := ch.Text(t, "SELECT * FROM "+table+" FORMAT TabSeparated")

@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"mtk/schema"
 )
 
 // LibEnv names the environment variable that holds the path of libchdb.so.
@@ -96,4 +98,20 @@ func (d *DB) Close() error {
 		d.cmd.Process.Kill()
 		return <-done
 	}
+}
+
+// Migrate applies every ClickHouse migration of the schema, in order, as mtk's migrate does.
+func (d *DB) Migrate() error {
+	migrations, err := schema.Load("clickhouse")
+	if err != nil {
+		return err
+	}
+	for _, m := range migrations {
+		for _, st := range schema.Statements(m.SQL) {
+			if _, err := d.Query(st, ""); err != nil {
+				return fmt.Errorf("migration %d_%s on current ClickHouse: %w\n%s", m.Version, m.Name, err, st)
+			}
+		}
+	}
+	return nil
 }
