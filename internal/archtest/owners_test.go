@@ -60,20 +60,7 @@ func checkPlatformOwns(t *testing.T, what string, scan func(path string) []strin
 		}
 	}
 	byPlatform := map[string]bool{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			if rel == "schema" || rel != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	eachSource(t, root, func(rel, path string) {
 		inPlatform := filepath.Dir(rel) == "platform"
 		for _, table := range scan(path) {
 			switch {
@@ -84,11 +71,7 @@ func checkPlatformOwns(t *testing.T, what string, scan func(path string) []strin
 				t.Errorf("%s %s platform table %s: only package platform does (call a method of its service)", rel, what, table)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, table := range platformTables {
 		if !byPlatform[table] {
 			t.Errorf("the scan found no statement that %s %s in package platform", what, table)
@@ -167,6 +150,25 @@ func unquoted(lit *ast.BasicLit) (string, bool) {
 func TestOnlyConversionsWritesConversionOutbox(t *testing.T) {
 	const root, table, owner = "../..", "conversion_outbox", "ingest/conversions"
 	byOwner := false
+	eachSource(t, root, func(rel, path string) {
+		if !slices.Contains(tablesIn(t, path, writeStatement, true), table) {
+			return
+		}
+		if filepath.ToSlash(filepath.Dir(rel)) == owner {
+			byOwner = true
+		} else {
+			t.Errorf("%s writes %s: only package %s does", rel, table, owner)
+		}
+	})
+	if !byOwner {
+		t.Errorf("the scan found no statement that writes %s in package %s", table, owner)
+	}
+}
+
+// eachSource calls f with each non-test Go file under root (its path relative to root, and its
+// path), leaving out the migrations, hidden folders and test data: the files the owner checks scan.
+func eachSource(t *testing.T, root string, f func(rel, path string)) {
+	t.Helper()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -178,23 +180,12 @@ func TestOnlyConversionsWritesConversionOutbox(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		if !slices.Contains(tablesIn(t, path, writeStatement, true), table) {
-			return nil
-		}
-		if filepath.ToSlash(filepath.Dir(rel)) == owner {
-			byOwner = true
-		} else {
-			t.Errorf("%s writes %s: only package %s does", rel, table, owner)
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			f(rel, path)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if !byOwner {
-		t.Errorf("the scan found no statement that writes %s in package %s", table, owner)
 	}
 }
