@@ -36,10 +36,12 @@ const (
 	decayScale = 1 << 40
 )
 
-// Touch is one touch of a person: an event whose UTM resolved to Entity, or a tracking-link click.
+// Touch is one touch of a person: an event or tracking-link click, with the ad entity its UTM
+// resolved to (none for a touch of TouchesAll only) and its traffic dimensions.
 type Touch struct {
 	Time   time.Time `json:"time"`
 	Entity AdEntity  `json:"entity"`
+	Dims   TouchDims `json:"dims,omitzero"`
 }
 
 // OrderJourney is what an order's credits are made from: its time, currency and values (money in
@@ -97,7 +99,7 @@ func windowTouches(o OrderJourney) ([]Touch, []uint8) {
 			ts = append(ts, t)
 		}
 	}
-	slices.SortFunc(ts, func(a, b Touch) int { return cmp.Or(a.Time.Compare(b.Time), a.Entity.compare(b.Entity)) })
+	slices.SortFunc(ts, func(a, b Touch) int { return cmp.Or(a.Time.Compare(b.Time), a.Entity.compare(b.Entity), a.Dims.compare(b.Dims)) })
 	enter := make([]uint8, len(ts))
 	for i, t := range ts {
 		days := (o.Time.Sub(t.Time) + 24*time.Hour - 1) / (24 * time.Hour) // ceil(age / 1 day)
