@@ -99,7 +99,9 @@ func windowTouches(o OrderJourney) ([]Touch, []uint8) {
 			ts = append(ts, t)
 		}
 	}
-	slices.SortFunc(ts, func(a, b Touch) int { return cmp.Or(a.Time.Compare(b.Time), a.Entity.compare(b.Entity), a.Dims.compare(b.Dims)) })
+	slices.SortFunc(ts, func(a, b Touch) int {
+		return cmp.Or(a.Time.Compare(b.Time), a.Entity.compare(b.Entity), a.Dims.compare(b.Dims))
+	})
 	enter := make([]uint8, len(ts))
 	for i, t := range ts {
 		days := (o.Time.Sub(t.Time) + 24*time.Hour - 1) / (24 * time.Hour) // ceil(age / 1 day)
