@@ -10,6 +10,7 @@ import (
 
 	"mtk/internal/ids"
 	"mtk/internal/pglock"
+	"mtk/platform/utm"
 )
 
 // row is what a Plan knows of a lead row: its root and, for roots, their own identifiers and
@@ -159,6 +160,14 @@ func (p *Plan) Resolve(b *pgx.Batch, now time.Time) []Result {
 	w.dropUnchanged(p.st)
 	w.queue(b, p.project, p.zone, now)
 	return results
+}
+
+// latestUTM is the stored UTM of a root the load read (zero for one the batch made).
+func (p *Plan) latestUTM(id string) utm.Params {
+	if r := p.st.rows[id]; r != nil && r.stored != nil {
+		return r.stored.utm
+	}
+	return utm.Params{}
 }
 
 // apply resolves one identity and queues its writes on w; it returns the lead id it resolved to

@@ -14,6 +14,11 @@ import (
 	"mtk/platform/utm"
 )
 
+// Querier is what the reads of a lead's touches go through: a pool or a transaction.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // Touch is a lead's event as an order's traffic source and reported attribution read it
 // (lead_touches): when, where it came from and the UTM it carried.
 type Touch struct {

@@ -100,34 +100,53 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 	if leadRef == "" {
 		leadRef = o.Src
 	}
-	lead, linked, err := leads.Find(ctx, s.pool, p.ID, leadRef, leads.Identity{Email: o.Customer.Email,
-		Phone: o.Customer.Phone, Document: o.Customer.Document})
-	if err != nil {
-		return err
-	}
 	params := utm.Extract(o.UTM, "", nil)
 	explicitUTM := !params.IsZero()
-	if !explicitUTM && linked {
-		// Reported attribution never looks past the order: a touch made after it (an event
-		// that arrived before a late webhook) is not its source.
-		if params, err = leads.UTMAt(ctx, s.pool, p.ID, lead.ID, o.created, lead.UTM); err != nil {
-			return err
-		}
-	}
-	o.UTM = params
-	attr, attributed, err := s.resolver.Resolve(ctx, p.ID, params)
-	if err != nil {
-		return err
-	}
 	var ap approval
 	if o.Status == StatusApproved {
 		if ap, err = s.approval(ctx, p.ID, conn.TrackingEnabled); err != nil {
 			return err
 		}
 	}
-	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID, explicitUTM: explicitUTM,
-		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		ol := leads.NewOrderLead(p.ID, p.Timezone, leadRef, leads.Identity{Email: o.Customer.Email,
+			Phone: o.Customer.Phone, Document: o.Customer.Document, Name: o.Customer.Name})
+		load := &pgx.Batch{}
+		ol.QueueLoad(load)
+		if load.Len() > 0 {
+			br := tx.SendBatch(ctx, load)
+			err := ol.ReadLoad(br)
+			if cerr := br.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		w := &pgx.Batch{}
+		lead := ol.Resolve(w, s.clock.Now())
+		if w.Len() > 0 {
+			if err := tx.SendBatch(ctx, w).Close(); err != nil {
+				return err
+			}
+		}
+		params := params
+		if !explicitUTM && lead.ID != "" && !lead.New {
+			// Reported attribution never looks past the order: a touch made after it (an event
+			// that arrived before a late webhook) is not its source.
+			var err error
+			if params, err = leads.UTMAt(ctx, tx, p.ID, lead.ID, o.created, lead.UTM); err != nil {
+				return err
+			}
+		}
+		o := o
+		o.UTM = params
+		attr, attributed, err := s.resolver.Resolve(ctx, p.ID, params)
+		if err != nil {
+			return err
+		}
+		st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID, explicitUTM: explicitUTM,
+			namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 		return s.apply(ctx, tx, conn, p, st, ap)
 	})
 }
