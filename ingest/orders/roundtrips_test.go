@@ -65,8 +65,7 @@ func TestOrderStateRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	counted := platform.New(pool, clk)
-	s := New(pool, counted.Connections, counted.Projects, counted.Containers, attribution.New(pool, clk, 0), clk, outbox.Bounds{})
+	s := New(pool, platform.New(pool, clk).Connections, attribution.New(pool, clk, 0), clk, outbox.Bounds{})
 	value := func(v int64) *int64 { return &v }
 	state := func(id, status string, updated time.Duration, c Customer) Input {
 		return Input{Transaction: &Transaction{ID: id, Status: status, Value: value(1000), CreatedAt: "2026-03-10T12:00:00Z",

@@ -58,18 +58,15 @@ type Service struct {
 	clock    clock.Clock
 	bounds   outbox.Bounds
 
-	// connections own the webhook keys, projects the currency, containers the pixels.
+	// connections own the webhook keys (and give their projects).
 	connections *platform.Connections
-	projects    *platform.Projects
-	containers  *platform.Containers
 }
 
 // New returns a Service; a webhook whose rows would pass the fact or the journey outbox's bound
 // (zero: outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
-func New(pool *pgxpool.Pool, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
-	resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
-	return &Service{pool: pool, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
-		connections: connections, projects: projects, containers: containers}
+func New(pool *pgxpool.Pool, connections *platform.Connections, resolver *attribution.Resolver, clk clock.Clock,
+	bounds outbox.Bounds) *Service {
+	return &Service{pool: pool, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(), connections: connections}
 }
 
 // fullRetryAfter is the Retry-After, in seconds, of a webhook refused because an outbox is
