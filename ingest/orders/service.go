@@ -93,8 +93,12 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 		o.itemsJ = []byte("[]")
 	}
 	o.UTM = utm.Extract(o.UTM, "", nil)
+	entities, err := s.resolver.Entities(ctx, conn.ProjectID)
+	if err != nil {
+		return err
+	}
 	for range upsertAttempts {
-		if err = s.write(ctx, conn, o); !errors.Is(err, errRetry) {
+		if err = s.write(ctx, conn, entities, o); !errors.Is(err, errRetry) {
 			return err
 		}
 	}
@@ -106,7 +110,8 @@ var errRetry = errors.New("orders: inserted concurrently")
 
 const upsertAttempts = 3
 
-// write stores one state of o in one transaction of at most three round trips:
+// write stores one state of o in one transaction of at most three round trips (entities are the
+// project's, read before: the transaction's connection is the only one it uses):
 //  1. BEGIN, the outboxes' sizes, the lead lookup (leads.OrderLead: the project's lead lock and
 //     the rows of the customer's identifiers), the stored state with its row lock and, for an
 //     approved state, what a first approval sends;
@@ -117,7 +122,7 @@ const upsertAttempts = 3
 // The lead lock comes before the row lock, as events take it, so that two webhooks never wait
 // for each other in opposite orders. The first insert of a transaction may race another's
 // (neither saw a row): the loser's insert fails on the key, and it is tried again (errRetry).
-func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, o order) (err error) {
+func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, entities attribution.Entities, o order) (err error) {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -195,9 +200,7 @@ func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, o 
 			return err
 		}
 	}
-	if st.attr, st.attributed, err = s.resolver.Resolve(ctx, p.ID, st.UTM); err != nil {
-		return err
-	}
+	st.attr, st.attributed = entities.Resolve(st.UTM)
 	if found {
 		touch, business, customerType := st.touch, st.business, st.customerType
 		st = st.keeping(prev)
