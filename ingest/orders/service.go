@@ -202,9 +202,7 @@ func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, en
 	}
 	st.attr, st.attributed = entities.Resolve(st.UTM)
 	if found {
-		touch, business, customerType := st.touch, st.business, st.customerType
 		st = st.keeping(prev)
-		st.touch, st.business, st.customerType = touch, business, customerType
 		if keepTouch {
 			st.touch = prev.touch
 		}
