@@ -52,6 +52,7 @@ type Plan struct {
 	ups           []Upsert
 	keys          []keys
 	st            *state
+	locked        bool // the load takes the project's lead lock
 }
 
 // NewPlan plans ups for the leads of project, whose time zone is zone.
@@ -73,10 +74,17 @@ func (p *Plan) identified() bool {
 }
 
 // QueueLoad queues the lock and the read on b (nothing when no upsert has an identifier).
-func (p *Plan) QueueLoad(b *pgx.Batch) {
+func (p *Plan) QueueLoad(b *pgx.Batch) { p.queueLoad(b, true) }
+
+// queueRead queues the read alone, without the lock: for a writer that writes only when what it
+// read says it must (OrderLead), and then loads again under the lock.
+func (p *Plan) queueRead(b *pgx.Batch) { p.queueLoad(b, false) }
+
+func (p *Plan) queueLoad(b *pgx.Batch, lock bool) {
 	if !p.identified() {
 		return
 	}
+	p.locked = lock
 	var emails, phones, documents []string
 	for _, k := range p.keys {
 		if k.email != "" {
@@ -89,7 +97,9 @@ func (p *Plan) QueueLoad(b *pgx.Batch) {
 			documents = append(documents, k.document)
 		}
 	}
-	b.Queue("SELECT pg_advisory_xact_lock("+pglock.KeyedID+")", pglock.Leads(p.project))
+	if lock {
+		b.Queue("SELECT pg_advisory_xact_lock("+pglock.KeyedID+")", pglock.Leads(p.project))
+	}
 	b.Queue(loadSQL, p.project, emails, phones, documents)
 }
 
@@ -108,8 +118,10 @@ func (p *Plan) ReadLoad(br pgx.BatchResults) error {
 	if !p.identified() {
 		return nil
 	}
-	if _, err := br.Exec(); err != nil {
-		return fmt.Errorf("leads: lock: %w", err)
+	if p.locked {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("leads: lock: %w", err)
+		}
 	}
 	rows, err := br.Query()
 	if err != nil {

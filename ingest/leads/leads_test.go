@@ -2,6 +2,7 @@ package leads
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -85,7 +86,22 @@ func orderLead(t *testing.T, pool *pgxpool.Pool, project, leadRef string, id Ide
 			return err
 		}
 		w := &pgx.Batch{}
-		l = o.Resolve(w, time.Now())
+		var ok bool
+		if l, ok = o.Resolve(w, time.Now()); !ok { // a lead to write: again under the lock
+			b := &pgx.Batch{}
+			o.QueueLoad(b)
+			br := tx.SendBatch(ctx, b)
+			err := o.ReadLoad(br)
+			if cerr := br.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			if l, ok = o.Resolve(w, time.Now()); !ok {
+				return errors.New("resolved unlocked twice")
+			}
+		}
 		return tx.SendBatch(ctx, w).Close()
 	})
 	if err != nil {

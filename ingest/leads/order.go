@@ -25,28 +25,37 @@ type Lead struct {
 // id the order names (sck or src with the lead_ prefix) wins when it is a lead of the project;
 // an order naming no identifier and no such lead has none.
 //
-// Its reads go out with the caller's first batch (QueueLoad, ReadLoad) and its writes with the
-// caller's last (Resolve): no round trip of its own.
+// Its first read goes out with the caller's first batch (QueueLoad, ReadLoad) without the
+// project's lead lock: most orders name a customer whose lead exists and holds what they say,
+// and such an order writes no lead and takes no lock, so that a project's orders are not applied
+// one at a time. When the lead must be written (created, merged, given a new identifier or
+// name), Resolve says so, and the caller loads again (QueueLoad, ReadLoad: now under the lock,
+// as events write leads) and resolves again; the writes go out with the caller's last batch.
 type OrderLead struct {
-	project, ref string
-	plan         *Plan
-	byRef        Lead
-	refFound     bool
+	project, zone, ref string
+	plan               *Plan
+	byRef              Lead
+	refFound, relocked bool
 }
 
 // NewOrderLead looks up the lead named by leadRef or id within project (time zone zone).
 func NewOrderLead(project, zone, leadRef string, id Identity) *OrderLead {
-	o := &OrderLead{project: project, plan: NewPlan(project, zone, []Upsert{{Identity: id}})}
+	o := &OrderLead{project: project, zone: zone, plan: NewPlan(project, zone, []Upsert{{Identity: id}})}
 	if strings.HasPrefix(leadRef, ids.Lead+"_") {
 		o.ref = leadRef
 	}
 	return o
 }
 
-// QueueLoad queues the project's lead lock and the reads of the lead (nothing without a lead id
-// or identifier).
+// QueueLoad queues the reads of the lead (nothing without a lead id or identifier): the first
+// time without the lead lock, after Resolve asked for it with it.
 func (o *OrderLead) QueueLoad(b *pgx.Batch) {
-	o.plan.QueueLoad(b)
+	if o.plan.st != nil { // read before: Resolve asked for the lock
+		o.plan, o.relocked = NewPlan(o.project, o.zone, o.plan.ups), true
+		o.plan.QueueLoad(b)
+		return
+	}
+	o.plan.queueRead(b)
 	if o.ref != "" {
 		b.Queue(`SELECT r.id, r.utm_source, r.utm_medium, r.utm_campaign, r.utm_content, r.utm_term
 			FROM leads l JOIN leads r ON r.id = coalesce(l.merged_into, l.id)
@@ -59,7 +68,7 @@ func (o *OrderLead) ReadLoad(br pgx.BatchResults) error {
 	if err := o.plan.ReadLoad(br); err != nil {
 		return err
 	}
-	if o.ref == "" {
+	if o.ref == "" || o.relocked {
 		return nil
 	}
 	u := &o.byRef.UTM
@@ -75,12 +84,24 @@ func (o *OrderLead) ReadLoad(br pgx.BatchResults) error {
 }
 
 // Resolve is the order's lead (zero ID: none), after ReadLoad: the named lead, else the
-// identity's, found, merged or created, its writes queued on w.
-func (o *OrderLead) Resolve(w *pgx.Batch, now time.Time) Lead {
+// identity's, found, merged or created, its writes queued on w. false means that the lead must
+// be written and was read without the lock: load again (QueueLoad, ReadLoad) and resolve again.
+func (o *OrderLead) Resolve(w *pgx.Batch, now time.Time) (Lead, bool) {
 	if o.refFound {
-		return o.byRef
+		return o.byRef, true
 	}
-	r := o.plan.Resolve(w, now)[0]
+	if !o.plan.locked {
+		scratch := &pgx.Batch{}
+		r := o.plan.Resolve(scratch, now)[0]
+		if scratch.Len() > 0 {
+			return Lead{}, false
+		}
+		return o.lead(r), true
+	}
+	return o.lead(o.plan.Resolve(w, now)[0]), true
+}
+
+func (o *OrderLead) lead(r Result) Lead {
 	if r.LeadID == "" {
 		return Lead{}
 	}

@@ -35,6 +35,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -112,15 +113,18 @@ const upsertAttempts = 3
 
 // write stores one state of o in one transaction of at most three round trips (entities are the
 // project's, read before: the transaction's connection is the only one it uses):
-//  1. BEGIN, the outboxes' sizes, the lead lookup (leads.OrderLead: the project's lead lock and
-//     the rows of the customer's identifiers), the stored state with its row lock and, for an
-//     approved state, what a first approval sends;
+//  1. BEGIN, the outboxes' sizes, the lead lookup (leads.OrderLead: the rows of the customer's
+//     identifiers), the stored state with its row lock and, for an approved state, what a first
+//     approval sends;
 //  2. for a lead that existed before this call, its UTM at the order's time, its touch and the
-//     customer type (a lead the call creates has none of them yet: none, none and new);
+//     customer type; or, for a lead that must be written (a new customer, a new identifier or
+//     name, a merge), the lead lookup again under the project's lead lock (a lead the call
+//     creates has no UTM, no touch and a new customer);
 //  3. the lead's writes, the order's, its outbox rows and COMMIT.
 //
-// The lead lock comes before the row lock, as events take it, so that two webhooks never wait
-// for each other in opposite orders. The first insert of a transaction may race another's
+// (A lead that another call created between 1 and its lock costs both reads of 2.) Only a
+// transaction that writes a lead takes the lead lock, after its row lock; one that holds the lead
+// lock never waits on another order's row. The first insert of a transaction may race another's
 // (neither saw a row): the loser's insert fails on the key, and it is tried again (errRetry).
 func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, entities attribution.Entities, o order) (err error) {
 	c, err := s.pool.Acquire(ctx)
@@ -168,7 +172,12 @@ func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, en
 
 	now := s.clock.Now()
 	w := &pgx.Batch{}
-	lead := lookup.Resolve(w, now)
+	lead, ok := lookup.Resolve(w, now)
+	if !ok { // the lead is written: read it again under the lead lock
+		if lead, err = s.lockLead(ctx, c, lookup, w, now); err != nil {
+			return err
+		}
+	}
 	st := stored{order: o, leadID: lead.ID, explicitUTM: !o.UTM.IsZero(),
 		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 	stale := found && !st.updated.After(prev.updated)
@@ -240,6 +249,21 @@ func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, en
 		return err
 	}
 	return nil
+}
+
+// lockLead loads the lead of lookup again under the project's lead lock, and resolves it with
+// its writes on w.
+func (s *Service) lockLead(ctx context.Context, c *pgxpool.Conn, lookup *leads.OrderLead, w *pgx.Batch,
+	now time.Time) (leads.Lead, error) {
+	b := &pgx.Batch{}
+	lookup.QueueLoad(b)
+	br := c.SendBatch(ctx, b)
+	err := lookup.ReadLoad(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	lead, _ := lookup.Resolve(w, now)
+	return lead, err
 }
 
 // commit sends w's writes with COMMIT.
