@@ -160,6 +160,9 @@ func runDashboard(ctx context.Context, f flags) error {
 	if rep.Tiles, err = d.checkTiles(ctx); err != nil {
 		return err
 	}
+	if f.dash.floor {
+		return d.runFloor(ctx)
+	}
 	stopProfile, err := profile.Start(f.cpuProfile)
 	if err != nil {
 		return err
