@@ -85,6 +85,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 			t.Fatal(err)
 		}
 		if compiled.Spans != nil {
+			c.sameStatement(compiled.Attempts[0].Query) // it reads the day spans too
 			var days []time.Time
 			for _, line := range strings.Fields(c.sameStatement(*compiled.Spans)) {
 				d, err := time.Parse(time.DateOnly, line)
