@@ -12,32 +12,42 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/engine"
 	"mtk/internal/config"
+	"mtk/internal/db"
 )
 
 // The floor run (-floor): one client, no other load from this process, the first project's
 // tiles (the one whose ad facts a real sync wrote: minutes today, hours for the last days, days
-// before) at the 30-day range and today. Request by request in turn, each tile is asked of mtk
+// before) at the 30-day range and today (-queries names some tiles). Request by request in turn, each tile is asked of mtk
 // over HTTP (cache off) and its own statement is sent straight to ClickHouse, through its HTTP
-// interface (the floor, issue 41) and through clickhouse-go's native protocol with the engine's
-// settings (the driver's fixed cost), so that what else the shared machine does weighs on the
-// three alike. It prints each tile's p50 on each path, the ratio of mtk's to the floor's, and
-// the statements mtk sent for one answer.
+// interface (the floor, issue 41) and through clickhouse-go with the engine's settings: its
+// native protocol as mtk connects (LZ4), without compression, and its HTTP protocol (the driver's
+// fixed cost), so that what else the shared machine does weighs on every path alike. It prints
+// each tile's p50 on each path, its ratio to the floor's, and the statements mtk sent for one
+// answer.
 
-// floorTile is one tile's requests on the three paths.
+// floorTile is one tile and its requests on each path.
 type floorTile struct {
-	name                 string
-	req                  request
-	input                engine.QueryInput
-	stmt                 engine.Statement
-	settings             clickhouse.Settings
-	statements           int // mtk's statements for one answer
-	mtk, native, httpLat cell
+	name       string
+	req        request
+	input      engine.QueryInput
+	stmt       engine.Statement
+	settings   clickhouse.Settings
+	statements int    // mtk's statements for one answer, once the project's currency hint is known
+	lat        []cell // per floorPath
 }
 
-// runFloor measures the first project's tiles on the three paths, -floor-rounds times each.
+// floorPath is one way a tile is asked.
+type floorPath struct {
+	name string
+	do   func(*floorTile) error
+}
+
+// runFloor measures the chosen tiles of the first project on every path, -floor-rounds times
+// each.
 func (d *dashboard) runFloor(ctx context.Context) error {
 	if err := d.compileFloor(ctx); err != nil {
 		return err
@@ -47,46 +57,50 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		return err
 	}
 	defer srv.close() //nolint:errcheck
-	qc := newQueryClient(srv.url, d.t, d.pages, 1)
-	scope, err := scopeOf(ctx, d.store.Projects, d.t.projects[0])
+	ts, err := d.floorTiles(ctx)
 	if err != nil {
 		return err
 	}
-	svc := engine.New(d.serverCH, engine.Options{Clock: d.clk})
-	rng := slices.Index(rangeDays, 30)
-	var ts []*floorTile
-	for i, tl := range tiles {
-		r := request{project: 0, rng: rng, tile: i}
-		fp := d.floorPaths[0][rng]
-		ft := &floorTile{name: tl.Name, req: r, input: d.pages[0][rng].inputs[i], stmt: fp.stmts[i], settings: fp.settings[i]}
-		var timing engine.Timing
-		if _, err := svc.Query(engine.WithTiming(ctx, &timing), scope, ft.input); err != nil {
-			return fmt.Errorf("%s: %w", tl.Name, err)
-		}
-		ft.statements = timing.Statements()
-		ts = append(ts, ft)
-	}
+	qc := newQueryClient(srv.url, d.t, d.pages, 1)
 	hc := &http.Client{Timeout: queryTimeout}
 	chHTTP := strings.TrimSuffix(d.f.dash.chHTTP, "/")
-	paths := []struct {
-		lat func(*floorTile) *cell
-		do  func(*floorTile) error
-	}{
-		{func(t *floorTile) *cell { return &t.mtk }, func(t *floorTile) error { _, err := qc.check(t.req, false); return err }},
-		{func(t *floorTile) *cell { return &t.httpLat }, func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t) }},
-		{func(t *floorTile) *cell { return &t.native }, func(t *floorTile) error { return d.sendNative(ctx, t) }},
+	paths := []floorPath{
+		{"mtk", func(t *floorTile) error { _, err := qc.check(t.req, false); return err }},
+		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t) }},
+		{"native, lz4", func(t *floorTile) error { return sendNative(ctx, d.ch, t) }},
 	}
-	log.Printf("floor: %d tiles × %d rounds on mtk over HTTP, ClickHouse's HTTP interface and clickhouse-go native", len(ts), d.f.dash.floorRounds)
+	// The driver's variants: without compression, and clickhouse-go's HTTP protocol.
+	for _, v := range []struct {
+		name string
+		set  func(*clickhouse.Options)
+	}{
+		{"native, none", func(o *clickhouse.Options) { o.Compression = nil }},
+		{"clickhouse-go HTTP", func(o *clickhouse.Options) {
+			o.Protocol, o.Compression, o.Addr = clickhouse.HTTP, nil, []string{strings.TrimPrefix(chHTTP, "http://")}
+		}},
+	} {
+		conn, err := openVariant(ctx, d.chURL, v.set)
+		if err != nil {
+			log.Printf("floor: %s left out: %v", v.name, err)
+			continue
+		}
+		defer conn.Close()
+		paths = append(paths, floorPath{v.name, func(t *floorTile) error { return sendNative(ctx, conn, t) }})
+	}
+	for _, t := range ts {
+		t.lat = make([]cell, len(paths))
+	}
+	log.Printf("floor: %d tiles × %d rounds on %d paths", len(ts), d.f.dash.floorRounds, len(paths))
 	for round := range d.f.dash.floorRounds + d.f.warmup {
 		for _, t := range ts {
 			for k := range paths {
-				p := paths[(k+round)%len(paths)] // each path first in turn
+				i := (k + round) % len(paths) // each path first in turn
 				start := time.Now()
-				err := p.do(t)
+				err := paths[i].do(t)
 				if round < d.f.warmup {
 					continue
 				}
-				c := p.lat(t)
+				c := &t.lat[i]
 				c.latencies = append(c.latencies, time.Since(start))
 				if err != nil {
 					c.Errors++
@@ -99,26 +113,90 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if done := round + 1 - d.f.warmup; done > 0 && done%20 == 0 {
+			log.Printf("floor: %d rounds", done)
+		}
 	}
-	floorMarkdown(ts, d.f.dash.floorRounds)
+	floorMarkdown(ts, paths, d.f.dash.floorRounds)
 	return nil
 }
 
-// floorMarkdown prints the floor run's table.
-func floorMarkdown(ts []*floorTile, rounds int) {
-	fmt.Printf("\nfloor run: %d rounds, 1 client, load average %.2f\n\n", rounds, loadAvg())
-	fmt.Println("| tile | mtk statements | mtk p50 ms | floor (HTTP) p50 ms | native p50 ms | mtk ÷ floor | native ÷ floor | errors |")
-	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|")
-	for _, t := range ts {
-		for _, c := range []*cell{&t.mtk, &t.httpLat, &t.native} {
-			slices.Sort(c.latencies)
+// floorTiles are the first project's tiles (those of -queries) at the 30-day range, with their
+// statements as the floor sends them and mtk's statement count for one answer: asked twice,
+// counted the second time, once the service knows whether the project mixes currencies (the
+// first money answer of a project that does takes two statements, engine.Attempt.OneCurrency).
+func (d *dashboard) floorTiles(ctx context.Context) ([]*floorTile, error) {
+	scope, err := scopeOf(ctx, d.store.Projects, d.t.projects[0])
+	if err != nil {
+		return nil, err
+	}
+	svc := engine.New(d.serverCH, engine.Options{Clock: d.clk})
+	rng := slices.Index(rangeDays, 30)
+	var ts []*floorTile
+	for i, tl := range tiles {
+		if d.f.only != nil && !slices.Contains(d.f.only, tl.Name) {
+			continue
 		}
-		m, f, n := t.mtk.percentile(50), t.httpLat.percentile(50), t.native.percentile(50)
-		fmt.Printf("| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d |\n", t.name, t.statements, m, f, n, m/f, n/f,
-			t.mtk.Errors+t.httpLat.Errors+t.native.Errors)
-		for _, c := range []*cell{&t.mtk, &t.httpLat, &t.native} {
-			if c.FirstErr != "" {
-				fmt.Printf("  first error: %s\n", c.FirstErr)
+		fp := d.floorPaths[0][rng]
+		t := &floorTile{name: tl.Name, req: request{project: 0, rng: rng, tile: i}, input: d.pages[0][rng].inputs[i],
+			stmt: fp.stmts[i], settings: fp.settings[i]}
+		for range 2 {
+			var timing engine.Timing
+			if _, err := svc.Query(engine.WithTiming(ctx, &timing), scope, t.input); err != nil {
+				return nil, fmt.Errorf("%s: %w", tl.Name, err)
+			}
+			t.statements = timing.Statements()
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// openVariant opens the run's ClickHouse database with mtk's connection options as set changes
+// them.
+func openVariant(ctx context.Context, dsn string, set func(*clickhouse.Options)) (driver.Conn, error) {
+	opts, err := db.ClickHouseOptions(dsn)
+	if err != nil {
+		return nil, err
+	}
+	set(opts)
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Ping(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// floorMarkdown prints the floor run's table: p50 per tile and path, and each path's ratio to
+// the floor.
+func floorMarkdown(ts []*floorTile, paths []floorPath, rounds int) {
+	fmt.Printf("\nfloor run: %d rounds, 1 client, load average %.2f; p50 ms (÷ floor)\n\n| tile | mtk statements |", rounds, loadAvg())
+	for _, p := range paths {
+		fmt.Printf(" %s |", p.name)
+	}
+	fmt.Printf(" errors |\n|---|--:|%s--:|\n", strings.Repeat("--:|", len(paths)))
+	for _, t := range ts {
+		fmt.Printf("| %s | %d |", t.name, t.statements)
+		floor, errs := 0.0, 0
+		for i := range paths {
+			slices.Sort(t.lat[i].latencies)
+			if i == 1 {
+				floor = t.lat[i].percentile(50)
+			}
+		}
+		for i := range paths {
+			p50 := t.lat[i].percentile(50)
+			fmt.Printf(" %.2f (%.2f) |", p50, p50/floor)
+			errs += t.lat[i].Errors
+		}
+		fmt.Printf(" %d |\n", errs)
+		for i, p := range paths {
+			if t.lat[i].FirstErr != "" {
+				fmt.Printf("  %s, first error: %s\n", p.name, t.lat[i].FirstErr)
 			}
 		}
 	}
@@ -157,10 +235,10 @@ func sendHTTP(ctx context.Context, hc *http.Client, base, db string, t *floorTil
 	return nil
 }
 
-// sendNative sends a tile's statement through clickhouse-go's native protocol, as the engine
-// does, and reads every row.
-func (d *dashboard) sendNative(ctx context.Context, t *floorTile) error {
-	rows, err := d.ch.Query(clickhouse.Context(ctx, clickhouse.WithSettings(t.settings)), t.stmt.SQL, t.stmt.Args...)
+// sendNative sends a tile's statement through a clickhouse-go connection with the engine's
+// settings, as the engine does, and reads every row.
+func sendNative(ctx context.Context, conn driver.Conn, t *floorTile) error {
+	rows, err := conn.Query(clickhouse.Context(ctx, clickhouse.WithSettings(t.settings)), t.stmt.SQL, t.stmt.Args...)
 	if err != nil {
 		return err
 	}
