@@ -76,7 +76,7 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 	}{
 		{"native, none", func(o *clickhouse.Options) { o.Compression = nil }},
 		{"clickhouse-go HTTP", func(o *clickhouse.Options) {
-			o.Protocol, o.Compression, o.Addr = clickhouse.HTTP, nil, []string{strings.TrimPrefix(chHTTP, "http://")}
+			*o = clickhouse.Options{Protocol: clickhouse.HTTP, Addr: []string{strings.TrimPrefix(chHTTP, "http://")}, Auth: o.Auth}
 		}},
 	} {
 		conn, err := openVariant(ctx, d.chURL, v.set)
@@ -97,6 +97,9 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 				i := (k + round) % len(paths) // each path first in turn
 				start := time.Now()
 				err := paths[i].do(t)
+				if err != nil && round >= d.f.warmup {
+					log.Printf("floor: %s, %s: %v", t.name, paths[i].name, err)
+				}
 				if round < d.f.warmup {
 					continue
 				}
@@ -238,6 +241,8 @@ func sendHTTP(ctx context.Context, hc *http.Client, base, db string, t *floorTil
 // sendNative sends a tile's statement through a clickhouse-go connection with the engine's
 // settings, as the engine does, and reads every row.
 func sendNative(ctx context.Context, conn driver.Conn, t *floorTile) error {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
 	rows, err := conn.Query(clickhouse.Context(ctx, clickhouse.WithSettings(t.settings)), t.stmt.SQL, t.stmt.Args...)
 	if err != nil {
 		return err
