@@ -157,11 +157,11 @@ func runDashboard(ctx context.Context, f flags) error {
 	if err := ch.QueryRow(ctx, "SELECT version()").Scan(&rep.Machine.ClickHouse); err != nil {
 		return err
 	}
-	if rep.Tiles, err = d.checkTiles(ctx); err != nil {
-		return err
-	}
 	if f.dash.floor {
 		return d.runFloor(ctx)
+	}
+	if rep.Tiles, err = d.checkTiles(ctx); err != nil {
+		return err
 	}
 	stopProfile, err := profile.Start(f.cpuProfile)
 	if err != nil {

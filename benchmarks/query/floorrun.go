@@ -49,9 +49,6 @@ type floorPath struct {
 // runFloor measures the chosen tiles of the first project on every path, -floor-rounds times
 // each.
 func (d *dashboard) runFloor(ctx context.Context) error {
-	if err := d.compileFloor(ctx); err != nil {
-		return err
-	}
 	srv, err := startServer(d.pg, d.serverCH, d.chURL, d.pgURL, serverOptions{cache: config.Off, clock: d.clk})
 	if err != nil {
 		return err
@@ -125,9 +122,11 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 }
 
 // floorTiles are the first project's tiles (those of -queries) at the 30-day range, with their
-// statements as the floor sends them and mtk's statement count for one answer: asked twice,
-// counted the second time, once the service knows whether the project mixes currencies (the
-// first money answer of a project that does takes two statements, engine.Attempt.OneCurrency).
+// statements as the floor sends them (compileMix) and mtk's statement count for one answer:
+// asked twice, counted the second time, once the service knows whether the project mixes
+// currencies (the first money answer of a project that does takes two statements,
+// engine.Attempt.OneCurrency). An answer with a warning (a fallback, a missing rate) is refused:
+// the run must time the answers it means to.
 func (d *dashboard) floorTiles(ctx context.Context) ([]*floorTile, error) {
 	scope, err := scopeOf(ctx, d.store.Projects, d.t.projects[0])
 	if err != nil {
@@ -136,21 +135,32 @@ func (d *dashboard) floorTiles(ctx context.Context) ([]*floorTile, error) {
 	svc := engine.New(d.serverCH, engine.Options{Clock: d.clk})
 	rng := slices.Index(rangeDays, 30)
 	var ts []*floorTile
+	var qs []query
 	for i, tl := range tiles {
 		if d.f.only != nil && !slices.Contains(d.f.only, tl.Name) {
 			continue
 		}
-		fp := d.floorPaths[0][rng]
-		t := &floorTile{name: tl.Name, req: request{project: 0, rng: rng, tile: i}, input: d.pages[0][rng].inputs[i],
-			stmt: fp.stmts[i], settings: fp.settings[i]}
+		t := &floorTile{name: tl.Name, req: request{project: 0, rng: rng, tile: i}, input: d.pages[0][rng].inputs[i]}
 		for range 2 {
 			var timing engine.Timing
-			if _, err := svc.Query(engine.WithTiming(ctx, &timing), scope, t.input); err != nil {
+			res, err := svc.Query(engine.WithTiming(ctx, &timing), scope, t.input)
+			if err != nil {
 				return nil, fmt.Errorf("%s: %w", tl.Name, err)
+			}
+			if len(res.Warnings) > 0 || len(res.Data) == 0 {
+				return nil, fmt.Errorf("%s: unexpected answer (rows %d, warnings %q)", tl.Name, len(res.Data), res.Warnings)
 			}
 			t.statements = timing.Statements()
 		}
 		ts = append(ts, t)
+		qs = append(qs, query{Name: tl.Name, Input: t.input})
+	}
+	fp, err := compileMix(d.ch, svc, scope, qs, d.clk.Now())
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		t.stmt, t.settings = fp.stmts[i], fp.settings[i]
 	}
 	return ts, nil
 }
