@@ -47,7 +47,9 @@ services-stop:
 
 ## bench: start the local stores, then the answer cache's hits (server CPU per hit, hits/s at
 ## saturation), the query benchmark over 10 M generated rows, its
-## dashboard run (50 projects, the answer cache on and off, live writes), the traffic-source mix
+## dashboard run (50 projects, the answer cache on and off, live writes), the floor run over its
+## data (each dashboard query's p50 ÷ its own SQL over ClickHouse's HTTP interface, statements
+## per answer), the traffic-source mix
 ## over 10 M business facts (engine BenchmarkBusinessQuery), the ingest benchmark (events and
 ## orders over HTTP at 64 clients) and the replicas run (events and dashboard req/s through
 ## HAProxy over one and three api replicas, an outage backlog drained by 1, 2 and 4 workers; then
@@ -60,6 +62,7 @@ bench: services build
 	$(GO) run ./benchmarks/query -hits
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
 	$(GO) run ./benchmarks/query -dashboard -rows 10000000 -out benchmarks/results/dashboard.json
+	$(GO) run ./benchmarks/query -floor -rows 10000000 -queries cards,daily,campaigns,today_hourly
 	$(GO) test ./engine -run XXX -bench BusinessQuery -bench.rows 10000000 -benchtime 40x -timeout 60m
 	$(GO) test ./engine -run XXX -bench Attribution -benchtime 1x -timeout 60m -bench.orders 100000 -bench.touches 2000000
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
