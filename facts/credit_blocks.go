@@ -2,12 +2,15 @@ package facts
 
 import "math/bits"
 
-// The credits' rollups hold each delta (a credit row of window_days b) in every aligned block of
-// windows [lo, hi] of WindowBlockSizes that contains b: for size s, lo = (b-1) rounded down to a
-// multiple of s, plus 1, and hi = lo + s - 1. A window of w days is then the popcount(w) blocks
-// of w's bits, largest first (WindowTiling), which tile [1, w] exactly: a query sums those blocks
-// instead of every window_days <= w. Both sides are here, once: InsertCredits spreads, the
-// engine's window condition tiles.
+// The credits' rollups hold each delta (a credit row of window_days b) in aligned blocks of
+// windows [lo, hi] of WindowBlockSizes that contain b: for size s, lo = (b-1) rounded down to a
+// multiple of s, plus 1, and hi = lo + s - 1. A window of w days is the popcount(w) blocks of w's
+// bits, largest first (WindowTiling), which tile [1, w] exactly: a query sums those blocks
+// instead of every window_days <= w. A tiling's block of size s starts after a multiple of 2s
+// (the sum of w's higher bits), so a block whose (lo-1)/s is odd is in no tiling: only the
+// others are written, 7 - popcount(b-1) blocks of the 7 sizes (all 7 for b = 1, fewer for the
+// older touches' deltas). Both sides are here, once: InsertCredits spreads, the engine's window
+// condition tiles.
 
 // WindowBlockSizes are the sizes of the credits' window blocks: every power of two up to
 // MaxWindowDays.
@@ -22,12 +25,13 @@ var WindowBlockSizes = func() []uint8 {
 // WindowBlock is a block of windows [Lo, Hi] of the credits' rollups.
 type WindowBlock struct{ Lo, Hi uint8 }
 
-// appendWindowBlocks appends to dst the blocks that contain window b (1..MaxWindowDays), one of
-// each size, smallest first.
+// appendWindowBlocks appends to dst the blocks that contain window b (1..MaxWindowDays) and that
+// some tiling reads, smallest first.
 func appendWindowBlocks(dst []WindowBlock, b uint8) []WindowBlock {
 	for _, s := range WindowBlockSizes {
-		lo := (b-1)/s*s + 1
-		dst = append(dst, WindowBlock{Lo: lo, Hi: lo + s - 1})
+		if k := (b - 1) / s; k%2 == 0 {
+			dst = append(dst, WindowBlock{Lo: k*s + 1, Hi: k*s + s})
+		}
 	}
 	return dst
 }

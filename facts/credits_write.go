@@ -51,25 +51,25 @@ func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch)
 	return nil
 }
 
-// creditOwner is what a credit is of besides its model, set, date, window and time: its project,
-// touch and currency. Rows are grouped by its index, so that a map hashes its strings once per
-// credit and not once per window block.
+// creditOwner is what a credit row is of besides its date, window and time: its project, model,
+// touch set, touch and currency. Rows are keyed by its index, so that a map hashes its strings
+// once per credit and not once per window block, and the keys hold no pointer for the collector
+// to scan.
 type creditOwner struct {
-	project  string
-	entity   AdEntity
-	dims     TouchDims
-	currency string
+	project, model, touches string
+	entity                  AdEntity
+	dims                    TouchDims
+	currency                string
 }
 
 // rollupKey is a rollup row's key: the grain (Hour or Day) and what credits_hourly or
 // credits_daily sums by (hour is 0 in a daily row).
 type rollupKey struct {
-	grain          Resolution
-	owner          int
-	model, touches string
-	byClick        bool
-	block          WindowBlock
-	hour, day      int64 // Unix seconds
+	owner     int32
+	grain     Resolution
+	byClick   bool
+	block     WindowBlock
+	hour, day int64 // Unix seconds
 }
 
 // creditColumns are the landing table's rows as columns, each named as the table's column.
@@ -89,31 +89,41 @@ var minuteColumns = Minute.TimeColumns()
 var epoch = time.Unix(0, 0).UTC()
 
 // creditRows are the landing rows of batches: every credit as a raw row, then the rollup rows,
-// each the sum of the credits' deltas of its key, in the order their keys first appear.
+// each the sum of the credits' deltas of its key, in the order their keys first appear. The
+// columns are made at their final size: a drain batch lands about a million rows.
 func creditRows(batches []CreditBatch) *creditColumns {
-	c := &creditColumns{keys: make([][]string, len(CreditsFamily.Keys)), measures: make([][]int64, len(CreditsFamily.Measures))}
-	owners := map[creditOwner]int{}
+	type rawRow struct {
+		batch, credit, owner int32
+		minute, hour, day    int64 // Unix seconds
+	}
+	n := 0
+	for _, b := range batches {
+		n += len(b.Credits)
+	}
+	measures := CreditsFamily.Measures
+	raw := make([]rawRow, 0, n)
+	owners := map[creditOwner]int32{}
 	var ownerOf []creditOwner
 	var ownerKeys [][]string // of CreditsFamily.Keys, by owner
-	index := map[rollupKey]int{}
-	var keys []rollupKey
-	var sums []Values
+	index := make(map[rollupKey]int, 4*n)
+	keys := make([]rollupKey, 0, 4*n)
+	sums := make([]int64, 0, 4*n*len(measures)) // of measures, by key
 	blocks := make([]WindowBlock, 0, len(WindowBlockSizes))
-	for _, b := range batches {
-		for _, cr := range b.Credits {
-			o := creditOwner{project: b.ProjectID, entity: cr.Entity, dims: cr.Dims, currency: cr.Currency}
+	for bi, b := range batches {
+		for ci := range b.Credits {
+			cr := &b.Credits[ci]
+			o := creditOwner{project: b.ProjectID, model: cr.Model, touches: cr.Touches, entity: cr.Entity, dims: cr.Dims, currency: cr.Currency}
 			id, ok := owners[o]
 			if !ok {
-				id = len(ownerKeys)
+				id = int32(len(ownerKeys))
 				owners[o] = id
 				ownerOf, ownerKeys = append(ownerOf, o), append(ownerKeys, o.keys())
 			}
 			minute, hour, day := Times(cr.Time, b.Zone)
-			c.add(Minute, b.ProjectID, cr.Model, cr.Touches, cr.ByClick, cr.WindowDays, WindowBlock{}, minute, hour, day,
-				ownerKeys[id], cr.Values, b.OutboxID)
+			raw = append(raw, rawRow{batch: int32(bi), credit: int32(ci), owner: id, minute: minute.Unix(), hour: hour.Unix(), day: day.Unix()})
 			blocks = appendWindowBlocks(blocks[:0], cr.WindowDays)
 			for _, grain := range []Resolution{Hour, Day} {
-				k := rollupKey{grain: grain, owner: id, model: cr.Model, touches: cr.Touches, byClick: cr.ByClick, day: day.Unix()}
+				k := rollupKey{owner: id, grain: grain, byClick: cr.ByClick, day: day.Unix()}
 				if grain == Hour {
 					k.hour = hour.Unix()
 				}
@@ -123,23 +133,40 @@ func creditRows(batches []CreditBatch) *creditColumns {
 					if !ok {
 						i = len(keys)
 						index[k] = i
-						keys, sums = append(keys, k), append(sums, Values{})
+						keys = append(keys, k)
+						sums = append(sums, make([]int64, len(measures))...)
 					}
-					sums[i] = sums[i].Add(cr.Values)
+					for j, m := range measures {
+						sums[i*len(measures)+j] += cr.Values[m]
+					}
 				}
 			}
 		}
 	}
+	c := newCreditColumns(len(raw) + len(keys))
+	v := make([]int64, len(measures))
+	for _, r := range raw {
+		b, o := &batches[r.batch], &ownerOf[r.owner]
+		cr := &b.Credits[r.credit]
+		for j, m := range measures {
+			v[j] = cr.Values[m]
+		}
+		c.add(Minute, o, cr.ByClick, cr.WindowDays, WindowBlock{}, unix(r.minute), unix(r.hour), unix(r.day), ownerKeys[r.owner], v,
+			b.OutboxID)
+	}
 	for i, k := range keys {
 		hour := epoch
 		if k.grain == Hour {
-			hour = time.Unix(k.hour, 0).UTC()
+			hour = unix(k.hour)
 		}
-		c.add(k.grain, ownerOf[k.owner].project, k.model, k.touches, k.byClick, 0, k.block, epoch, hour, time.Unix(k.day, 0).UTC(),
-			ownerKeys[k.owner], sums[i], 0)
+		c.add(k.grain, &ownerOf[k.owner], k.byClick, 0, k.block, epoch, hour, unix(k.day), ownerKeys[k.owner],
+			sums[i*len(measures):(i+1)*len(measures)], 0)
 	}
 	return c
 }
+
+// unix is the instant of Unix seconds s, in UTC.
+func unix(s int64) time.Time { return time.Unix(s, 0).UTC() }
 
 // keys are o's values of CreditsFamily.Keys, in their order: the entity's, the dimensions', the
 // currency.
@@ -151,22 +178,39 @@ func (o creditOwner) keys() []string {
 	return append(out, o.currency)
 }
 
-// add appends a row.
-func (c *creditColumns) add(grain Resolution, project, model, touches string, byClick bool, windowDays uint8, blk WindowBlock,
-	ts, hour, day time.Time, keys []string, v Values, outbox uint64) {
+// newCreditColumns are empty columns of room for n rows.
+func newCreditColumns(n int) *creditColumns {
+	c := &creditColumns{grain: make([]uint8, 0, n), byClick: make([]uint8, 0, n), windowDays: make([]uint8, 0, n),
+		windowLo: make([]uint8, 0, n), windowHi: make([]uint8, 0, n), project: make([]string, 0, n), model: make([]string, 0, n),
+		touches: make([]string, 0, n), ts: make([]time.Time, 0, n), hour: make([]time.Time, 0, n), day: make([]time.Time, 0, n),
+		keys: make([][]string, len(CreditsFamily.Keys)), measures: make([][]int64, len(CreditsFamily.Measures)),
+		outbox: make([]uint64, 0, n)}
+	for i := range c.keys {
+		c.keys[i] = make([]string, 0, n)
+	}
+	for i := range c.measures {
+		c.measures[i] = make([]int64, 0, n)
+	}
+	return c
+}
+
+// add appends a row of owner o: its values of CreditsFamily.Keys (o's) and of
+// CreditsFamily.Measures, in order.
+func (c *creditColumns) add(grain Resolution, o *creditOwner, byClick bool, windowDays uint8, blk WindowBlock,
+	ts, hour, day time.Time, keys []string, values []int64, outbox uint64) {
 	click := uint8(0)
 	if byClick {
 		click = 1
 	}
 	c.grain, c.byClick = append(c.grain, uint8(grain)), append(c.byClick, click)
 	c.windowDays, c.windowLo, c.windowHi = append(c.windowDays, windowDays), append(c.windowLo, blk.Lo), append(c.windowHi, blk.Hi)
-	c.project, c.model, c.touches = append(c.project, project), append(c.model, model), append(c.touches, touches)
+	c.project, c.model, c.touches = append(c.project, o.project), append(c.model, o.model), append(c.touches, o.touches)
 	c.ts, c.hour, c.day = append(c.ts, ts), append(c.hour, hour), append(c.day, day)
 	for i, k := range keys {
 		c.keys[i] = append(c.keys[i], k)
 	}
-	for i, m := range CreditsFamily.Measures {
-		c.measures[i] = append(c.measures[i], v[m])
+	for i, v := range values {
+		c.measures[i] = append(c.measures[i], v)
 	}
 	c.outbox = append(c.outbox, outbox)
 }
