@@ -123,9 +123,11 @@ ORDER BY (project_id, model, touches, by_click, window_hi, window_lo, day, sourc
 -- and summed by their keys in Go (grain 1: hourly, 2: daily; facts.Resolution of the target;
 -- facts/credits_write.go, facts/credit_blocks.go). The views only route rows: none spreads or
 -- groups, which made a credit's insert 13 times slower on ClickHouse 18.16 (issue 41). A rollup
--- row holds the deltas of the blocks [window_lo, window_hi] of 1, 2, 4, ..., 64 windows that
--- contain their window_days; a raw row's window_lo and window_hi, and a rollup row's window_days,
--- ts, outbox_id (and a daily row's hour) are 0.
+-- row holds the deltas of a block [window_lo, window_hi] of 1, 2, 4, ..., 64 windows that
+-- contains their window_days, written only for the blocks some window's tiling reads (the
+-- engine's window condition; 7 - popcount(window_days - 1) blocks of the 7 that contain a delta);
+-- a raw row's window_lo and window_hi, and a rollup row's window_days, ts, outbox_id (and a daily
+-- row's hour) are 0.
 CREATE TABLE IF NOT EXISTS credits_in (
     grain             UInt8,
     project_id        String,
