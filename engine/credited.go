@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math/bits"
 	"strings"
 
 	"mtk/facts"
@@ -68,8 +67,10 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 	// The ad view counts what is credited to ad entities: an order's unattributed part is on no
 	// entity and in no total, so a total is the sum of its entity rows under every model, as
 	// under reported (whose fact tables hold attributed orders only).
+	// The touch set is the ad view's, facts.TouchesAds, until a query can choose it.
 	credited := expr("SELECT "+keys+", "+strings.Join(fromCredits, ", ")+" FROM "+t.creditsName()+
-		" WHERE ? AND model = ? AND by_click = ? AND ? AND source != ''", where, p.credits.model, bit(p.credits.click), p.windowCond(t))
+		" WHERE ? AND model = ? AND touches = ? AND by_click = ? AND ? AND source != ''", where, p.credits.model,
+		facts.TouchesAds, bit(p.credits.click), p.windowCond(t))
 	if !others { // the fact tables would add only zeros
 		return expr("(?)", credited)
 	}
@@ -78,21 +79,16 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 }
 
 // windowCond picks the deltas that make the credits of the plan's window w: those entering at
-// w days or fewer. The rollups hold each delta in every aligned block of 1, 2, 4, ... 64 windows
-// that contains its own (schema/clickhouse/0011_credits.sql); the popcount(w) blocks of w's bits,
-// largest first, tile [1, w] exactly.
+// w days or fewer. The rollups hold each delta in every aligned window block that contains its
+// own, and w's blocks tile [1, w] exactly (facts/credit_blocks.go: facts.WindowTiling).
 func (p *plan) windowCond(t table) fragment {
 	w := p.credits.windowDays
 	if t == tableRaw {
 		return expr("window_days <= ?", w)
 	}
 	var blocks []fragment
-	start := 0
-	for l := bits.Len(uint(w)) - 1; l >= 0; l-- {
-		if w&(1<<l) != 0 {
-			blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", start+1, start+(1<<l)))
-			start += 1 << l
-		}
+	for _, b := range facts.WindowTiling(w) {
+		blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", int(b.Lo), int(b.Hi)))
 	}
 	return expr("(?)", join(" OR ", blocks...))
 }
