@@ -68,11 +68,11 @@ func (s *Service) Query(ctx context.Context, r Request) (Answer, error) {
 		key = q.prep.Key()
 		etag = tag(key)
 		if r.IfNoneMatch == etag { // the answer at this version is the one the caller has
-			return Answer{Status: http.StatusNotModified, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), true)}, nil
+			return Answer{Status: http.StatusNotModified, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), "")}, nil
 		}
 		if !r.Fresh {
 			if body, ok := s.cache.Get(key); ok {
-				return Answer{Status: http.StatusOK, Body: body, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), true)}, nil
+				return Answer{Status: http.StatusOK, Body: body, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), SourceMemory)}, nil
 			}
 		}
 		if s.shared != nil {
@@ -82,7 +82,7 @@ func (s *Service) Query(ctx context.Context, r Request) (Answer, error) {
 				body, ok, c := s.shared.Fetch(ctx, key)
 				if ok {
 					s.cache.Put(key, body)
-					return Answer{Status: http.StatusOK, Body: body, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), true)}, nil
+					return Answer{Status: http.StatusOK, Body: body, ETag: etag, ServerTiming: serverTiming(0, time.Since(r.Start), SourceShared)}, nil
 				}
 				claim = c
 			}
@@ -112,12 +112,13 @@ func (s *Service) Query(ctx context.Context, r Request) (Answer, error) {
 			a.ETag = etag
 		}
 	}
-	a.ServerTiming = serverTiming(timing.DB(), time.Since(r.Start), false)
+	a.ServerTiming = serverTiming(timing.DB(), time.Since(r.Start), SourceClickHouse)
 	return a, nil
 }
 
-// Explain answers POST /v3/query/explain: how the query would be answered (engine.Explain) and
-// whether the cache holds its answer now; the answer statement is not run.
+// Explain answers POST /v3/query/explain: how the query would be answered (engine.Explain),
+// whether the cache holds its answer now and where it would come from (this replica's cache,
+// the shared tier, or ClickHouse); the answer statement is not run.
 func (s *Service) Explain(ctx context.Context, scope engine.Scope, in engine.QueryInput) ([]byte, error) {
 	q, err := s.prepare(ctx, scope, in)
 	if err != nil {
@@ -127,13 +128,15 @@ func (s *Service) Explain(ctx context.Context, scope engine.Scope, in engine.Que
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case !q.known:
-		ex.Cache = "off"
-	case s.cache.Has(q.prep.Key()):
-		ex.Cache = "hit"
-	default:
+	ex.Cache, ex.Source = "off", string(SourceClickHouse)
+	if q.known {
 		ex.Cache = "miss"
+		switch key := q.prep.Key(); {
+		case s.cache.Has(key):
+			ex.Cache, ex.Source = "hit", string(SourceMemory)
+		case s.shared != nil && s.shared.Has(ctx, key):
+			ex.Cache, ex.Source = "hit", string(SourceShared)
+		}
 	}
 	return jsonx.Marshal(ex)
 }

@@ -171,6 +171,21 @@ func (s *Shared) Fetch(ctx context.Context, key string) ([]byte, bool, Claim) {
 	}
 }
 
+// Has reports whether an answer is kept under key (explain asks), without claiming it; false
+// when Redis fails or the tier is skipped.
+func (s *Shared) Has(ctx context.Context, key string) bool {
+	if s.paused() {
+		return false
+	}
+	n, err := s.rdb.Exists(ctx, s.keys(key)[0]).Result()
+	if err != nil {
+		s.failed(ctx, err)
+		return false
+	}
+	s.answered()
+	return n == 1
+}
+
 // Unclaimed is the Claim of an answer read without a claim (Cache-Control: no-cache): Keep
 // shares it, ending no one's claim.
 func (s *Shared) Unclaimed(key string) Claim { return Claim{s: s, key: key} }

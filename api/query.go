@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -57,13 +58,9 @@ func (s *server) explain(c *fiber.Ctx) error {
 
 // queryRequest reads and validates a query body (so that a missing project_id is a 400) and
 // checks that the project is the caller's workspace's (403 access_denied otherwise; 404 when it
-// does not exist).
+// does not exist). A body already read is not decoded again (queryBodies).
 func (s *server) queryRequest(c *fiber.Ctx) (engine.Scope, engine.QueryInput, error) {
-	var body engine.QueryInput
-	if err := decodeJSON(c, &body); err != nil {
-		return engine.Scope{}, engine.QueryInput{}, err
-	}
-	in, err := body.Check()
+	in, err := s.queryInput(c)
 	if err != nil {
 		return engine.Scope{}, engine.QueryInput{}, err
 	}
@@ -72,6 +69,25 @@ func (s *server) queryRequest(c *fiber.Ctx) (engine.Scope, engine.QueryInput, er
 		return engine.Scope{}, engine.QueryInput{}, err
 	}
 	return scope, in, nil
+}
+
+// queryInput is the checked query of the request's body, from queryBodies when the same bytes
+// were read before.
+func (s *server) queryInput(c *fiber.Ctx) (engine.QueryInput, error) {
+	raw := bytes.TrimSpace(c.Body())
+	if in, ok := s.queryBodies.get(raw); ok {
+		return in, nil
+	}
+	var body engine.QueryInput
+	if err := decodeJSON(c, &body); err != nil {
+		return engine.QueryInput{}, err
+	}
+	in, err := body.Check()
+	if err != nil {
+		return engine.QueryInput{}, err
+	}
+	s.queryBodies.put(raw, in)
+	return in, nil
 }
 
 // queryScope resolves what the engine needs to know of the project from PostgreSQL.

@@ -60,9 +60,16 @@ func (w cacheWorld) fresh(t *testing.T, body string) response {
 	return r
 }
 
-func cacheOf(r response) string {
-	_, desc, _ := strings.Cut(r.Header.Get("Server-Timing"), "cache;desc=")
-	return desc
+func cacheOf(r response) string { return timingDesc(r, "cache") }
+
+// timingDesc is the desc of the named metric of the answer's Server-Timing.
+func timingDesc(r response, name string) string {
+	for _, m := range strings.Split(r.Header.Get("Server-Timing"), ",") {
+		if desc, ok := strings.CutPrefix(strings.TrimSpace(m), name+";desc="); ok {
+			return desc
+		}
+	}
+	return ""
 }
 
 // The queries: a week to today by campaign, a past week per day (its days are synced per day and

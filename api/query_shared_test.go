@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -63,8 +65,23 @@ func (w sharedWorld) on(t *testing.T, i int, body string, hit bool) (response, [
 	return r, w.sent[i].take()
 }
 
+// explainOn explains body on replica i and returns its cache and source members ("hit shared").
+func (w sharedWorld) explainOn(t *testing.T, i int, body string) string {
+	t.Helper()
+	var in map[string]any
+	if err := json.Unmarshal([]byte(body), &in); err != nil {
+		t.Fatal(err)
+	}
+	in["project_id"] = w.ow.tn.project.ID
+	w.e.app = w.apps[i]
+	ex := w.e.do("POST", "/v3/query/explain", in, bearer(w.ow.readKey)...).JSON(t)
+	return fmt.Sprint(ex["cache"], " ", ex["source"])
+}
+
 // TestSharedAnswersServeEveryReplica: an answer one replica read is the other replica's first
-// answer, without a ClickHouse statement, byte for byte a fresh read with the same ETag; after
+// answer, without a ClickHouse statement, byte for byte a fresh read with the same ETag, and
+// says where it came from (Server-Timing's source: clickhouse, shared, then memory; explain's
+// cache and source alike); after
 // a sync batch moves the data version, the replica asked first reads the new answer and the
 // other serves it from Redis, again without a statement.
 func TestSharedAnswersServeEveryReplica(t *testing.T) {
@@ -76,13 +93,31 @@ func TestSharedAnswersServeEveryReplica(t *testing.T) {
 		t.Helper()
 		bodies := map[string]string{}
 		for _, q := range queries {
+			if src := w.explainOn(t, second, q); src != "miss clickhouse" {
+				t.Fatalf("%s, %s: explain before any read says %s", when, q, src)
+			}
 			read, sent := w.on(t, first, q, false)
 			if len(sent) == 0 {
 				t.Fatalf("%s, %s: a miss sent no statement", when, q)
 			}
+			if src := w.explainOn(t, second, q); src != "hit shared" {
+				t.Fatalf("%s, %s: explain on replica %d after replica %d read says %s", when, q, second, first, src)
+			}
 			shared, sent := w.on(t, second, q, true)
 			if len(sent) != 0 {
 				t.Fatalf("%s, %s: replica %d's first answer sent %q", when, q, second, sent)
+			}
+			again, _ := w.on(t, second, q, true)
+			for _, a := range []struct {
+				r    response
+				want string
+			}{{read, "clickhouse"}, {shared, "shared"}, {again, "memory"}} {
+				if got := timingDesc(a.r, "source"); got != a.want {
+					t.Fatalf("%s, %s: Server-Timing %q, want source %s", when, q, a.r.Header.Get("Server-Timing"), a.want)
+				}
+			}
+			if src := w.explainOn(t, second, q); src != "hit memory" {
+				t.Fatalf("%s, %s: explain on replica %d after its hit says %s", when, q, second, src)
 			}
 			if string(shared.Body) != string(read.Body) || shared.Header.Get("ETag") != read.Header.Get("ETag") {
 				t.Fatalf("%s, %s: the shared answer differs:\n%s\n%s", when, q, read.Body, shared.Body)

@@ -322,3 +322,29 @@ func TestFields(t *testing.T) {
 	}
 	wantError(t, e.do("GET", "/v3/fields?source=nope", nil, bearer(tn.readKey)...), 400, "validation_error", "invalid_source")
 }
+
+// TestQueryBodyReadAgainKeepsEveryCheck: a body already read is not decoded again
+// (queryBodies), and that skips none of what depends on the caller or the request: the same
+// bytes that A's key got answered are 403 for B's key, 401 without a credential, 403 for a key
+// without data:read, and a bad body is refused with its 400 every time it comes.
+func TestQueryBodyReadAgainKeepsEveryCheck(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTenant("acme", platform.TierGrowth, "act_111")
+	b := e.newTenant("bolt", platform.TierGrowth, "act_222")
+	body := map[string]any{"project_id": a.project.ID, "fields": []string{"spend"}}
+	for range 2 {
+		if r := e.do("POST", "/v3/query", body, bearer(a.readKey)...); r.Status != 200 {
+			t.Fatalf("A's own project: %d %s", r.Status, r.Body)
+		}
+		wantError(t, e.do("POST", "/v3/query", body, bearer(b.readKey)...), 403, "authorization_error", "access_denied")
+		wantError(t, e.do("POST", "/v3/query", body), 401, "authentication_error", "invalid_api_key")
+		wantError(t, e.do("POST", "/v3/query", body, bearer(a.trackKey)...), 403, "authorization_error", "insufficient_scope")
+	}
+	bad := map[string]any{"project_id": a.project.ID, "fields": []string{"spend", "nope"}}
+	for range 2 {
+		errObj := wantError(t, e.do("POST", "/v3/query", bad, bearer(a.readKey)...), 400, "validation_error", "invalid_parameter")
+		if !strings.Contains(fmt.Sprint(errObj["details"]), "fields[1]") {
+			t.Fatalf("details %v", errObj["details"])
+		}
+	}
+}

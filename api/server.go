@@ -27,6 +27,8 @@ type server struct {
 	// counts the attempts let through because it failed.
 	passwords       ratelimit.Failures
 	passwordsFailed func()
+	// queryBodies keeps the checked queries of bodies already read (queryInput).
+	queryBodies *queryBodies
 }
 
 // missing names the required members that d lacks.
@@ -106,7 +108,7 @@ func newApp(d Deps) (*server, *fiber.App, *routeLabels) {
 	if m := missing(d); len(m) > 0 {
 		panic("api: Deps lacks " + strings.Join(m, ", "))
 	}
-	s := &server{Deps: d}
+	s := &server{Deps: d, queryBodies: newQueryBodies()}
 	app := fiber.New(fiber.Config{
 		AppName:               "mtk",
 		BodyLimit:             BodyLimit,

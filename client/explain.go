@@ -18,8 +18,12 @@ type Explanation struct {
 	// View is what the answer would count (ViewAds, ViewTraffic); "" from a server that does
 	// not name it.
 	View string `json:"view,omitempty"`
-	// Cache tells whether the answer cache holds the answer: "hit", "miss" or "off".
+	// Cache tells whether the answer cache (the replica's or the shared tier) holds the
+	// answer: "hit", "miss" or "off".
 	Cache string `json:"cache"`
+	// Source is where the answer would come from now: "memory" (the replica's answer cache),
+	// "shared" (the replicas' shared tier) or "clickhouse"; "" from a server that does not say.
+	Source string `json:"source,omitempty"`
 }
 
 // PlanPart is one part of an explained range: the table that answers from Start to End

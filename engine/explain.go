@@ -22,9 +22,12 @@ type Explanation struct {
 	View string `json:"view"`
 	// Attribution is the model, window and date order metrics are credited by.
 	Attribution AttributionUsed `json:"attribution"`
-	// Cache is "hit" or "miss" (whether the answer cache holds the answer now) or "off"; the
-	// API sets it.
+	// Cache is "hit" or "miss" (whether the answer cache, this replica's or the shared tier,
+	// holds the answer now) or "off"; the API sets it.
 	Cache string `json:"cache"`
+	// Source is where the answer would come from now: "memory" (this replica's answer cache),
+	// "shared" (the replicas' shared tier) or "clickhouse"; the API sets it.
+	Source string `json:"source"`
 }
 
 // PlanPart is a part of the range and how it is answered.

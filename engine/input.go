@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 )
@@ -23,6 +24,10 @@ type QueryInput struct {
 	Total bool `json:"total,omitempty"`
 
 	checked bool // passed Validate (Check), so the engine does not validate it again
+	// digest is the SHA-256 of the checked body's JSON (Check), which prepareKey hashes instead
+	// of encoding the body at every request; zero when it could not be encoded. Like checked,
+	// it holds because a checked input is not changed (compareInput makes an unchecked copy).
+	digest [sha256.Size]byte
 }
 
 // TimeSpec is the query's time range (start and end, or a named range) and optional bucket size.

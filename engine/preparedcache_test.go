@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,5 +73,51 @@ func TestKeptPreparedIsWhatCompilingGives(t *testing.T) {
 	}
 	if keys[0] == keys[1] || keys[1] != keys[2] {
 		t.Fatal("today's key does not move at the project's midnight alone")
+	}
+}
+
+// TestPreparedKeysCoverTheScope: changing any member of the scope (each found by reflection, so
+// a member added later is covered) changes the kept query's key, and so does moving a value
+// from one string member to the next (the members are length-prefixed).
+func TestPreparedKeysCoverTheScope(t *testing.T) {
+	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+	in, err := QueryInput{ProjectID: "prj_k", Fields: []string{"spend"}}.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Scope{ProjectID: "prj_k", Currency: "BRL", TimeZone: "UTC", ConnectionIDs: []string{"con_a"}}
+	key := func(sc Scope) [32]byte {
+		t.Helper()
+		k, ok := prepareKey(sc, in, now)
+		if !ok {
+			t.Fatalf("scope %+v: not kept", sc)
+		}
+		return k
+	}
+	want := key(base)
+	typ := reflect.TypeOf(base)
+	for i := range typ.NumField() {
+		sc := base
+		sc.ConnectionIDs = slices.Clone(base.ConnectionIDs)
+		f := reflect.ValueOf(&sc).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+			if typ.Field(i).Name == "TimeZone" { // another valid zone: an unknown one is not kept
+				f.SetString("Europe/Berlin")
+			}
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
+		case reflect.Slice:
+			f.Set(reflect.Append(f, reflect.ValueOf("con_b")))
+		default:
+			t.Fatalf("Scope.%s: a %s member; teach Scope.appendKey and this test to key it", typ.Field(i).Name, f.Kind())
+		}
+		if key(sc) == want {
+			t.Errorf("Scope.%s changed and the key did not", typ.Field(i).Name)
+		}
+	}
+	if key(Scope{ProjectID: "prj_kB", Currency: "RL", TimeZone: "UTC"}) == key(Scope{ProjectID: "prj_k", Currency: "BRL", TimeZone: "UTC"}) {
+		t.Error("a value moved between members keeps the key")
 	}
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -44,6 +46,9 @@ func (in QueryInput) Check() (QueryInput, error) {
 		return in, err
 	}
 	in.checked = true
+	if b, err := json.Marshal(in); err == nil {
+		in.digest = sha256.Sum256(b)
+	}
 	return in, nil
 }
 

@@ -111,3 +111,43 @@ func TestProjectScopesAreCachedBriefly(t *testing.T) {
 		t.Fatal("a missing project was found")
 	}
 }
+
+// A membership is read once per KeyCacheTTL (a JWT call with X-Workspace-Id asks at every
+// request), and no membership is never kept: one made by another process counts at once.
+func TestMembershipsAreCachedBriefly(t *testing.T) {
+	s, clk, p := newTestStore(t)
+	ctx := context.Background()
+	other := New(s.Pool(), clk)
+	u, err := s.Users.CreateUser(ctx, "ana@example.com", "Ana", "long-password", "", RoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := func() (Membership, bool) {
+		t.Helper()
+		m, ok, err := s.Users.Membership(ctx, u.ID, p.WorkspaceID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, ok
+	}
+	if _, ok := member(); ok {
+		t.Fatal("a member before joining")
+	}
+	if _, err := other.Pool().Exec(ctx, "INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)",
+		p.WorkspaceID, u.ID, RoleMember, t0); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := member(); !ok || m.Role != RoleMember || m.Tier != TierDefault {
+		t.Fatalf("joined by another process: %+v %v", m, ok)
+	}
+	if _, err := other.Pool().Exec(ctx, "UPDATE workspaces SET tier = $2 WHERE id = $1", p.WorkspaceID, TierGrowth); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := member(); m.Tier != TierDefault {
+		t.Fatalf("read again within the TTL: %+v", m)
+	}
+	clk.Advance(KeyCacheTTL)
+	if m, _ := member(); m.Tier != TierGrowth {
+		t.Fatalf("after the TTL: %+v", m)
+	}
+}

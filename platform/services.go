@@ -41,8 +41,9 @@ func New(pool *pgxpool.Pool, clk clock.Clock) *Services {
 	keys := &Keys{db: d, verified: ttlcache.New[string, cachedKey](KeyCacheTTL, cacheMax)}
 	projects := &Projects{db: d, scopes: ttlcache.New[string, ProjectScope](KeyCacheTTL, cacheMax)}
 	return &Services{
-		Workspaces:  workspaces,
-		Users:       &Users{db: d, tokens: ttlcache.New[string, tokenState](KeyCacheTTL, cacheMax)},
+		Workspaces: workspaces,
+		Users: &Users{db: d, tokens: ttlcache.New[string, tokenState](KeyCacheTTL, cacheMax),
+			members: ttlcache.New[[2]string, Membership](KeyCacheTTL, cacheMax)},
 		Keys:        keys,
 		Projects:    projects,
 		Connections: &Connections{db: d, projects: projects, workspaces: workspaces},

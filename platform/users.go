@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/mail"
 	"slices"
@@ -27,6 +28,8 @@ const (
 type Users struct {
 	db
 	tokens *ttlcache.Cache[string, tokenState]
+	// members are the memberships read, by user and workspace id (KeyCacheTTL).
+	members *ttlcache.Cache[[2]string, Membership]
 }
 
 // User is a person who signs in.
@@ -184,14 +187,24 @@ type Membership struct {
 func (m Membership) Writes() bool { return m.Role == RoleOwner || m.Role == RoleAdmin }
 
 // Membership is userID's standing in workspaceID; ok is false when they are not a member.
-func (s *Users) Membership(ctx context.Context, userID, workspaceID string) (m Membership, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT w.tier, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
-		WHERE m.user_id = $1 AND m.workspace_id = $2`, userID, workspaceID).Scan(&m.Tier, &m.Role)
-	if isNoRows(err) {
+func (s *Users) Membership(ctx context.Context, userID, workspaceID string) (Membership, bool, error) {
+	m, err := s.members.Load([2]string{userID, workspaceID}, s.clock.Now(), func() (m Membership, err error) {
+		err = s.pool.QueryRow(ctx, `SELECT w.tier, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+			WHERE m.user_id = $1 AND m.workspace_id = $2`, userID, workspaceID).Scan(&m.Tier, &m.Role)
+		if isNoRows(err) {
+			return m, errNotMember
+		}
+		return m, err
+	})
+	if errors.Is(err, errNotMember) {
 		return Membership{}, false, nil
 	}
 	return m, err == nil, err
 }
+
+// errNotMember is what Membership's load returns for no membership, so that it is not kept: a
+// membership made by another process shows at once.
+var errNotMember = errors.New("platform: not a member")
 
 // WorkspaceIDsOf lists the workspaces userID belongs to.
 func (s *Users) WorkspaceIDsOf(ctx context.Context, userID string) ([]string, error) {

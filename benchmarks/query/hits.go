@@ -23,11 +23,12 @@ import (
 const hitsDB = "mtk_bench_query_hits"
 
 // runHits measures what an answer cache hit costs the server (-hits): the same query, answered
-// once, is sent again and again through the API's handler in memory (fasthttp without sockets,
-// with authentication, the request log in JSON, the deadline and the scope check as served), by
-// two goroutines per core for -duration. It prints the process's CPU time (user and system, from
-// getrusage) per hit and the hits per second: the handler's whole cost, the load generator's
-// being only the copy of a request.
+// once, is sent again and again, first through the API's handler in memory (fasthttp without
+// sockets, with authentication, the request log in JSON, the deadline and the scope check as
+// served) by two goroutines per core, then over HTTP on loopback at hitsConns connections from a
+// child process, each for -duration. It prints the process's CPU time (user and system, from
+// getrusage) per hit and the hits per second: the handler's whole cost in memory (the load
+// generator's being only the copy of a request), the server's alone over HTTP.
 func runHits(ctx context.Context, f flags) error {
 	st, err := openBenchStores(ctx, f)
 	if err != nil {
@@ -78,15 +79,46 @@ func runHits(ctx context.Context, f flags) error {
 		return fmt.Errorf("the answer was not served from the cache (Server-Timing %q)", rc.Response.Header.Peek("Server-Timing"))
 	}
 	size := len(rc.Response.Body())
-	log.Printf("hits: %d-byte answer, %s at %d goroutines", size, f.duration, 2*runtime.GOMAXPROCS(0))
+	log.Printf("hits: %d-byte answer, %s in memory at %d goroutines, then %s over HTTP at %d connections",
+		size, f.duration, 2*runtime.GOMAXPROCS(0), f.duration, hitsConns)
 	stopProfile, err := profile.Start(f.cpuProfile)
 	if err != nil {
 		return err
 	}
+	n, cpu, wall, err := memoryHits(ctx, send, f.duration)
+	stopProfile()
+	if err != nil {
+		return err
+	}
+	httpProfile := ""
+	if f.cpuProfile != "" {
+		httpProfile = f.cpuProfile + ".http"
+	}
+	if stopProfile, err = profile.Start(httpProfile); err != nil {
+		return err
+	}
+	res, httpCPU, err := httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration)
+	stopProfile()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit |\n|---|---|---|---|---|---|\n")
+	row := func(path string, n int64, seconds float64, cpu time.Duration) {
+		fmt.Printf("| %s | %d B | %d | %.1f | %.0f | %.1f µs |\n", path, size, n, seconds, float64(n)/seconds,
+			float64(cpu.Microseconds())/float64(n))
+	}
+	row(fmt.Sprintf("in memory, %d goroutines", 2*runtime.GOMAXPROCS(0)), n, wall.Seconds(), cpu)
+	row(fmt.Sprintf("HTTP, %d connections", hitsConns), res.Hits, res.Seconds, httpCPU)
+	return nil
+}
+
+// memoryHits sends the request through the handler in memory (send), by two goroutines per
+// core, for d: the hits, the process's CPU time and the wall time they took.
+func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, error), d time.Duration) (int64, time.Duration, time.Duration, error) {
 	var hits atomic.Int64
 	var failed atomic.Value
 	cpu0, wall0 := processCPU(), time.Now()
-	deadline := wall0.Add(f.duration)
+	deadline := wall0.Add(d)
 	var wg sync.WaitGroup
 	for range 2 * runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -108,13 +140,8 @@ func runHits(ctx context.Context, f flags) error {
 	}
 	wg.Wait()
 	cpu, wall := processCPU()-cpu0, time.Since(wall0)
-	stopProfile()
 	if err, _ := failed.Load().(error); err != nil {
-		return err
+		return 0, 0, 0, err
 	}
-	n := hits.Load()
-	fmt.Printf("\n| answer | hits | seconds | hits/s | server CPU per hit |\n|---|---|---|---|---|\n")
-	fmt.Printf("| %d B | %d | %.1f | %.0f | %.1f µs |\n", size, n, wall.Seconds(), float64(n)/wall.Seconds(),
-		float64(cpu.Microseconds())/float64(n))
-	return nil
+	return hits.Load(), cpu, wall, nil
 }

@@ -42,6 +42,10 @@ import (
 
 func main() {
 	log.SetFlags(log.Ltime)
+	if addr := os.Getenv(hitsLoadEnv); addr != "" { // the -hits run's child: its load over HTTP
+		hitsLoad(addr)
+		return
+	}
 	f, err := parseFlags()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -4,7 +4,6 @@ package ids
 import (
 	"crypto/rand"
 	"encoding/base32"
-	"strings"
 )
 
 // The prefixes of the contract, and a few of mtk's own.
@@ -36,5 +35,8 @@ func Random(n int) string {
 	if _, err := rand.Read(b); err != nil {
 		panic("ids: no randomness: " + err.Error())
 	}
-	return strings.ToLower(enc.EncodeToString(b))
+	return Text(b)
 }
+
+// Text writes b as the ids' base32 text (its alphabet is lower case already).
+func Text(b []byte) string { return enc.EncodeToString(b) }
