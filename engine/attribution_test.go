@@ -336,7 +336,7 @@ func TestAttributionExplainNamesTheCreditsTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := engine.AttributionUsed{Model: "linear", WindowDays: 7, Date: "conversion", Table: c.table}
+		want := engine.AttributionUsed{Model: "linear", WindowDays: 7, Date: "conversion", Touches: "ads", Table: c.table}
 		if ex.Attribution != want || !strings.Contains(strings.Join(ex.SQL, "\n"), "FROM "+c.table+" WHERE") {
 			t.Errorf("%s: %+v, want %+v; %q", c.time, ex.Attribution, want, ex.SQL)
 		}
