@@ -68,8 +68,10 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 	// The ad view counts what is credited to ad entities: an order's unattributed part is on no
 	// entity and in no total, so a total is the sum of its entity rows under every model, as
 	// under reported (whose fact tables hold attributed orders only).
+	// The touch set is the ad view's, facts.TouchesAds, until a query can choose it.
 	credited := expr("SELECT "+keys+", "+strings.Join(fromCredits, ", ")+" FROM "+t.creditsName()+
-		" WHERE ? AND model = ? AND by_click = ? AND ? AND source != ''", where, p.credits.model, bit(p.credits.click), p.windowCond(t))
+		" WHERE ? AND model = ? AND touches = ? AND by_click = ? AND ? AND source != ''", where, p.credits.model,
+		facts.TouchesAds, bit(p.credits.click), p.windowCond(t))
 	if !others { // the fact tables would add only zeros
 		return expr("(?)", credited)
 	}

@@ -33,8 +33,9 @@ func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch)
 			if c.ByClick {
 				byClick = 1
 			}
-			row := []any{b.ProjectID, c.Model, byClick, c.WindowDays, minute, hour, day} // as insertSQL's columns
-			row = append(append(append(row, entityDims(c.Entity, c.Currency)...), c.Values.Pick(CreditsFamily.Measures)...), b.OutboxID)
+			row := []any{b.ProjectID, c.Model, c.Touches, byClick, c.WindowDays, minute, hour, day} // as insertSQL's columns
+			row = append(append(append(append(row, c.Entity.values()...), c.Dims.Values()...), c.Currency), c.Values.Pick(CreditsFamily.Measures)...)
+			row = append(row, b.OutboxID)
 			if err := batch.Append(row...); err != nil {
 				return fmt.Errorf("facts: insert credits: %w", err)
 			}

@@ -161,8 +161,13 @@ var journeyColumns = cat([]Column{projectColumn, journeyKeys[0]}, Instant.TimeCo
 var creditWindows = &Windows{Raw: Column{"window_days", "UInt8"}, Low: Column{"window_lo", "UInt8"},
 	High: Column{"window_hi", "UInt8"}}
 
-// creditLead are the credits' columns before their times: the model and the date it credits by.
-var creditLead = []Column{{"model", "String"}, {"by_click", "UInt8"}}
+// creditLead are the credits' columns before their times: the model, the touch set it credits
+// (TouchSets) and the date it credits by.
+var creditLead = []Column{{"model", "String"}, {"touches", "String"}, {"by_click", "UInt8"}}
+
+// creditKeys are the credits' keys: the ad entity, the touch's traffic dimensions
+// (TouchDimColumns) and the currency.
+var creditKeys = cat(strs(AdEntityColumns...), strs(TouchDimColumns...), []Column{currencyColumn})
 
 // The fact families.
 var (
@@ -196,8 +201,9 @@ var (
 			{Name: "journeys", Resolution: Instant, Columns: journeyColumns},
 			{Name: "journeys_by_lead", Resolution: Instant, Columns: journeyColumns},
 		}})
-	// CreditsFamily is the credits of each order under every model and window (0011).
-	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: entityKeys,
+	// CreditsFamily is the credits of each order under every model, touch set and window (0011;
+	// 0014 adds the touch set and the touch's dimensions).
+	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: creditKeys,
 		Windows: creditWindows, Rollup: RollupSum, Tables: []Table{
 			{Name: "credits_raw", Resolution: Minute},
 			{Name: "credits_hourly", Resolution: Hour, Views: []string{"credits_hourly_mv"}},
