@@ -77,9 +77,6 @@ func (in QueryInput) validateTouches(p *problems, a *Attribution) {
 	if why := in.attributedReason(); why != "" {
 		p.add("metadata.attribution.model: %s is answered with the reported model only", why)
 	}
-	if why := in.trafficReason(); why != "" {
-		p.add("metadata.attribution.model: %s is answered with the reported model only", why)
-	}
 	for _, m := range in.orderDimensionMembers() {
 		p.add("%s: dimension %q is answered with the reported model only: models credit touches, which carry %s, not what an order alone knows",
 			m.member, m.name, strings.Join(facts.TouchDimColumns, ", "))
