@@ -168,7 +168,7 @@ func TestAttributionValidation(t *testing.T) {
 
 // The backfill queues what was stored before the journey outbox, once: run twice (the second
 // with redo), the journeys hold each touch (an event's, a click's with a lead) and each order's
-// state once; a click whose UTM names no ad is no touch.
+// state once; a click whose UTM names no ad is a touch on no ad, an event with no UTM none.
 func TestJourneysBackfill(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
@@ -202,8 +202,8 @@ func TestJourneysBackfill(t *testing.T) {
 		e.drain()
 	}
 	touches, orders := e.journeySums(t, a.project.ID)
-	if len(touches) != 1 || touches[[2]string{lead, adID}] != 2 {
-		t.Errorf("touches %v, want two of lead %s on ad %s", touches, lead, adID)
+	if len(touches) != 2 || touches[[2]string{lead, adID}] != 2 || touches[[2]string{lead, ""}] != 1 {
+		t.Errorf("touches %v, want two of lead %s on ad %s and one on none", touches, lead, adID)
 	}
 	var clicks uint64
 	if err := e.ch.QueryRow(ctx, "SELECT count() FROM journeys_by_lead WHERE project_id = ? AND origin = 'link_click' AND event_id = ?",
@@ -213,7 +213,7 @@ func TestJourneysBackfill(t *testing.T) {
 	if len(orders) != 1 || orders[[2]string{a.custom.ID + "/tx-1", lead}] != [2]int64{4000 * 10000, 0} {
 		t.Errorf("orders %v", orders)
 	}
-	want := journeys.Progress{Project: a.project.ID, Orders: 1, Touches: 2, Done: true}
+	want := journeys.Progress{Project: a.project.ID, Orders: 1, Touches: 3, Done: true}
 	if !slices.Contains(reports, want) || reports[len(reports)-1] != (journeys.Progress{Project: a.project.ID, Done: true}) {
 		t.Errorf("progress %+v, want %+v then nothing more", reports, want)
 	}
@@ -253,16 +253,16 @@ func TestJourneysFollowLeadMerges(t *testing.T) {
 	}
 }
 
-// click follows a new tracking link of the tenant with utm and returns the click's id (as the chat
-// message's decode answers it) and time.
-func (e *env) click(tn trackingTenant, utm map[string]string) (int64, time.Time) {
+// click follows a new tracking link of the tenant with utm (sending headers, a browser's
+// User-Agent say) and returns the click's id (as the chat message's decode answers it) and time.
+func (e *env) click(tn trackingTenant, utm map[string]string, headers ...string) (int64, time.Time) {
 	e.t.Helper()
 	r := e.do("POST", "/v3/tracking/links", map[string]any{"name": "Promo", "phone": "5511912345678", "message": "Oi!", "utm": utm},
 		bearer(tn.key)...)
 	if r.Status != 201 {
 		e.t.Fatalf("%d %s", r.Status, r.Body)
 	}
-	text := e.follow("/l/" + r.JSON(e.t)["slug"].(string)).Query().Get("text")
+	text := e.follow("/l/"+r.JSON(e.t)["slug"].(string), headers...).Query().Get("text")
 	id, ok := e.decode(tn.key, text)[0]["decoded_id"].(float64)
 	if !ok {
 		e.t.Fatalf("no click in %q", text)
@@ -310,14 +310,14 @@ func (e *env) clickLead(t *testing.T, clickID int64) string {
 // A tracking-link click is a touch of the lead whose event first carries its id (click_id, the
 // decoded_id of their chat message): once, at the click's time, on the ad its UTM names, whatever
 // repeats; models then credit the lead's order to it. A click whose UTM names no ad gets its lead
-// and no touch; another workspace's click is ignored.
+// and a touch on no ad, which models do not credit yet; another workspace's click is ignored.
 func TestJourneysLinkClicks(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	b := e.newTrackingTenant("bolt", "act_222", "bolt.example")
 	e.seedEntities(a)
 	clickID, clickedAt := e.click(a, attributedUTM)
-	unresolved, _ := e.click(a, map[string]string{"utm_source": "alpha", "utm_campaign": "Unknown|1"})
+	unresolved, unresolvedAt := e.click(a, map[string]string{"utm_source": "alpha", "utm_campaign": "Unknown|1"})
 	e.clock.Advance(2 * time.Hour)
 	phone := map[string]any{"phone": "+55 11 97777-0000"}
 	message := func(eventID string, lead map[string]any, click int64) map[string]any {
@@ -341,7 +341,8 @@ func TestJourneysLinkClicks(t *testing.T) {
 		t.Fatalf("after repeats: touches %v, lead %q; want %v, %s", got, e.clickLead(t, clickID), want, lead)
 	}
 	e.event(message("msg-4", phone, unresolved), bearer(a.key)...)
-	if got := e.clickTouches(t, unresolved); len(got) != 0 || e.clickLead(t, unresolved) != lead {
+	onNone := []string{unresolvedAt.UTC().Format(time.RFC3339) + " " + lead + " "}
+	if got := e.clickTouches(t, unresolved); !slices.Equal(got, onNone) || e.clickLead(t, unresolved) != lead {
 		t.Fatalf("a click naming no ad: touches %v, lead %q", got, e.clickLead(t, unresolved))
 	}
 	foreign, _ := e.click(b, attributedUTM)
@@ -358,8 +359,8 @@ func TestJourneysLinkClicks(t *testing.T) {
 	}
 	e.drain()
 	touches, _ := e.journeySums(t, a.project.ID)
-	if len(touches) != 1 || touches[[2]string{lead, adID}] != 1 {
-		t.Fatalf("journeys' touches %v, want the click's on ad %s", touches, adID)
+	if len(touches) != 2 || touches[[2]string{lead, adID}] != 1 || touches[[2]string{lead, ""}] != 1 {
+		t.Fatalf("journeys' touches %v, want the click's on ad %s and the other's on none", touches, adID)
 	}
 	o := order("tx-1", "approved", 4200, e.clock.Now())
 	o["created_at"], o["customer"] = e.clock.Now().Format(time.RFC3339), phone

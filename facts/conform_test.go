@@ -48,7 +48,8 @@ func TestConformNamesWhatIsMissing(t *testing.T) {
 func TestColumnNames(t *testing.T) {
 	got := JourneysFamily.ColumnNames("journeys")
 	want := []string{"project_id", "kind", "ts", "lead_id", "merged_into", "order_id", "event_id", "origin", "source",
-		"connection_id", "account_id", "campaign_id", "adset_id", "ad_id", "currency", "tx_revenue", "tx_count",
+		"connection_id", "account_id", "campaign_id", "adset_id", "ad_id", "currency", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term",
+		"referrer_host", "landing_path", "device", "tx_revenue", "tx_count",
 		"tx_count_total", "tx_count_pending", "tx_count_refunded", "tx_product_costs", "outbox_id"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("journeys: %q\nwant %q", got, want)

@@ -151,8 +151,10 @@ var bizKeys = func() []Column {
 	return cat(strs("kind"), strs(AdEntityColumns...), strs(dims...), []Column{currencyColumn})
 }()
 
-// journeyKeys are a journey row's keys besides its project and time (outbox.JourneyRow).
-var journeyKeys = cat(strs("kind", "lead_id", "merged_into", "order_id", "event_id", "origin"), entityKeys)
+// journeyKeys are a journey row's keys besides its project and time (journeys.JourneyRow): a
+// touch's traffic dimensions come after the entity and currency (schema/clickhouse/0013).
+var journeyKeys = cat(strs("kind", "lead_id", "merged_into", "order_id", "event_id", "origin"), entityKeys,
+	strs(TouchDimColumns...))
 
 // journeyColumns are the journey tables' columns but the measures: the kind before the time.
 var journeyColumns = cat([]Column{projectColumn, journeyKeys[0]}, Instant.TimeColumns(), journeyKeys[1:], []Column{outboxColumn})
@@ -195,7 +197,8 @@ var (
 			{Name: "business_dim_daily", Resolution: Day, PerDimension: true, Views: []string{"business_dim_daily_mv"}},
 		}})
 	// JourneysFamily is the touches, orders and merges of each lead that models credit (0010;
-	// journeys_by_lead, 0011, is its copy sorted by lead, fed by the application).
+	// journeys_by_lead, 0011, is its copy sorted by lead, fed by the application; 0013 adds the
+	// touches' traffic dimensions to both).
 	JourneysFamily = newFamily(Family{Name: "journeys", Origins: []Origin{OriginOrder}, Keys: journeyKeys,
 		Rollup: RollupNone, Tables: []Table{
 			{Name: "journeys", Resolution: Instant, Columns: journeyColumns},
