@@ -43,11 +43,11 @@ func (e *env) channelsJourneys(t *testing.T, tn trackingTenant) int64 {
 		total += cents
 	}
 	shop := map[string]any{"url": "https://acme.example/sale"}
-	touch("p8@x.com", day(3, 9), map[string]string{}, shop)
+	touch("p8@x.com", day(3, 9), map[string]string{"utm_source": "newsletter", "utm_medium": "email"}, shop)
 	touch("p8@x.com", day(4, 9), viewsA.utm(), shop)
 	touch("p8@x.com", day(4, 10), nil, map[string]any{"url": "https://acme.example/cart", "referrer": "https://acme.example/sale"})
 	sell("o9", "p8@x.com", 9000, day(4, 11))
-	touch("p9@x.com", day(5, 9), map[string]string{}, shop)
+	touch("p9@x.com", day(5, 9), map[string]string{"utm_source": "whatsapp", "utm_medium": "chat"}, shop)
 	sell("o10", "p9@x.com", 1234, day(5, 10))
 	touch("p10@x.com", day(6, 9), nil, map[string]any{"url": "https://acme.example/", "referrer": "https://www.google.com/"})
 	sell("o11", "p10@x.com", 5678, day(6, 10))
@@ -100,7 +100,7 @@ func TestChannelsConserveTotals(t *testing.T) {
 							if date == engine.DateConversion && !want["tx_revenue"].Equal(decimal.New(total, -2)) {
 								t.Errorf("%v %s: traffic total %s, want every order's %s", attr, gran, want["tx_revenue"], decimal.New(total, -2))
 							}
-							for _, dims := range [][]string{{}, {"utm_medium", "device"}, {}} {
+							for _, dims := range [][]string{{"utm_source"}, {"utm_medium", "device"}, {"referrer_host"}} {
 								meta := map[string]any{"dimensions": dims, "attribution": attr}
 								_, got, n := e.viewsSums(t, a.readKey, query(gran, meta), fields)
 								same(fmt.Sprintf("%v %s by %v", attr, gran, dims), got, want, n)
@@ -150,10 +150,10 @@ func TestChannelsEmailThenAdThenOrder(t *testing.T) {
 		}
 	}
 	shop := map[string]any{"url": "https://acme.example/sale"}
-	touch("buyer@x.com", day(3, 9), map[string]string{}, shop)
+	touch("buyer@x.com", day(3, 9), map[string]string{"utm_source": "email", "utm_medium": "crm"}, shop)
 	touch("buyer@x.com", day(4, 9), viewsA.utm(), shop)
 	sell("o1", "buyer@x.com", 10000, day(4, 12))
-	touch("wa@x.com", day(5, 9), map[string]string{}, shop)
+	touch("wa@x.com", day(5, 9), map[string]string{"utm_source": "whatsapp"}, shop)
 	sell("o2", "wa@x.com", 2000, day(5, 10))
 	touch("seo@x.com", day(6, 9), nil, map[string]any{"url": "https://acme.example/", "referrer": "https://www.google.com/"})
 	sell("o3", "seo@x.com", 3000, day(6, 10))
@@ -189,11 +189,11 @@ func TestChannelsEmailThenAdThenOrder(t *testing.T) {
 			`{"tx_count":0.5,"tx_revenue":50,"utm_source":"email"},{"tx_count":1,"tx_revenue":20,"utm_source":"whatsapp"}]`},
 		{"linear", "ads", `[{"tx_count":3,"tx_revenue":90,"utm_source":null},{"tx_count":1,"tx_revenue":100,"utm_source":"alpha"}]`},
 	} {
-		meta := map[string]any{"dimensions": []string{}, "attribution": map[string]any{"model": c.model, "touches": c.touches}}
+		meta := map[string]any{"dimensions": []string{"utm_source"}, "attribution": map[string]any{"model": c.model, "touches": c.touches}}
 		wantJSON(t, ask(meta), c.want)
 	}
 	// By referrer: the organic buyer's order is google's under every crediting model.
-	wantJSON(t, ask(map[string]any{"dimensions": []string{}, "attribution": map[string]any{"model": "time_decay"}}),
+	wantJSON(t, ask(map[string]any{"dimensions": []string{"referrer_host"}, "attribution": map[string]any{"model": "time_decay"}}),
 		`[{"referrer_host":null,"tx_count":3,"tx_revenue":160},{"referrer_host":"www.google.com","tx_count":1,"tx_revenue":30}]`)
 	// The ad view: the ad's whole order among ad touches, its half among every touch.
 	for touches, want := range map[string]string{"ads": `[{"tx_count":1,"tx_revenue":100}]`, "all": `[{"tx_count":0.5,"tx_revenue":50}]`} {
@@ -205,15 +205,15 @@ func TestChannelsEmailThenAdThenOrder(t *testing.T) {
 		`[{"tx_count":0.5,"tx_revenue":50}]`)
 	// Explain names the touch set; a model refuses an order's own dimension.
 	r := e.do("POST", "/v3/query/explain", map[string]any{"project_id": a.project.ID, "fields": []string{"tx_revenue"}, "time": span,
-		"metadata": map[string]any{"dimensions": []string{}, "attribution": map[string]any{"model": "linear"}}}, bearer(a.readKey)...)
+		"metadata": map[string]any{"dimensions": []string{"utm_source"}, "attribution": map[string]any{"model": "linear"}}}, bearer(a.readKey)...)
 	if r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
 	wantJSON(t, r.JSON(t)["attribution"], `{"date":"conversion","model":"linear","table":"credits_daily","touches":"all","window_days":28}`)
 	r = e.do("POST", "/v3/query", map[string]any{"project_id": a.project.ID, "fields": []string{"tx_revenue"},
-		"metadata": map[string]any{"dimensions": []string{}, "attribution": map[string]any{"model": "linear"}}},
+		"metadata": map[string]any{"dimensions": []string{"utm_source", "payment_method"}, "attribution": map[string]any{"model": "linear"}}},
 		bearer(a.readKey)...)
 	wantJSON(t, wantError(t, r, 400, "validation_error", "invalid_parameter")["details"],
-		`["metadata.dimensions[1]: dimension \"payment_method\" is answered with the reported model only: models credit touches, `+
-			`which carry utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer_host, landing_path, device, not what an order alone knows"]`)
+		`["metadata.dimensions[1]: dimension \"payment_method\" is an order's, and models credit touches `+
+			`(utm_*, referrer_host, landing_path, device): ask it with the reported model"]`)
 }

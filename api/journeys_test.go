@@ -139,11 +139,11 @@ func TestJourneysWrittenOnce(t *testing.T) {
 func TestAttributionValidation(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
-	// A business breakdown keeps the reported attribution.
-	r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source"],`+
+	// An order's own dimension keeps the reported attribution: models credit touches.
+	r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"dimensions":["payment_method"],`+
 		`"attribution":{"model":"linear"}}}`, bearer(a.readKey)...)
 	wantJSON(t, wantError(t, r, 400, "validation_error", "invalid_parameter")["details"],
-		`["metadata.attribution.model: dimension \"utm_source\" is answered with the reported model only"]`)
+		`["metadata.dimensions[0]: dimension \"payment_method\" is an order's, and models credit touches (utm_*, referrer_host, landing_path, device): ask it with the reported model"]`)
 	for attr, want := range map[string]string{
 		`{"model":"best"}`:                    `metadata.attribution.model: unknown model "best"; want one of reported, last_click, first_click, linear, position_based, time_decay`,
 		`{"window_days":0}`:                   "metadata.attribution.window_days: must be between 1 and 90",

@@ -78,8 +78,8 @@ func (in QueryInput) validateTouches(p *problems, a *Attribution) {
 		p.add("metadata.attribution.model: %s is answered with the reported model only", why)
 	}
 	for _, m := range in.orderDimensionMembers() {
-		p.add("%s: dimension %q is answered with the reported model only: models credit touches, which carry %s, not what an order alone knows",
-			m.member, m.name, strings.Join(facts.TouchDimColumns, ", "))
+		p.add("%s: dimension %q is an order's, and models credit touches (utm_*, referrer_host, landing_path, device): ask it with the reported model",
+			m.member, m.name)
 	}
 }
 

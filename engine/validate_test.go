@@ -60,6 +60,15 @@ func TestValidationRules(t *testing.T) {
 		{"reported with ad touches in the traffic view", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":[],` +
 			`"attribution":{"model":"reported","touches":"ads"}}}`, apperr.CodeInvalidParameter,
 			`metadata.attribution.touches: the reported model counts the touches of the "traffic" view ("all")`},
+		{"model with an order dimension", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source","product_name"],` +
+			`"attribution":{"model":"linear"}}}`, apperr.CodeInvalidParameter,
+			`metadata.dimensions[1]: dimension "product_name" is an order's, and models credit touches`},
+		{"model with an order dimension filter", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"attribution":{"model":"first_click"}},` +
+			`"filters":[{"member":"customer_type","operator":"equals","values":["new"]}]}`, apperr.CodeInvalidParameter,
+			`filters[0].member: dimension "customer_type" is an order's, and models credit touches`},
+		{"model with net revenue in the traffic view", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source"],` +
+			`"revenue":"net","attribution":{"model":"linear"}}}`, apperr.CodeInvalidParameter,
+			`metadata.attribution.model: metadata.revenue "net" is answered with the reported model only`},
 		{"order direction", `{` + ok + `,"order":{"spend":"up"}}`, apperr.CodeInvalidParameter, `order.spend: want "asc" or "desc", got "up"`},
 	}
 	for _, tc := range cases {
