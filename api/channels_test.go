@@ -192,6 +192,18 @@ func TestChannelsEmailThenAdThenOrder(t *testing.T) {
 		meta := map[string]any{"dimensions": []string{"utm_source"}, "attribution": map[string]any{"model": c.model, "touches": c.touches}}
 		wantJSON(t, ask(meta), c.want)
 	}
+	// Event metrics keep their own event's dimensions beside the credits (the per-dimension rollup
+	// and the credits read together).
+	wantJSON(t, ask(map[string]any{"dimensions": []string{"utm_source"}, "attribution": map[string]any{"model": "linear"}},
+		map[string]any{"fields": []string{"page_views", "tx_revenue"}}),
+		`[{"page_views":1,"tx_revenue":70,"utm_source":null},{"page_views":1,"tx_revenue":50,"utm_source":"alpha"},`+
+			`{"page_views":1,"tx_revenue":50,"utm_source":"email"},{"page_views":1,"tx_revenue":20,"utm_source":"whatsapp"}]`)
+	wantJSON(t, ask(map[string]any{"dimensions": []string{"utm_source", "utm_medium"}, "attribution": map[string]any{"model": "linear"}},
+		map[string]any{"fields": []string{"page_views", "tx_revenue"}}),
+		`[{"page_views":1,"tx_revenue":70,"utm_medium":null,"utm_source":null},`+
+			`{"page_views":1,"tx_revenue":50,"utm_medium":"Wide|931","utm_source":"alpha"},`+
+			`{"page_views":1,"tx_revenue":50,"utm_medium":"crm","utm_source":"email"},`+
+			`{"page_views":1,"tx_revenue":20,"utm_medium":null,"utm_source":"whatsapp"}]`)
 	// By referrer: the organic buyer's order is google's under every crediting model.
 	wantJSON(t, ask(map[string]any{"dimensions": []string{"referrer_host"}, "attribution": map[string]any{"model": "time_decay"}}),
 		`[{"referrer_host":null,"tx_count":3,"tx_revenue":160},{"referrer_host":"www.google.com","tx_count":1,"tx_revenue":30}]`)
