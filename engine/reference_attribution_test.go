@@ -346,8 +346,16 @@ func compareAttribution(t *testing.T, c *comparer) {
 	for _, model := range engine.Models[1:] {
 		for _, date := range engine.AttributionDates {
 			for _, shape := range []string{`,"granularity":"day"},"metadata":{"level":"campaign",`, `,"granularity":"hour"},"metadata":{`,
-				`,"granularity":"15min"},"metadata":{"level":"ad",`, `},"metadata":{`} {
-				body := `{"project_id":"prj_j","fields":["tx_revenue","tx_count","roas"],"time":{"start":"2024-03-01","end":"2024-03-30"` +
+				`,"granularity":"15min"},"metadata":{"level":"ad",`, `},"metadata":{`,
+				// The traffic view: credits by touch dimensions beside the events of the per-dimension
+				// rollup, and of the wide table with a level.
+				`,"granularity":"day"},"metadata":{"dimensions":["utm_source"],`,
+				`},"metadata":{"level":"campaign","dimensions":["utm_medium","device"],`} {
+				fields := `"tx_revenue","tx_count","roas"`
+				if strings.Contains(shape, "dimensions") {
+					fields = `"tx_revenue","tx_count","page_views"`
+				}
+				body := `{"project_id":"prj_j","fields":[` + fields + `],"time":{"start":"2024-03-01","end":"2024-03-30"` +
 					shape + `"attribution":{"model":"` + model + `","date":"` + date + `"}}}`
 				compiled, err := engine.Compile(scope, mustInput(t, body), testNow)
 				if err != nil {
