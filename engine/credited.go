@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math/bits"
 	"strings"
 
 	"mtk/facts"
@@ -112,21 +111,16 @@ func (p *plan) creditedKeys(t table) (factKeys, creditKeys []string) {
 }
 
 // windowCond picks the deltas that make the credits of the plan's window w: those entering at
-// w days or fewer. The rollups hold each delta in every aligned block of 1, 2, 4, ... 64 windows
-// that contains its own (schema/clickhouse/0011_credits.sql); the popcount(w) blocks of w's bits,
-// largest first, tile [1, w] exactly.
+// w days or fewer. The rollups hold each delta in every aligned window block that contains its
+// own, and w's blocks tile [1, w] exactly (facts/credit_blocks.go: facts.WindowTiling).
 func (p *plan) windowCond(t table) fragment {
 	w := p.credits.windowDays
 	if t == tableRaw {
 		return expr("window_days <= ?", w)
 	}
 	var blocks []fragment
-	start := 0
-	for l := bits.Len(uint(w)) - 1; l >= 0; l-- {
-		if w&(1<<l) != 0 {
-			blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", start+1, start+(1<<l)))
-			start += 1 << l
-		}
+	for _, b := range facts.WindowTiling(w) {
+		blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", int(b.Lo), int(b.Hi)))
 	}
 	return expr("(?)", join(" OR ", blocks...))
 }

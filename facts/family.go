@@ -91,8 +91,9 @@ type Table struct {
 	// PerDimension marks the business family's per-dimension rollups: one row per dimension and
 	// value instead of every dimension's column.
 	PerDimension bool
-	// Landing marks a table sync batches land in (facts/batches.go), whose views feed the
-	// rollups: it holds only the facts known per hour or per day.
+	// Landing marks a table rows land in whose views feed the others: the tables sync batches
+	// land in (facts/batches.go), which hold only the facts known per hour or per day, and
+	// credits_in (credits_write.go), a Null table that holds nothing.
 	Landing bool
 }
 
@@ -205,20 +206,24 @@ var (
 			{Name: "journeys_by_lead", Resolution: Instant, Columns: journeyColumns},
 		}})
 	// CreditsFamily is the credits of each order under every model, touch set and window (0011;
-	// 0014 adds the touch set and the touch's dimensions).
+	// 0014 adds the touch set and the touch's dimensions). Credits land in credits_in, a Null
+	// table whose views route its rows by grain to the others (InsertCredits).
 	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: creditKeys,
 		Windows: creditWindows, Rollup: RollupSum, Tables: []Table{
-			{Name: "credits_raw", Resolution: Minute},
+			{Name: "credits_raw", Resolution: Minute, Views: []string{"credits_raw_mv"}},
 			{Name: "credits_hourly", Resolution: Hour, Views: []string{"credits_hourly_mv"}},
 			{Name: "credits_daily", Resolution: Day, Views: []string{"credits_daily_mv"}},
+			{Name: creditsLanding, Resolution: Minute, Landing: true, Columns: cat([]Column{grainColumn, projectColumn}, creditLead,
+				[]Column{creditWindows.Raw, creditWindows.Low, creditWindows.High}, Minute.TimeColumns(), creditKeys,
+				[]Column{outboxColumn})},
 		}})
 	// Families are every family.
 	Families = []*Family{FactsFamily, BusinessFamily, JourneysFamily, CreditsFamily}
 )
 
 // newFamily completes f: its measures, and the columns of each table that does not list them:
-// the project, the credits' model and windows, the times, the keys, and outbox_id on a table
-// the application writes (none of views).
+// the project, the credits' model and windows (the raw table's, the rollups' range), the times,
+// the keys, and outbox_id on the raw table (the first), which keeps each row's outbox row.
 func newFamily(f Family) *Family {
 	f.Measures = From(f.Origins...)
 	for i := range f.Tables {
@@ -226,10 +231,11 @@ func newFamily(f Family) *Family {
 		if t.Columns != nil {
 			continue
 		}
+		raw := i == 0
 		cols := []Column{projectColumn}
 		if f.Windows != nil {
 			cols = append(cols, creditLead...)
-			if t.Views == nil {
+			if raw {
 				cols = append(cols, f.Windows.Raw)
 			} else {
 				cols = append(cols, f.Windows.Low, f.Windows.High)
@@ -240,7 +246,7 @@ func newFamily(f Family) *Family {
 			keys = []Column{f.Keys[0], {"dimension", "String"}, {"value", "String"}, currencyColumn}
 		}
 		cols = cat(cols, t.Resolution.TimeColumns(), keys)
-		if t.Views == nil {
+		if raw {
 			cols = append(cols, outboxColumn)
 		}
 		t.Columns = cols

@@ -37,7 +37,7 @@ var shardingKeys = map[string]string{
 const projectShardingKey = "cityHash64(project_id)"
 
 var (
-	createTableRe = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)\s*ENGINE = (\w*MergeTree)(?:\(([^)]*)\))?(.*)$`)
+	createTableRe = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)\s*ENGINE = (\w*MergeTree|Null)(?:\(([^)]*)\))?(.*)$`)
 	createViewRe  = regexp.MustCompile(`(?s)^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) AS\s+(SELECT\s.*)$`)
 	alterTableRe  = regexp.MustCompile(`(?s)^ALTER TABLE (\w+) (ADD COLUMN .*)$`)
 	updateRe      = regexp.MustCompile(`(?s)^ALTER TABLE (\w+) (UPDATE .* WHERE .*)$`)
@@ -53,9 +53,10 @@ func ValidClusterName(name string) bool { return clusterNameRe.MatchString(name)
 
 // Render turns one statement of a migration, as written for one server, into the cluster's
 // statements. Migrations hold five kinds of statement: CREATE TABLE IF NOT EXISTS with a
-// *MergeTree engine, CREATE MATERIALIZED VIEW IF NOT EXISTS ... TO, ALTER TABLE ... ADD COLUMN,
-// ALTER TABLE ... UPDATE ... WHERE (a mutation of stored rows) and DROP TABLE IF EXISTS (of a
-// table or a view); any other is an error, so that a new kind gets its cluster form before it ships.
+// *MergeTree or Null engine (a Null table's views run on the shard its rows go to), CREATE
+// MATERIALIZED VIEW IF NOT EXISTS ... TO, ALTER TABLE ... ADD COLUMN, ALTER TABLE ... UPDATE ...
+// WHERE (a mutation of stored rows) and DROP TABLE IF EXISTS (of a table or a view); any other is
+// an error, so that a new kind gets its cluster form before it ships.
 func (c Cluster) Render(stmt string) ([]string, error) {
 	if !ValidClusterName(c.Name) || !databaseRe.MatchString(c.Database) {
 		return nil, fmt.Errorf("schema: cluster %q (letters, digits, _, . and -), database %q (letters, digits and _)", c.Name, c.Database)
@@ -111,7 +112,7 @@ func (c Cluster) createTable(name, columns, engine, args, rest string) ([]string
 	if _, ok := shardingKeys[name]; !ok && !projectColRe.MatchString(columns) {
 		return nil, fmt.Errorf("schema: table %s has no project_id column: give it a sharding key in schema/cluster.go", name)
 	}
-	if c.Replicated {
+	if c.Replicated && engine != "Null" { // a Null table stores nothing to replicate
 		params := []string{"'/clickhouse/tables/{shard}/" + c.Database + "/" + name + LocalSuffix + "'", "'{replica}'"}
 		if args = strings.TrimSpace(args); args != "" {
 			params = append(params, args)

@@ -165,24 +165,24 @@ func (w salesWorld) landedOnce(t *testing.T, projects []string, orders int) {
 		}
 		t.Logf("%s: %d rows of %d outbox rows", table, rows, ids)
 	}
-	rows, err := w.st.ch.Query(ctx, `SELECT model, by_click, toInt64(sum(tx_count_total)) FROM credits_raw
-		WHERE project_id IN ? GROUP BY model, by_click ORDER BY model, by_click`, in)
+	rows, err := w.st.ch.Query(ctx, `SELECT model, touches, by_click, toInt64(sum(tx_count_total)) FROM credits_raw
+		WHERE project_id IN ? GROUP BY model, touches, by_click ORDER BY model, touches, by_click`, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	models := 0
 	for rows.Next() {
-		var model string
+		var model, touches string
 		var byClick uint8
 		var total int64
-		if err := rows.Scan(&model, &byClick, &total); err != nil {
+		if err := rows.Scan(&model, &touches, &byClick, &total); err != nil {
 			t.Fatal(err)
 		}
 		models++
 		if total != int64(orders)*facts.CountUnit {
-			t.Errorf("credits_raw credits %d/%d orders under %s (by_click %d), want the %d orders once",
-				total, facts.CountUnit, model, byClick, orders)
+			t.Errorf("credits_raw credits %d/%d orders under %s, touches %s (by_click %d), want the %d orders once",
+				total, facts.CountUnit, model, touches, byClick, orders)
 		}
 	}
 	if models == 0 {
