@@ -130,28 +130,31 @@ func TestJourneysWrittenOnce(t *testing.T) {
 	if r.Status != 200 || !strings.Contains(string(r.Body), "FROM credits_daily") {
 		t.Fatalf("explain: %d %s", r.Status, r.Body)
 	}
-	wantJSON(t, r.JSON(t)["attribution"], `{"date":"click","model":"first_click","table":"credits_daily","window_days":28}`)
+	wantJSON(t, r.JSON(t)["attribution"], `{"date":"click","model":"first_click","table":"credits_daily","touches":"ads","window_days":28}`)
 	r = e.do("GET", "/v3/fields", nil, bearer(a.readKey)...)
-	wantJSON(t, r.JSON(t)["attribution"], `{"dates":["conversion","click"],"models":["reported","last_click","first_click","linear","position_based","time_decay"],"window_days":{"default":28,"max":90,"min":1}}`)
+	wantJSON(t, r.JSON(t)["attribution"], `{"dates":["conversion","click"],"models":["reported","last_click","first_click","linear","position_based","time_decay"],"touches":{"defaults":{"ads":"ads","traffic":"all"},"sets":["ads","all"]},"window_days":{"default":28,"max":90,"min":1}}`)
 }
 
 // Bad attribution members are 400 invalid_parameter naming the member.
 func TestAttributionValidation(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
-	// A business breakdown keeps the reported attribution.
-	r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source"],`+
+	// An order's own dimension keeps the reported attribution: models credit touches.
+	r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"dimensions":["payment_method"],`+
 		`"attribution":{"model":"linear"}}}`, bearer(a.readKey)...)
 	wantJSON(t, wantError(t, r, 400, "validation_error", "invalid_parameter")["details"],
-		`["metadata.attribution.model: dimension \"utm_source\" is answered with the reported model only"]`)
+		`["metadata.dimensions[0]: dimension \"payment_method\" is an order's, and models credit touches (utm_*, referrer_host, landing_path, device): ask it with the reported model"]`)
 	for attr, want := range map[string]string{
-		`{"model":"best"}`:      `metadata.attribution.model: unknown model "best"; want one of reported, last_click, first_click, linear, position_based, time_decay`,
-		`{"window_days":0}`:     "metadata.attribution.window_days: must be between 1 and 90",
-		`{"window_days":91}`:    "metadata.attribution.window_days: must be between 1 and 90",
-		`{"date":"sale"}`:       `metadata.attribution.date: unknown date "sale"; want one of conversion, click`,
-		`{"window_days":"7"}`:   "",
-		`{"model":"linear"}x`:   "",
-		`{"model":"lin\u0000"}`: "",
+		`{"model":"best"}`:                    `metadata.attribution.model: unknown model "best"; want one of reported, last_click, first_click, linear, position_based, time_decay`,
+		`{"window_days":0}`:                   "metadata.attribution.window_days: must be between 1 and 90",
+		`{"window_days":91}`:                  "metadata.attribution.window_days: must be between 1 and 90",
+		`{"date":"sale"}`:                     `metadata.attribution.date: unknown date "sale"; want one of conversion, click`,
+		`{"model":"linear","touches":"paid"}`: `metadata.attribution.touches: unknown touch set "paid"; want one of ads, all`,
+		`{"touches":"all"}`:                   `metadata.attribution.touches: the reported model counts the touches of the "ads" view ("ads"); ask "all" with a crediting model (last_click, first_click, linear, position_based, time_decay)`,
+		`{"touches":"ads","windows":7}`:       "metadata.attribution.windows: unknown member; want one of model, window_days, date, touches",
+		`{"window_days":"7"}`:                 "",
+		`{"model":"linear"}x`:                 "",
+		`{"model":"lin\u0000"}`:               "",
 	} {
 		r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"attribution":`+attr+`}}`,
 			bearer(a.readKey)...)

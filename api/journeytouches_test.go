@@ -57,8 +57,7 @@ func (e *env) touchRows(t *testing.T, projectID string) []string {
 // real routes: an e-mail's and a WhatsApp message's UTM (no ad), an organic referrer (no UTM), an
 // ad's UTM (its entity too), a tracking-link click; internal navigation (the page's or the
 // container's host, www. or not), an event with neither, and a touch without a lead write none; a
-// repeated event_id writes one. The dimensions are the business rows' for the same event. Models
-// still credit the ad touches only, as before (ingest/credits adTouches).
+// repeated event_id writes one. The dimensions are the business rows' for the same event.
 func TestJourneyTouchesOfEveryChannel(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")

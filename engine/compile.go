@@ -384,7 +384,7 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 	cond := join(" AND ", append(append(where, timeCond), p.scopeFilters(t)...)...)
 	from := expr(p.tableName(t)+" WHERE ?", cond)
 	if credit {
-		from = expr("? AS facts_credited", p.creditedSource(t, cond))
+		from = expr("? AS facts_credited", p.creditedSource(t, timeCond, cond))
 	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM ?"
 	if len(group) > 0 {

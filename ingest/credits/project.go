@@ -197,7 +197,7 @@ func (j *journeys) current(zone string) map[string]*credited {
 			if at == nil || out[order] != nil {
 				continue
 			}
-			oj := facts.OrderJourney{Time: at.at, Currency: at.currency, Values: parts[*at], Touches: window(adTouches(j.touches[person]), at.at)}
+			oj := facts.OrderJourney{Time: at.at, Currency: at.currency, Values: parts[*at], Touches: window(j.touches[person], at.at)}
 			out[order] = &credited{person: person, ZonedJourney: ZonedJourney{Zone: zone, Journey: oj}}
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 // The worker reads each touch once with its traffic dimensions: a touch stored before them and
 // written again with them by the journeys backfill is one touch; a marketing touch on no ad entity
-// is read but not credited until facts.Credits splits the touch sets (adTouches), so that the
-// credits of the ad touches stay as they were.
+// is credited too, facts.Credits splitting the touch sets (the ad touches' credits of the set
+// "ads" stay as they were).
 func TestWorkerReadsTouchDims(t *testing.T) {
 	s := newStores(t)
 	ctx := context.Background()
@@ -43,10 +43,10 @@ func TestWorkerReadsTouchDims(t *testing.T) {
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := []facts.Touch{{Time: adAt, Entity: ad, Dims: adDims}}
+	want := []facts.Touch{{Time: adAt, Entity: ad, Dims: adDims}, {Time: mailAt, Dims: mailDims}}
 	if !reflect.DeepEqual(got.Touches, want) {
 		t.Fatalf("credited touches %+v, want %+v", got.Touches, want)
 	}
 	o.Touches = want
-	s.check("ad touches only", o)
+	s.check("every touch", o)
 }
