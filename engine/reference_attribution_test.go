@@ -198,20 +198,8 @@ func generatedJourneys(seed uint64) []journey {
 // the exact credit, counts to 4 decimals exactly); by conversion date every model's total, with a
 // level or not, is the entities' credits: the orders' total less the unattributed, to the cent.
 func TestAttributionAgainstReference(t *testing.T) {
-	ch := testenv.ClickHouse(t)
 	js := generatedJourneys(11)
-	writeCredits(t, ch.Conn, "prj_j", "America/Sao_Paulo", js)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
-	zone := "America/Sao_Paulo"
-	loc, _ := time.LoadLocation(zone)
-	scope := engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: zone, SubHour: true}
-	start, end := time.Date(2024, 3, 1, 0, 0, 0, 0, loc), time.Date(2024, 3, 31, 0, 0, 0, 0, loc)
-	var orderTotal int64
-	for _, j := range js {
-		if j.kind == "order" && !j.at.Before(start) && j.at.Before(end) {
-			orderTotal += j.revenue
-		}
-	}
+	svc, scope, loc, start, end, orderTotal := referenceMarch(t, js)
 	bucket := map[string]func(time.Time) string{
 		"":     func(time.Time) string { return "" },
 		"day":  func(t time.Time) string { return t.In(loc).Format(time.DateOnly) },
@@ -367,4 +355,24 @@ func compareAttribution(t *testing.T, c *comparer) {
 			}
 		}
 	}
+}
+
+// referenceMarch writes js's credits for project prj_j in São Paulo and returns what the
+// reference tests query them with: the engine, its scope, the zone, March 2024 as [start, end)
+// and the revenue of its orders (micros).
+func referenceMarch(t *testing.T, js []journey) (svc *engine.Service, scope engine.Scope, loc *time.Location,
+	start, end time.Time, orderTotal int64) {
+	ch := testenv.ClickHouse(t)
+	zone := "America/Sao_Paulo"
+	writeCredits(t, ch.Conn, "prj_j", zone, js)
+	svc = engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	loc, _ = time.LoadLocation(zone)
+	scope = engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: zone, SubHour: true}
+	start, end = time.Date(2024, 3, 1, 0, 0, 0, 0, loc), time.Date(2024, 3, 31, 0, 0, 0, 0, loc)
+	for _, j := range js {
+		if j.kind == "order" && !j.at.Before(start) && j.at.Before(end) {
+			orderTotal += j.revenue
+		}
+	}
+	return svc, scope, loc, start, end, orderTotal
 }

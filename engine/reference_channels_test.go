@@ -11,8 +11,6 @@ import (
 
 	"mtk/engine"
 	"mtk/facts"
-	"mtk/internal/clock"
-	"mtk/internal/testenv"
 )
 
 // channelTouches are the marketing touches that are no ad, as the journeys carry them: an e-mail,
@@ -66,20 +64,8 @@ func touchDimValue(d facts.TouchDims, column string) string {
 // every order of the range, to the cent, whatever the model (by conversion date). The ad view
 // with either touch set is the reference's credits on ads, the shares of other touches on no row.
 func TestChannelsAgainstReference(t *testing.T) {
-	ch := testenv.ClickHouse(t)
 	js := generatedChannelJourneys(23)
-	zone := "America/Sao_Paulo"
-	writeCredits(t, ch.Conn, "prj_j", zone, js)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
-	loc, _ := time.LoadLocation(zone)
-	scope := engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: zone, SubHour: true}
-	start, end := time.Date(2024, 3, 1, 0, 0, 0, 0, loc), time.Date(2024, 3, 31, 0, 0, 0, 0, loc)
-	var orderTotal int64
-	for _, j := range js {
-		if j.kind == "order" && !j.at.Before(start) && j.at.Before(end) {
-			orderTotal += j.revenue
-		}
-	}
+	svc, scope, loc, start, end, orderTotal := referenceMarch(t, js)
 	bucket := map[string]func(time.Time) string{
 		"":    func(time.Time) string { return "" },
 		"day": func(t time.Time) string { return t.In(loc).Format(time.DateOnly) },
