@@ -24,14 +24,7 @@ func (e *env) channelsJourneys(t *testing.T, tn trackingTenant) int64 {
 	day := func(d, h int) time.Time { return time.Date(2026, 3, d, h, 0, 0, 0, time.UTC) }
 	touch := func(email string, at time.Time, utm map[string]string, page map[string]any) {
 		t.Helper()
-		body := map[string]any{"config": map[string]any{"name": "PageView"}, "timestamp": at.Unix(),
-			"lead": map[string]any{"email": email}, "page": page}
-		if utm != nil {
-			body["utm"] = utm
-		}
-		if r := e.event(body, bearer(tn.key)...); r.Status != 200 {
-			t.Fatalf("%d %s", r.Status, r.Body)
-		}
+		e.pageViewTouch(t, tn.key, email, at, utm, page)
 	}
 	sell := func(id, email string, cents int64, created time.Time) {
 		t.Helper()
@@ -132,14 +125,7 @@ func TestChannelsEmailThenAdThenOrder(t *testing.T) {
 	day := func(d, h int) time.Time { return time.Date(2026, 3, d, h, 0, 0, 0, time.UTC) }
 	touch := func(email string, at time.Time, utm map[string]string, page map[string]any) {
 		t.Helper()
-		body := map[string]any{"config": map[string]any{"name": "PageView"}, "timestamp": at.Unix(),
-			"lead": map[string]any{"email": email}, "page": page}
-		if utm != nil {
-			body["utm"] = utm
-		}
-		if r := e.event(body, bearer(a.key)...); r.Status != 200 {
-			t.Fatalf("%d %s", r.Status, r.Body)
-		}
+		e.pageViewTouch(t, a.key, email, at, utm, page)
 	}
 	sell := func(id, email string, cents int64, created time.Time) {
 		t.Helper()
@@ -228,4 +214,18 @@ func TestChannelsEmailThenAdThenOrder(t *testing.T) {
 	wantJSON(t, wantError(t, r, 400, "validation_error", "invalid_parameter")["details"],
 		`["metadata.dimensions[1]: dimension \"payment_method\" is an order's, and models credit touches `+
 			`(utm_*, referrer_host, landing_path, device): ask it with the reported model"]`)
+}
+
+// pageViewTouch sends a page view of the lead named by email at at, with utm (nil: none) on page,
+// through the tracking route with tracking key key.
+func (e *env) pageViewTouch(t *testing.T, key, email string, at time.Time, utm map[string]string, page map[string]any) {
+	t.Helper()
+	body := map[string]any{"config": map[string]any{"name": "PageView"}, "timestamp": at.Unix(),
+		"lead": map[string]any{"email": email}, "page": page}
+	if utm != nil {
+		body["utm"] = utm
+	}
+	if r := e.event(body, bearer(key)...); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
 }
