@@ -178,7 +178,7 @@ func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, en
 			return err
 		}
 	}
-	st := stored{order: o, leadID: lead.ID, explicitUTM: !o.UTM.IsZero(),
+	st := stored{order: o, leadID: lead.ID, explicitUTM: !o.UTM.IsZero(), ownUTM: !o.UTM.IsZero(),
 		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 	stale := found && !st.updated.After(prev.updated)
 	kept := st // what keeping will make of the lead and time
@@ -291,6 +291,9 @@ type stored struct {
 	purchaseQueued bool
 	// explicitUTM and namesCustomer say what a webhook carried (see keeping).
 	explicitUTM, namesCustomer bool
+	// ownUTM says that the UTM is the order's own (a webhook's, kept since), not its person's
+	// touch: only an order without one is attributed again (Reattribute).
+	ownUTM bool
 	// touch, customerType and business are the order's business keys and whether its business
 	// rows were written (see business.go).
 	touch        traffic.Touch

@@ -111,6 +111,7 @@ func (s *System) credits() (*credits.Worker, *outbox.Drainer) {
 	w := credits.New(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	d := credits.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	w.Partitions, d.Partitions, d.Cluster = s.Config.DrainPartitions, s.Config.DrainPartitions, s.Config.ClickHouseCluster
+	w.Reattribute = s.Orders.Reattribute
 	if s.Metrics != nil {
 		w.Observe = s.Metrics.CreditBatch
 	}
