@@ -13,8 +13,9 @@
 // (leads.OrderLead: the same normalisation, lock and merges), so that the customer's later events
 // join it and its credits follow their touches. An order naming no identifier has no lead. Its
 // UTM is transaction.utm, else the latest UTM its lead's person carried at or before the order's
-// created_at (leads.QueueUTMAt); attribution then follows the same rules as events. An unattributed order writes
-// no facts. A later webhook of the transaction keeps its attribution and lead unless it says
+// created_at (leads.QueueUTMAt); attribution then follows the same rules as events, and a
+// person's late touch or merge attributes again an order whose UTM is not its own
+// (reattribute.go). An unattributed order writes no facts. A later webhook of the transaction keeps its attribution and lead unless it says
 // otherwise (stored.keeping): a status update without utm or customer moves the order's facts
 // on its ad entity (a refund lands where the sale did); new explicit utm moves them to the new
 // entity, by signed differences.

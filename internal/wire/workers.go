@@ -80,8 +80,9 @@ func (s *System) StartJobs() error {
 func (s *System) Drain(ctx context.Context) error {
 	events, facts := s.drainers()
 	worker, creditDrainer := s.credits()
-	for _, step := range []func(context.Context) (int, error){events.RunOnce, facts.RunOnce, s.journeyDrainer().RunOnce,
-		worker.RunOnce, creditDrainer.RunOnce} {
+	// The facts after the credit worker, which attributes orders again (orders.Service.Reattribute).
+	for _, step := range []func(context.Context) (int, error){events.RunOnce, s.journeyDrainer().RunOnce,
+		worker.RunOnce, facts.RunOnce, creditDrainer.RunOnce} {
 		if _, err := step(ctx); err != nil {
 			return err
 		}
