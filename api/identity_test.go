@@ -108,11 +108,14 @@ func TestOrderBeforeItsCustomersFirstEvent(t *testing.T) {
 }
 
 // waitReported polls reportedByAd (which drains) until it is want, failing at a deadline: the
-// late touch's re-attribution follows its credits.
+// late touch's re-attribution follows its credits. A poll a second stays within the query rate
+// limit.
 func (e *env) waitReported(t *testing.T, tn trackingTenant, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for ; ; <-poll.C {
 		b, err := json.Marshal(e.reportedByAd(t, tn))
 		if err != nil {
 			t.Fatal(err)

@@ -30,6 +30,12 @@ func (s *Service) Reattribute(ctx context.Context, tx pgx.Tx, p platform.Project
 	if len(people) == 0 {
 		return nil
 	}
+	// Read before the rows are locked (cached a minute): a holder of order rows never waits for
+	// a second pool connection.
+	entities, err := s.resolver.Entities(ctx, p.ID)
+	if err != nil {
+		return err
+	}
 	rows, err := tx.Query(ctx, `SELECT connection_id, transaction_id, `+orderColumns+` FROM orders
 		WHERE project_id = $1 AND lead_id = ANY($2) AND NOT utm_own
 		ORDER BY connection_id, transaction_id FOR UPDATE`, p.ID, slices.Sorted(maps.Keys(people)))
@@ -64,10 +70,6 @@ func (s *Service) Reattribute(ctx context.Context, tx pgx.Tx, p platform.Project
 		leads.QueueUTMAt(reads, p.ID, people[o.leadID], o.created, o.UTM, &at[i])
 	}
 	if err := tx.SendBatch(ctx, reads).Close(); err != nil {
-		return err
-	}
-	entities, err := s.resolver.Entities(ctx, p.ID)
-	if err != nil {
 		return err
 	}
 	now := s.clock.Now()
