@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func TestOrderBeforeItsCustomersFirstEvent(t *testing.T) {
 	event := func(at time.Time, utm map[string]string) {
 		t.Helper()
 		body := map[string]any{"config": map[string]any{"name": "Lead"}, "timestamp": at.Unix(), "utm": utm,
-			"lead": map[string]any{"email": "late@x.com"}}
+			"lead": map[string]any{"email": "late@x.com"}, "event_id": "ev-" + at.Format(time.RFC3339)}
 		r := e.event(body, bearer(a.key)...)
 		if r.Status != 200 {
 			t.Fatalf("%d %s", r.Status, r.Body)
@@ -83,6 +84,16 @@ func TestOrderBeforeItsCustomersFirstEvent(t *testing.T) {
 	e.drain()
 	tx1.Touches = []facts.Touch{{Time: before, Entity: seededAd(a)}}
 	e.checkCredits(t, "a late touch before the order", a.project.ID, tx1)
+	// reported follows it too, without a webhook of the order.
+	e.waitReported(t, a, `[{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_revenue":100}]`)
+	// The same event again re-applies nothing.
+	rows := e.chCount(t, a.project.ID)
+	event(before, attributedUTM)
+	e.drain()
+	if got := e.chCount(t, a.project.ID); got != rows {
+		t.Fatalf("a repeated event wrote %d fact rows", got-rows)
+	}
+	wantJSON(t, e.reportedByAd(t, a), `[{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_revenue":100}]`)
 
 	// No identifier, no lead.
 	o = order("tx-2", "approved", 500, now)
@@ -93,6 +104,81 @@ func TestOrderBeforeItsCustomersFirstEvent(t *testing.T) {
 	}
 	if lead, customerType := e.orderLeadAndType(t, "tx-2"); lead != "" || customerType != "" {
 		t.Fatalf("an order naming nobody: lead %q, customer type %q", lead, customerType)
+	}
+}
+
+// waitReported polls reportedByAd (which drains) until it is want, failing at a deadline: the
+// late touch's re-attribution follows its credits. A poll a second stays within the query rate
+// limit.
+func (e *env) waitReported(t *testing.T, tn trackingTenant, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for ; ; <-poll.C {
+		b, err := json.Marshal(e.reportedByAd(t, tn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("reported: got %s\nwant %s", b, want)
+		}
+	}
+}
+
+// chCount counts a project's facts_raw rows.
+func (e *env) chCount(t *testing.T, projectID string) uint64 {
+	t.Helper()
+	var n uint64
+	if err := e.ch.QueryRow(context.Background(), "SELECT count() FROM facts_raw WHERE project_id = ?", projectID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A lead whose touch comes before an order, merged into the order's lead after the order was
+// applied: reported credits the merged lead's touch within seconds, not its later touch.
+func TestReportedFollowsALateMerge(t *testing.T) {
+	e := newEnv(t)
+	a := e.newTrackingTenant("acme", "act_111", "acme.example")
+	e.seedEntities(a)
+	now := e.clock.Now()
+	phone := map[string]any{"phone": "+55 11 97777-0000"}
+	send := func(body map[string]any) {
+		t.Helper()
+		if r := e.event(body, bearer(a.key)...); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	}
+	send(map[string]any{"config": map[string]any{"name": "PageView"}, "lead": phone}) // lead B, the older
+	e.clock.Set(now.Add(time.Minute))
+	email := map[string]any{"email": "buyer@x.com"}
+	send(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": attributedUTM, // lead A's touch, before the order
+		"timestamp": orderCreated.Add(-24 * time.Hour).Unix(), "lead": email})
+	send(map[string]any{"config": map[string]any{"name": "Lead"}, "utm": map[string]string{"utm_source": "newsletter"},
+		"timestamp": orderCreated.Add(time.Hour).Unix(), "lead": email}) // after the order
+	o := order("tx-1", "approved", 4200, now)
+	delete(o, "utm")
+	o["customer"] = phone
+	if r := e.webhook(a.custom.WebhookKey, o); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	// The customer's order with its own UTM (one resolving to no ad): the merge does not change it.
+	own := order("tx-own", "approved", 700, now)
+	own["utm"] = map[string]string{"utm_source": "newsletter"}
+	own["customer"] = phone
+	if r := e.webhook(a.custom.WebhookKey, own); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	wantJSON(t, e.reportedByAd(t, a), `[]`)
+	send(map[string]any{"config": map[string]any{"name": "Contact"}, "lead": map[string]any{"email": "buyer@x.com",
+		"phone": "+55 11 97777-0000"}}) // A merges into B, after the order
+	e.waitReported(t, a, `[{"ad_id":"902","ad_name":"Video 1","source":"alpha_ads","tx_revenue":42}]`)
+	if n := e.pgCount(t, "SELECT count(*) FROM orders WHERE transaction_id = 'tx-own' AND utm_source = 'newsletter' AND utm_own"); n != 1 {
+		t.Fatal("the order's own UTM was replaced")
 	}
 }
 

@@ -53,6 +53,11 @@ func (w *Worker) project(ctx context.Context, tx pgx.Tx, project string, marks [
 	if err != nil {
 		return nil, err
 	}
+	if w.Reattribute != nil {
+		if err := w.Reattribute(ctx, tx, platform.Project{ID: project, Timezone: zone}, personOf); err != nil {
+			return nil, err
+		}
+	}
 	// Orders credited before under these people (under any of their leads, which were people
 	// before a merge) or as these lead-less orders: those not found now are taken back.
 	old, err := readCredited(ctx, tx, project, slices.Collect(maps.Keys(personOf)), slices.Collect(maps.Keys(leadless)))

@@ -27,6 +27,7 @@ import (
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/pglock"
+	"mtk/platform"
 )
 
 // Batch is how many marks one batch takes: a few hundred people's journeys, read in one
@@ -47,6 +48,11 @@ type Worker struct {
 	Partitions int
 	// Observe, when set, is told about every batch.
 	Observe func(Stats)
+	// Reattribute, when set, is given the people of each project's marks (each lead mapped to
+	// its person's root), in the batch's transaction, before their credits: a touch or a merge
+	// that moves an order's reported attribution (ingest/orders.Service.Reattribute) lands with
+	// the credits it moves.
+	Reattribute func(ctx context.Context, tx pgx.Tx, p platform.Project, people map[string]string) error
 
 	pool  *pgxpool.Pool
 	ch    driver.Conn

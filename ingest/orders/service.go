@@ -13,8 +13,9 @@
 // (leads.OrderLead: the same normalisation, lock and merges), so that the customer's later events
 // join it and its credits follow their touches. An order naming no identifier has no lead. Its
 // UTM is transaction.utm, else the latest UTM its lead's person carried at or before the order's
-// created_at (leads.QueueUTMAt); attribution then follows the same rules as events. An unattributed order writes
-// no facts. A later webhook of the transaction keeps its attribution and lead unless it says
+// created_at (leads.QueueUTMAt); attribution then follows the same rules as events, and a
+// person's late touch or merge attributes again an order whose UTM is not its own
+// (reattribute.go). An unattributed order writes no facts. A later webhook of the transaction keeps its attribution and lead unless it says
 // otherwise (stored.keeping): a status update without utm or customer moves the order's facts
 // on its ad entity (a refund lands where the sale did); new explicit utm moves them to the new
 // entity, by signed differences.
@@ -178,7 +179,7 @@ func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, en
 			return err
 		}
 	}
-	st := stored{order: o, leadID: lead.ID, explicitUTM: !o.UTM.IsZero(),
+	st := stored{order: o, leadID: lead.ID, explicitUTM: !o.UTM.IsZero(), ownUTM: !o.UTM.IsZero(),
 		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
 	stale := found && !st.updated.After(prev.updated)
 	kept := st // what keeping will make of the lead and time
@@ -291,6 +292,9 @@ type stored struct {
 	purchaseQueued bool
 	// explicitUTM and namesCustomer say what a webhook carried (see keeping).
 	explicitUTM, namesCustomer bool
+	// ownUTM says that the UTM is the order's own (a webhook's, kept since), not its person's
+	// touch: only an order without one is attributed again (Reattribute).
+	ownUTM bool
 	// touch, customerType and business are the order's business keys and whether its business
 	// rows were written (see business.go).
 	touch        traffic.Touch

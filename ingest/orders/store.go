@@ -29,21 +29,26 @@ func queueLockOrder(b *pgx.Batch, connectionID, id string, prev *stored, found *
 	})
 }
 
-const lockOrderSQL = `SELECT status, value, currency, product_cost, created_at, updated_at, attr_source,
+const lockOrderSQL = `SELECT ` + orderColumns + ` FROM orders WHERE connection_id = $1 AND transaction_id = $2 FOR UPDATE`
+
+// orderColumns are the columns of a stored state, in scanOrder's order.
+const orderColumns = `status, value, currency, product_cost, created_at, updated_at, attr_source,
 	attr_connection_id, attr_account_id, attr_campaign_id, attr_adset_id, attr_ad_id, purchase_queued,
 	utm_source, utm_medium, utm_campaign, utm_content, utm_term, coalesce(lead_id, ''), customer::text,
 	items::text, commission_value, commission_currency, payment_method, customer_type, referrer_host,
-	landing_path, device, business, journey
-	FROM orders WHERE connection_id = $1 AND transaction_id = $2 FOR UPDATE`
+	landing_path, device, business, journey, utm_own`
 
-func scanOrder(row pgx.Row, id string) (stored, bool, error) {
+// scanOrder scans orderColumns of transaction id, after the destinations before (the columns
+// selected before them).
+func scanOrder(row pgx.Row, id string, before ...any) (stored, bool, error) {
 	var st stored
 	var commissionCurrency *string
-	err := row.Scan(&st.Status, &st.value, &st.currency, &st.productCost, &st.created, &st.updated, &st.attr.Source,
+	err := row.Scan(append(before, &st.Status, &st.value, &st.currency, &st.productCost, &st.created, &st.updated, &st.attr.Source,
 		&st.attr.ConnectionID, &st.attr.AccountID, &st.attr.CampaignID, &st.attr.AdsetID, &st.attr.AdID,
 		&st.purchaseQueued, &st.UTM.Source, &st.UTM.Medium, &st.UTM.Campaign, &st.UTM.Content, &st.UTM.Term,
 		&st.leadID, &st.customerJSON, &st.itemsJ, &st.CommissionValue, &commissionCurrency, &st.PaymentMethod,
-		&st.customerType, &st.touch.ReferrerHost, &st.touch.LandingPath, &st.touch.Device, &st.business, &st.journey)
+		&st.customerType, &st.touch.ReferrerHost, &st.touch.LandingPath, &st.touch.Device, &st.business, &st.journey,
+		&st.ownUTM)...)
 	if err == pgx.ErrNoRows {
 		return st, false, nil
 	}
@@ -68,7 +73,7 @@ func scanOrder(row pgx.Row, id string) (stored, bool, error) {
 // items (and the product cost, unless sent) and payment method only when it sends them.
 func (st stored) keeping(prev stored) stored {
 	if !st.explicitUTM && (prev.attributed || !st.attributed) {
-		st.attr, st.attributed, st.UTM = prev.attr, prev.attributed, prev.UTM
+		st.attr, st.attributed, st.UTM, st.ownUTM = prev.attr, prev.attributed, prev.UTM, prev.ownUTM
 	}
 	if !st.namesCustomer {
 		st.leadID, st.Customer, st.customerJSON = prev.leadID, prev.Customer, prev.customerJSON
@@ -136,9 +141,9 @@ func queueInsertOrder(w *pgx.Batch, conn platform.WebhookConnection, st stored, 
 		commission_value, commission_currency, product_cost, customer, items, utm_source, utm_medium, utm_campaign,
 		utm_content, utm_term, src, sck, lead_id, attr_source, attr_connection_id, attr_account_id, attr_campaign_id,
 		attr_adset_id, attr_ad_id, created_at, updated_at, received_at, payment_method, customer_type, referrer_host,
-		landing_path, device, business)
+		landing_path, device, business, utm_own)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)`, orderArgs(conn, st, now)...)
+		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35)`, orderArgs(conn, st, now)...)
 }
 
 // insertedConcurrently reports whether err is the insert of a transaction that another call
@@ -155,7 +160,7 @@ func updateOrder(w *pgx.Batch, conn platform.WebhookConnection, st stored, now t
 		utm_campaign = $14, utm_content = $15, utm_term = $16, src = $17, sck = $18, lead_id = $19, attr_source = $20,
 		attr_connection_id = $21, attr_account_id = $22, attr_campaign_id = $23, attr_adset_id = $24, attr_ad_id = $25,
 		created_at = $26, updated_at = $27, received_at = $28, payment_method = $29, customer_type = $30,
-		referrer_host = $31, landing_path = $32, device = $33, business = $34
+		referrer_host = $31, landing_path = $32, device = $33, business = $34, utm_own = $35
 		WHERE connection_id = $1 AND transaction_id = $2`, orderArgs(conn, st, now)...)
 }
 
@@ -165,7 +170,8 @@ func orderArgs(conn platform.WebhookConnection, st stored, now time.Time) []any 
 		nullable(st.CommissionCurrency), st.productCost, st.customerJSON, st.itemsJ, st.UTM.Source, st.UTM.Medium,
 		st.UTM.Campaign, st.UTM.Content, st.UTM.Term, st.Src, st.Sck, nullable(st.leadID), attr.Source,
 		attr.ConnectionID, attr.AccountID, attr.CampaignID, attr.AdsetID, attr.AdID, st.created, st.updated, now,
-		st.PaymentMethod, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device, st.business}
+		st.PaymentMethod, st.customerType, st.touch.ReferrerHost, st.touch.LandingPath, st.touch.Device, st.business,
+		st.ownUTM}
 }
 
 // factChange is the change from prev (when found) to st: prev's contribution negated and st's,

@@ -80,8 +80,9 @@ func (s *System) StartJobs() error {
 func (s *System) Drain(ctx context.Context) error {
 	events, facts := s.drainers()
 	worker, creditDrainer := s.credits()
-	for _, step := range []func(context.Context) (int, error){events.RunOnce, facts.RunOnce, s.journeyDrainer().RunOnce,
-		worker.RunOnce, creditDrainer.RunOnce} {
+	// The facts after the credit worker, which attributes orders again (orders.Service.Reattribute).
+	for _, step := range []func(context.Context) (int, error){events.RunOnce, s.journeyDrainer().RunOnce,
+		worker.RunOnce, facts.RunOnce, creditDrainer.RunOnce} {
 		if _, err := step(ctx); err != nil {
 			return err
 		}
@@ -111,6 +112,7 @@ func (s *System) credits() (*credits.Worker, *outbox.Drainer) {
 	w := credits.New(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	d := credits.NewDrainer(s.Postgres, s.ClickHouse, s.Clock, s.Log)
 	w.Partitions, d.Partitions, d.Cluster = s.Config.DrainPartitions, s.Config.DrainPartitions, s.Config.ClickHouseCluster
+	w.Reattribute = s.Orders.Reattribute
 	if s.Metrics != nil {
 		w.Observe = s.Metrics.CreditBatch
 	}
