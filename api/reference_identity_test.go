@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"testing"
@@ -30,11 +31,13 @@ type refTraffic struct {
 	orders  []attribref.OrderRow
 }
 
-// refTouch is what a message carries: an ad's UTM (ad), another UTM (utm) and a page.
+// refTouch is what a message carries: an ad's UTM (ad), another UTM (utm) and a page; inURL
+// sends the UTM in the page's URL (as a landing page's query) instead of the utm member.
 type refTouch struct {
-	ad   *seededCampaign
-	utm  map[string]string
-	page map[string]any
+	ad    *seededCampaign
+	utm   map[string]string
+	page  map[string]any
+	inURL bool
 }
 
 // event sends an event of lead (identifiers) at at with id eventID ("" for a generated one),
@@ -52,11 +55,19 @@ func (r *refTraffic) event(person string, lead map[string]any, at time.Time, eve
 	if m.ad != nil {
 		utm = m.ad.utm()
 	}
-	if utm != nil {
+	page := maps.Clone(m.page)
+	switch {
+	case m.inURL:
+		q := url.Values{}
+		for k, v := range utm {
+			q.Set(k, v)
+		}
+		page["url"] = page["url"].(string) + "?" + q.Encode()
+	case utm != nil:
 		body["utm"] = utm
 	}
-	if m.page != nil {
-		body["page"] = m.page
+	if page != nil {
+		body["page"] = page
 	}
 	res := r.e.event(body, bearer(r.tn.key)...)
 	if res.Status != 200 {
@@ -140,7 +151,8 @@ func (r *refTraffic) refund(person, id string, cents int64, created time.Time) {
 // merged after the e-mail's order (P3); an organic visit and an order with its own UTM (P4); a
 // sale refunded by a webhook without UTM (P5); a touch sent twice with one event_id (P6); touches
 // on both sides of the 1-, 7- and 28-day windows' edges and at the order's second (P7); an order
-// naming nobody (P8), a customer with no event (P9) and a visitor with no identity.
+// naming nobody (P8), a customer with no event (P9) and a visitor with no identity. Two touches
+// carry their UTM in the page's URL only (P6's e-mail, P7's 7-day edge).
 func (r *refTraffic) identityJourneys() {
 	r.t.Helper()
 	e := r.e
@@ -181,7 +193,9 @@ func (r *refTraffic) identityJourneys() {
 	r.refund("P5", "o5", 7777, at(4, 16, 0, 0))
 	r.sell("P5", "o5b", email("p5@x.com"), 1234, at(5, 10, 0, 0), nil)
 
-	r.event("P6", email("p6@x.com"), at(8, 8, 0, 0), "", news)
+	newsInURL := news
+	newsInURL.inURL = true
+	r.event("P6", email("p6@x.com"), at(8, 8, 0, 0), "", newsInURL)
 	first := r.event("P6", email("p6@x.com"), at(8, 9, 0, 0), "dup-1", adA)
 	res := e.event(map[string]any{"config": map[string]any{"name": "PageView"}, "timestamp": at(8, 9, 0, 0).Unix(),
 		"lead": email("p6@x.com"), "event_id": "dup-1", "utm": viewsA.utm(), "page": sale}, bearer(r.tn.key)...)
@@ -198,7 +212,7 @@ func (r *refTraffic) identityJourneys() {
 	}{
 		{0, adA},
 		{24 * time.Hour, adB}, {24*time.Hour + time.Second, whatsapp},
-		{7 * 24 * time.Hour, adC}, {7*24*time.Hour + time.Second, news},
+		{7 * 24 * time.Hour, refTouch{ad: &viewsC, page: sale, inURL: true}}, {7*24*time.Hour + time.Second, news},
 		{28 * 24 * time.Hour, adA}, {28*24*time.Hour + time.Second, refTouch{utm: map[string]string{"utm_source": "partner"}}},
 	} {
 		r.event("P7", p7, o7.Add(-edge.before), "", edge.m)
