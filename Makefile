@@ -55,7 +55,9 @@ services-stop:
 ## HAProxy over one and three api replicas, an outage backlog drained by 1, 2 and 4 workers; then
 ## ClickHouse statements per dashboard request of three replicas with and without shared answers), the
 ## attribution models against reported (100 k orders, 2 M touches: writing credits takes minutes),
-## credit rows landed per second (4,000 credit_outbox rows, benchmarks/credits),
+## credit rows landed per second (4,000 credit_outbox rows, benchmarks/credits), the demo's
+## last 30 days by utm_source under every model and touch set with its totals checked
+## (benchmarks/channels: seeds its own demo as make run does),
 ## and the tag's cost (its gzipped size, its main-thread time per page load in Chromium); see
 ## benchmarks/README.md. The tables are printed; the query and dashboard JSON are written to
 ## benchmarks/results/
@@ -67,6 +69,7 @@ bench: services build
 	$(GO) test ./engine -run XXX -bench BusinessQuery -bench.rows 10000000 -benchtime 40x -timeout 60m
 	$(GO) test ./engine -run XXX -bench Attribution -benchtime 1x -timeout 60m -bench.orders 100000 -bench.touches 2000000
 	$(GO) run ./benchmarks/credits
+	$(GO) run ./benchmarks/channels
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s -pg-freeze 5s
 	$(GO) run ./benchmarks/replicas

@@ -30,6 +30,15 @@ type journey struct {
 	total, refunded   int64
 }
 
+// entity is a touch's ad entity: ad's, on connection con_1 and account act_1 (zero: no ad).
+func (j journey) entity() facts.AdEntity {
+	if j.ad == "" {
+		return facts.AdEntity{}
+	}
+	return facts.AdEntity{Source: cmp.Or(j.src, "alpha_ads"), ConnectionID: "con_1", AccountID: "act_1",
+		CampaignID: cmp.Or(j.camp, "c"+j.ad), AdsetID: "s" + j.ad, AdID: j.ad}
+}
+
 // writeCredits stores what production derives from js: each order's credits under every model
 // (enginetest.OrderJourneys, facts.Credits), at their local hours and days in zone.
 func writeCredits(t testing.TB, conn driver.Conn, project, zone string, js []journey) {
@@ -46,9 +55,8 @@ func writeCredits(t testing.TB, conn driver.Conn, project, zone string, js []jou
 			r.Currency = j.currency
 		}
 		r.Dims = j.dims
-		if j.kind == enginetest.KindTouch && j.ad != "" {
-			r.Entity = facts.AdEntity{Source: cmp.Or(j.src, "alpha_ads"), ConnectionID: "con_1", AccountID: "act_1",
-				CampaignID: cmp.Or(j.camp, "c"+j.ad), AdsetID: "s" + j.ad, AdID: j.ad}
+		if j.kind == enginetest.KindTouch {
+			r.Entity = j.entity()
 		}
 		rows[i] = r
 	}

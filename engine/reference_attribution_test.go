@@ -1,154 +1,33 @@
 package engine_test
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"mtk/engine"
+	"mtk/engine/enginetest/attribref"
 	"mtk/facts"
 	"mtk/internal/clock"
 	"mtk/internal/testenv"
 )
 
-// refTouch is a touch as the reference sees it: an ad's (source and ids) or a marketing touch
-// that is no ad (ids empty), with its traffic dimensions.
-type refTouch struct {
-	at                 time.Time
-	source, camp, ad   string
-	adset, conn, accnt string
-	dims               facts.TouchDims
-}
-
-// compare orders touches of one instant field by field: entity, then dimensions.
-func (t refTouch) compare(o refTouch) int {
-	a := []string{t.source, t.conn, t.accnt, t.camp, t.adset, t.ad, t.dims.UTMSource, t.dims.UTMMedium, t.dims.UTMCampaign,
-		t.dims.UTMContent, t.dims.UTMTerm, t.dims.ReferrerHost, t.dims.LandingPath, t.dims.Device}
-	b := []string{o.source, o.conn, o.accnt, o.camp, o.adset, o.ad, o.dims.UTMSource, o.dims.UTMMedium, o.dims.UTMCampaign,
-		o.dims.UTMContent, o.dims.UTMTerm, o.dims.ReferrerHost, o.dims.LandingPath, o.dims.Device}
-	return cmp.Or(t.at.Compare(o.at), slices.Compare(a, b))
-}
-
-// refCredit is one credit of the reference: an order's value share on a touch (no touch: source,
-// ids and dimensions empty), at the order's or the touch's time.
-type refCredit struct {
-	at               time.Time
-	source, camp, ad string
-	dims             facts.TouchDims
-	revenue, count   int64 // micros, and units of facts.CountUnit
-}
-
-// creditJourneys credits journeys independently of the engine's SQL: it nets each order's rows,
-// takes its lead's touches of the touch set (ads: those with an ad) in [order - window, order] in
-// (time, entity, dimensions) order, weighs them by the model, and allocates each value by
-// cumulative shares floor(v * W_i / W) - floor(v * W_(i-1) / W).
-func creditJourneys(js []journey, model string, window time.Duration, click bool, set string) []refCredit {
-	type orderKey struct {
-		lead, order string
-		at          int64
-	}
-	sums := map[orderKey][2]int64{}
-	var keys []orderKey
-	touches := map[string][]refTouch{}
+// creditJourneys credits js under model with the independent reference (engine/enginetest/
+// attribref): each journey's lead is its person, its touches' entities those writeCredits stores.
+func creditJourneys(js []journey, model string, window time.Duration, click bool, set string) []attribref.Credit {
+	var touches []attribref.Touch
+	var orders []attribref.OrderRow
 	for _, j := range js {
 		if j.kind == "touch" {
-			if j.ad == "" {
-				if set == facts.TouchesAll {
-					touches[j.lead] = append(touches[j.lead], refTouch{at: j.at, dims: j.dims})
-				}
-				continue
-			}
-			src, camp := j.src, j.camp
-			if src == "" {
-				src = "alpha_ads"
-			}
-			if camp == "" {
-				camp = "c" + j.ad
-			}
-			touches[j.lead] = append(touches[j.lead], refTouch{at: j.at, source: src, camp: camp, ad: j.ad, adset: "s" + j.ad,
-				conn: "con_1", accnt: "act_1", dims: j.dims})
+			touches = append(touches, attribref.Touch{Person: j.lead, At: j.at, Entity: j.entity(), Dims: j.dims})
 			continue
 		}
-		k := orderKey{j.lead, j.order, j.at.Unix()}
-		if _, ok := sums[k]; !ok {
-			keys = append(keys, k)
-		}
-		v := sums[k]
-		sums[k] = [2]int64{v[0] + j.revenue, v[1] + j.count}
+		orders = append(orders, attribref.OrderRow{Person: j.lead, Order: j.order, At: j.at, Revenue: j.revenue, Count: j.count})
 	}
-	var out []refCredit
-	for _, k := range keys {
-		v := sums[k]
-		if v == [2]int64{} {
-			continue
-		}
-		at := time.Unix(k.at, 0).UTC()
-		var in []refTouch
-		if k.lead != "" {
-			for _, t := range touches[k.lead] {
-				if !t.at.Before(at.Add(-window)) && !t.at.After(at) {
-					in = append(in, t)
-				}
-			}
-		}
-		if len(in) == 0 {
-			out = append(out, refCredit{at: at, revenue: v[0], count: v[1] * facts.CountUnit})
-			continue
-		}
-		slices.SortFunc(in, refTouch.compare)
-		n := len(in)
-		cw := make([]float64, n)
-		sum := 0.0
-		for i, t := range in {
-			sum += refWeight(model, i+1, n, at.Sub(t.at))
-			cw[i] = sum
-		}
-		prev := [2]int64{}
-		for i, t := range in {
-			cur := [2]int64{int64(math.Floor(float64(v[0]) * (cw[i] / sum))), int64(math.Floor(float64(v[1]*facts.CountUnit) * (cw[i] / sum)))}
-			c := refCredit{at: at, source: t.source, camp: t.camp, ad: t.ad, dims: t.dims, revenue: cur[0] - prev[0], count: cur[1] - prev[1]}
-			if click {
-				c.at = t.at
-			}
-			out = append(out, c)
-			prev = cur
-		}
-	}
-	return out
-}
-
-func refWeight(model string, i, n int, age time.Duration) float64 {
-	switch model {
-	case facts.ModelFirstClick:
-		return b2f(i == 1)
-	case facts.ModelLinear:
-		return 1
-	case facts.ModelPositionBased:
-		switch {
-		case n == 1:
-			return 1
-		case n == 2:
-			return 0.5
-		case i == 1 || i == n:
-			return 0.4
-		}
-		return 0.2 / float64(n-2)
-	case facts.ModelTimeDecay:
-		return math.Pow(2, -age.Seconds()/(7*24*3600))
-	}
-	return b2f(i == n) // last_click
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
+	return attribref.Credits(touches, orders, model, window, click, set)
 }
 
 // generatedJourneys are random journeys around March 2024: leads with 0-6 touches on 8 ads of
@@ -220,8 +99,8 @@ func TestAttributionAgainstReference(t *testing.T) {
 				attr := fmt.Sprintf(`{"model":%q,"date":%q,"window_days":%d}`, model, date, window)
 				var unattributed int64
 				for _, c := range credits {
-					if c.source == "" && !c.at.Before(start) && c.at.Before(end) {
-						unattributed += c.revenue
+					if c.Entity.Source == "" && !c.At.Before(start) && c.At.Before(end) {
+						unattributed += c.Revenue
 					}
 				}
 				for _, gran := range []string{"", "day", "week", "hour", "15min"} { // 15min reads credits_raw
@@ -229,18 +108,18 @@ func TestAttributionAgainstReference(t *testing.T) {
 						name := attr + " " + gran + " " + level
 						want := map[string][2]float64{}
 						for _, c := range credits {
-							if c.at.Before(start) || !c.at.Before(end) || c.source == "" {
+							if c.At.Before(start) || !c.At.Before(end) || c.Entity.Source == "" {
 								continue
 							}
-							k := bucket[gran](c.at) + "|" + c.source + "|" + map[string]string{"": "", "campaign": c.camp, "ad": c.ad}[level]
+							k := bucket[gran](c.At) + "|" + c.Entity.Source + "|" + map[string]string{"": "", "campaign": c.Entity.CampaignID, "ad": c.Entity.AdID}[level]
 							if level == "" {
-								k = bucket[gran](c.at) + "||"
+								k = bucket[gran](c.At) + "||"
 							}
 							v := want[k]
-							want[k] = [2]float64{v[0] + float64(c.revenue)/1e6, v[1] + float64(c.count)}
+							want[k] = [2]float64{v[0] + float64(c.Revenue)/1e6, v[1] + float64(c.Count)}
 						}
 						for k, v := range want { // a count is its exact sum, rounded once
-							want[k] = [2]float64{v[0], refCount(v[1])}
+							want[k] = [2]float64{v[0], attribref.Count(v[1])}
 						}
 						got, sum := referenceRows(t, svc, scope, attr, gran, level)
 						compareCredits(t, name, got, want)
@@ -256,12 +135,6 @@ func TestAttributionAgainstReference(t *testing.T) {
 			}
 		}
 	}
-}
-
-// refCount is a credited count of units of facts.CountUnit as an answer shows it: rounded to 4
-// decimals, half away from zero.
-func refCount(units float64) float64 {
-	return math.Round(units/(facts.CountUnit/10_000)) / 10_000
 }
 
 func monday(t time.Time) time.Time {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mtk/engine"
+	"mtk/engine/enginetest/attribref"
 	"mtk/facts"
 )
 
@@ -86,18 +87,18 @@ func TestChannelsAgainstReference(t *testing.T) {
 							name := fmt.Sprintf("%s %s by %v", attr, gran, dims)
 							want := map[string][2]float64{}
 							for _, c := range credits {
-								if c.at.Before(start) || !c.at.Before(end) {
+								if c.At.Before(start) || !c.At.Before(end) {
 									continue
 								}
-								k := []string{at(c.at)}
+								k := []string{at(c.At)}
 								for _, d := range dims {
-									k = append(k, touchDimValue(c.dims, d))
+									k = append(k, touchDimValue(c.Dims, d))
 								}
 								v := want[strings.Join(k, "|")]
-								want[strings.Join(k, "|")] = [2]float64{v[0] + float64(c.revenue)/1e6, v[1] + float64(c.count)}
+								want[strings.Join(k, "|")] = [2]float64{v[0] + float64(c.Revenue)/1e6, v[1] + float64(c.Count)}
 							}
 							for k, v := range want {
-								want[k] = [2]float64{v[0], refCount(v[1])}
+								want[k] = [2]float64{v[0], attribref.Count(v[1])}
 							}
 							got, sum := channelRows(t, svc, scope, attr, gran, `"dimensions":`+jsonOf(dims), append([]string{"date"}, dims...))
 							compareCredits(t, name, got, want)
@@ -108,13 +109,13 @@ func TestChannelsAgainstReference(t *testing.T) {
 					}
 					want := map[string][2]float64{}
 					for _, c := range credits {
-						if c.source != "" && !c.at.Before(start) && c.at.Before(end) {
-							v := want["|"+c.source+"|"+c.camp]
-							want["|"+c.source+"|"+c.camp] = [2]float64{v[0] + float64(c.revenue)/1e6, v[1] + float64(c.count)}
+						if c.Entity.Source != "" && !c.At.Before(start) && c.At.Before(end) {
+							v := want["|"+c.Entity.Source+"|"+c.Entity.CampaignID]
+							want["|"+c.Entity.Source+"|"+c.Entity.CampaignID] = [2]float64{v[0] + float64(c.Revenue)/1e6, v[1] + float64(c.Count)}
 						}
 					}
 					for k, v := range want {
-						want[k] = [2]float64{v[0], refCount(v[1])}
+						want[k] = [2]float64{v[0], attribref.Count(v[1])}
 					}
 					got, _ := channelRows(t, svc, scope, attr, "", `"level":"campaign"`, []string{"date", "source", "campaign_id"})
 					compareCredits(t, attr+" ad view by campaign", got, want)
