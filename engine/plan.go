@@ -41,8 +41,11 @@ type plan struct {
 	attributed bool
 	net        bool
 	// dimension is the one dimension a business query is about, read from the per-dimension
-	// rollups (family familyBusinessDim; oneDimension).
+	// rollups (family familyBusinessDim or familyBusinessDimEntity), and pair the two it is
+	// about, read from the pair rollups (familyBusinessPair), in facts.BizDimensions order
+	// (chooseRollup).
 	dimension     *Dimension
+	pair          [2]*Dimension
 	currency      string
 	fields        []*Metric
 	measures      measureSet
@@ -170,11 +173,7 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	}
 	pl.asked = pl.gran
 	pl.table = chooseTable(pl.gran, pl.start, pl.end, loc)
-	if pl.family == familyBusiness {
-		if d := pl.oneDimension(); d != nil {
-			pl.family, pl.dimension = familyBusinessDim, d
-		}
-	}
+	pl.chooseRollup()
 	warnings = append(warnings, pl.hourOnly(now)...)
 	if pl.reachSummed() {
 		warnings = append(warnings, "reach is summed over several days; the sum is an upper bound of the unique reach")
