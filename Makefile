@@ -47,12 +47,15 @@ services-stop:
 
 ## bench: start the local stores, then the answer cache's hits (server CPU per hit, hits/s at
 ## saturation), the query benchmark over 10 M generated rows, its
-## dashboard run (50 projects, the answer cache on and off, live writes), the traffic-source mix
+## dashboard run (50 projects, the answer cache on and off, live writes), the floor run over its
+## data (each dashboard query's p50 ÷ its own SQL over ClickHouse's HTTP interface, statements
+## per answer), the traffic-source mix
 ## over 10 M business facts (engine BenchmarkBusinessQuery), the ingest benchmark (events and
 ## orders over HTTP at 64 clients) and the replicas run (events and dashboard req/s through
 ## HAProxy over one and three api replicas, an outage backlog drained by 1, 2 and 4 workers; then
 ## ClickHouse statements per dashboard request of three replicas with and without shared answers), the
 ## attribution models against reported (100 k orders, 2 M touches: writing credits takes minutes),
+## credit rows landed per second (4,000 credit_outbox rows, benchmarks/credits),
 ## and the tag's cost (its gzipped size, its main-thread time per page load in Chromium); see
 ## benchmarks/README.md. The tables are printed; the query and dashboard JSON are written to
 ## benchmarks/results/
@@ -60,8 +63,10 @@ bench: services build
 	$(GO) run ./benchmarks/query -hits
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
 	$(GO) run ./benchmarks/query -dashboard -rows 10000000 -out benchmarks/results/dashboard.json
+	$(GO) run ./benchmarks/query -floor -rows 10000000 -queries cards,daily,campaigns,today_hourly
 	$(GO) test ./engine -run XXX -bench BusinessQuery -bench.rows 10000000 -benchtime 40x -timeout 60m
 	$(GO) test ./engine -run XXX -bench Attribution -benchtime 1x -timeout 60m -bench.orders 100000 -bench.touches 2000000
+	$(GO) run ./benchmarks/credits
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest
 	MTK_RATE_LIMITS=off $(GO) run ./benchmarks/ingest -duration 30s -orders-duration 5s -outage 10s -pg-freeze 5s
 	$(GO) run ./benchmarks/replicas

@@ -130,28 +130,31 @@ func TestJourneysWrittenOnce(t *testing.T) {
 	if r.Status != 200 || !strings.Contains(string(r.Body), "FROM credits_daily") {
 		t.Fatalf("explain: %d %s", r.Status, r.Body)
 	}
-	wantJSON(t, r.JSON(t)["attribution"], `{"date":"click","model":"first_click","table":"credits_daily","window_days":28}`)
+	wantJSON(t, r.JSON(t)["attribution"], `{"date":"click","model":"first_click","table":"credits_daily","touches":"ads","window_days":28}`)
 	r = e.do("GET", "/v3/fields", nil, bearer(a.readKey)...)
-	wantJSON(t, r.JSON(t)["attribution"], `{"dates":["conversion","click"],"models":["reported","last_click","first_click","linear","position_based","time_decay"],"window_days":{"default":28,"max":90,"min":1}}`)
+	wantJSON(t, r.JSON(t)["attribution"], `{"dates":["conversion","click"],"models":["reported","last_click","first_click","linear","position_based","time_decay"],"touches":{"defaults":{"ads":"ads","traffic":"all"},"sets":["ads","all"]},"window_days":{"default":28,"max":90,"min":1}}`)
 }
 
 // Bad attribution members are 400 invalid_parameter naming the member.
 func TestAttributionValidation(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
-	// A business breakdown keeps the reported attribution.
-	r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source"],`+
+	// An order's own dimension keeps the reported attribution: models credit touches.
+	r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"dimensions":["payment_method"],`+
 		`"attribution":{"model":"linear"}}}`, bearer(a.readKey)...)
 	wantJSON(t, wantError(t, r, 400, "validation_error", "invalid_parameter")["details"],
-		`["metadata.attribution.model: dimension \"utm_source\" is answered with the reported model only"]`)
+		`["metadata.dimensions[0]: dimension \"payment_method\" is an order's, and models credit touches (utm_*, referrer_host, landing_path, device): ask it with the reported model"]`)
 	for attr, want := range map[string]string{
-		`{"model":"best"}`:      `metadata.attribution.model: unknown model "best"; want one of reported, last_click, first_click, linear, position_based, time_decay`,
-		`{"window_days":0}`:     "metadata.attribution.window_days: must be between 1 and 90",
-		`{"window_days":91}`:    "metadata.attribution.window_days: must be between 1 and 90",
-		`{"date":"sale"}`:       `metadata.attribution.date: unknown date "sale"; want one of conversion, click`,
-		`{"window_days":"7"}`:   "",
-		`{"model":"linear"}x`:   "",
-		`{"model":"lin\u0000"}`: "",
+		`{"model":"best"}`:                    `metadata.attribution.model: unknown model "best"; want one of reported, last_click, first_click, linear, position_based, time_decay`,
+		`{"window_days":0}`:                   "metadata.attribution.window_days: must be between 1 and 90",
+		`{"window_days":91}`:                  "metadata.attribution.window_days: must be between 1 and 90",
+		`{"date":"sale"}`:                     `metadata.attribution.date: unknown date "sale"; want one of conversion, click`,
+		`{"model":"linear","touches":"paid"}`: `metadata.attribution.touches: unknown touch set "paid"; want one of ads, all`,
+		`{"touches":"all"}`:                   `metadata.attribution.touches: the reported model counts the touches of the "ads" view ("ads"); ask "all" with a crediting model (last_click, first_click, linear, position_based, time_decay)`,
+		`{"touches":"ads","windows":7}`:       "metadata.attribution.windows: unknown member; want one of model, window_days, date, touches",
+		`{"window_days":"7"}`:                 "",
+		`{"model":"linear"}x`:                 "",
+		`{"model":"lin\u0000"}`:               "",
 	} {
 		r := e.do("POST", "/v3/query", `{"project_id":"`+a.project.ID+`","fields":["tx_revenue"],"metadata":{"attribution":`+attr+`}}`,
 			bearer(a.readKey)...)
@@ -165,7 +168,7 @@ func TestAttributionValidation(t *testing.T) {
 
 // The backfill queues what was stored before the journey outbox, once: run twice (the second
 // with redo), the journeys hold each touch (an event's, a click's with a lead) and each order's
-// state once; a click whose UTM names no ad is no touch.
+// state once; a click whose UTM names no ad is a touch on no ad, an event with no UTM none.
 func TestJourneysBackfill(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
@@ -199,8 +202,8 @@ func TestJourneysBackfill(t *testing.T) {
 		e.drain()
 	}
 	touches, orders := e.journeySums(t, a.project.ID)
-	if len(touches) != 1 || touches[[2]string{lead, adID}] != 2 {
-		t.Errorf("touches %v, want two of lead %s on ad %s", touches, lead, adID)
+	if len(touches) != 2 || touches[[2]string{lead, adID}] != 2 || touches[[2]string{lead, ""}] != 1 {
+		t.Errorf("touches %v, want two of lead %s on ad %s and one on none", touches, lead, adID)
 	}
 	var clicks uint64
 	if err := e.ch.QueryRow(ctx, "SELECT count() FROM journeys_by_lead WHERE project_id = ? AND origin = 'link_click' AND event_id = ?",
@@ -210,7 +213,7 @@ func TestJourneysBackfill(t *testing.T) {
 	if len(orders) != 1 || orders[[2]string{a.custom.ID + "/tx-1", lead}] != [2]int64{4000 * 10000, 0} {
 		t.Errorf("orders %v", orders)
 	}
-	want := journeys.Progress{Project: a.project.ID, Orders: 1, Touches: 2, Done: true}
+	want := journeys.Progress{Project: a.project.ID, Orders: 1, Touches: 3, Done: true}
 	if !slices.Contains(reports, want) || reports[len(reports)-1] != (journeys.Progress{Project: a.project.ID, Done: true}) {
 		t.Errorf("progress %+v, want %+v then nothing more", reports, want)
 	}
@@ -250,16 +253,16 @@ func TestJourneysFollowLeadMerges(t *testing.T) {
 	}
 }
 
-// click follows a new tracking link of the tenant with utm and returns the click's id (as the chat
-// message's decode answers it) and time.
-func (e *env) click(tn trackingTenant, utm map[string]string) (int64, time.Time) {
+// click follows a new tracking link of the tenant with utm (sending headers, a browser's
+// User-Agent say) and returns the click's id (as the chat message's decode answers it) and time.
+func (e *env) click(tn trackingTenant, utm map[string]string, headers ...string) (int64, time.Time) {
 	e.t.Helper()
 	r := e.do("POST", "/v3/tracking/links", map[string]any{"name": "Promo", "phone": "5511912345678", "message": "Oi!", "utm": utm},
 		bearer(tn.key)...)
 	if r.Status != 201 {
 		e.t.Fatalf("%d %s", r.Status, r.Body)
 	}
-	text := e.follow("/l/" + r.JSON(e.t)["slug"].(string)).Query().Get("text")
+	text := e.follow("/l/"+r.JSON(e.t)["slug"].(string), headers...).Query().Get("text")
 	id, ok := e.decode(tn.key, text)[0]["decoded_id"].(float64)
 	if !ok {
 		e.t.Fatalf("no click in %q", text)
@@ -307,14 +310,14 @@ func (e *env) clickLead(t *testing.T, clickID int64) string {
 // A tracking-link click is a touch of the lead whose event first carries its id (click_id, the
 // decoded_id of their chat message): once, at the click's time, on the ad its UTM names, whatever
 // repeats; models then credit the lead's order to it. A click whose UTM names no ad gets its lead
-// and no touch; another workspace's click is ignored.
+// and a touch on no ad, which models do not credit yet; another workspace's click is ignored.
 func TestJourneysLinkClicks(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	b := e.newTrackingTenant("bolt", "act_222", "bolt.example")
 	e.seedEntities(a)
 	clickID, clickedAt := e.click(a, attributedUTM)
-	unresolved, _ := e.click(a, map[string]string{"utm_source": "alpha", "utm_campaign": "Unknown|1"})
+	unresolved, unresolvedAt := e.click(a, map[string]string{"utm_source": "alpha", "utm_campaign": "Unknown|1"})
 	e.clock.Advance(2 * time.Hour)
 	phone := map[string]any{"phone": "+55 11 97777-0000"}
 	message := func(eventID string, lead map[string]any, click int64) map[string]any {
@@ -338,7 +341,8 @@ func TestJourneysLinkClicks(t *testing.T) {
 		t.Fatalf("after repeats: touches %v, lead %q; want %v, %s", got, e.clickLead(t, clickID), want, lead)
 	}
 	e.event(message("msg-4", phone, unresolved), bearer(a.key)...)
-	if got := e.clickTouches(t, unresolved); len(got) != 0 || e.clickLead(t, unresolved) != lead {
+	onNone := []string{unresolvedAt.UTC().Format(time.RFC3339) + " " + lead + " "}
+	if got := e.clickTouches(t, unresolved); !slices.Equal(got, onNone) || e.clickLead(t, unresolved) != lead {
 		t.Fatalf("a click naming no ad: touches %v, lead %q", got, e.clickLead(t, unresolved))
 	}
 	foreign, _ := e.click(b, attributedUTM)
@@ -355,8 +359,8 @@ func TestJourneysLinkClicks(t *testing.T) {
 	}
 	e.drain()
 	touches, _ := e.journeySums(t, a.project.ID)
-	if len(touches) != 1 || touches[[2]string{lead, adID}] != 1 {
-		t.Fatalf("journeys' touches %v, want the click's on ad %s", touches, adID)
+	if len(touches) != 2 || touches[[2]string{lead, adID}] != 1 || touches[[2]string{lead, ""}] != 1 {
+		t.Fatalf("journeys' touches %v, want the click's on ad %s and the other's on none", touches, adID)
 	}
 	o := order("tx-1", "approved", 4200, e.clock.Now())
 	o["created_at"], o["customer"] = e.clock.Now().Format(time.RFC3339), phone

@@ -166,7 +166,7 @@ func TestQueryValidation(t *testing.T) {
 		{"unknown filter member", q(`,"filters":[{"member":"country","operator":"set"}]`), "invalid_parameter", "filters[0]"},
 		{"bad order", q(`,"order":{"spend":"up"}`), "invalid_parameter", "order"},
 		{"unknown attribution members", q(`,"metadata":{"attribution":{"model":"linear","windows":7,"lookback":1}}`), "invalid_parameter",
-			"[metadata.attribution.lookback: unknown member; want one of model, window_days, date metadata.attribution.windows: unknown member"},
+			"[metadata.attribution.lookback: unknown member; want one of model, window_days, date, touches metadata.attribution.windows: unknown member"},
 		{"attribution member of the wrong type", q(`,"metadata":{"attribution":{"model":"linear","window_days":"7"}}`), "invalid_parameter",
 			"[metadata.attribution.window_days: expected an integer, got string]"},
 		{"attribution not an object", q(`,"metadata":{"attribution":7}`), "invalid_parameter", "[metadata.attribution: expected an object, got number"},

@@ -3,8 +3,12 @@ package client
 // Attribution chooses which touches of an order's person earn its order metrics (tx_*): the
 // query's metadata.attribution. Zero members take the API's defaults.
 //
-// Every model but ModelReported credits ad entities only: such a query refuses Dimensions,
-// filters on traffic and order dimensions, RevenueNet and tx_units (400 naming
+// Every model but ModelReported credits touches, each with its ad entity (none for a touch that
+// is no ad) and its traffic dimensions: in the ad view it credits ads, in the traffic view
+// (Dimensions) it groups and filters order metrics by the credited touch's utm_*, referrer_host,
+// landing_path and device, with orders that had no touch on the row of null dimensions. Such a
+// query refuses an order's own dimensions (product_id, product_name, payment_method,
+// customer_type; 400 naming the member), RevenueNet and tx_units (400 naming
 // metadata.attribution.model).
 type Attribution struct {
 	// Model is one of Model… (default ModelReported).
@@ -15,8 +19,9 @@ type Attribution struct {
 	// touch's time).
 	Date string `json:"date,omitempty"`
 	// Touches is TouchesAds (only touches whose UTM resolves to an ad entity) or TouchesAll
-	// (every marketing touch); the default follows the view. A server that does not know the
-	// member yet answers 400 naming it, so it is sent only when set.
+	// (every marketing touch); the default follows the view (ads, traffic: all). ModelReported
+	// takes only its view's set. A server that does not know the member yet answers 400 naming
+	// it, so it is sent only when set.
 	Touches string `json:"touches,omitempty"`
 }
 

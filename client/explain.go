@@ -44,6 +44,9 @@ type AttributionUsed struct {
 	Model      string `json:"model"`
 	WindowDays int    `json:"window_days"`
 	Date       string `json:"date"`
+	// Touches is the touch set credited (TouchesAds or TouchesAll): the one asked, else the
+	// view's default; under ModelReported, the one its view counts.
+	Touches string `json:"touches"`
 	// Table is the table of precomputed credits the order metrics are read from (credits_raw,
 	// credits_hourly, credits_daily); "" under ModelReported or without an order metric.
 	Table string `json:"table,omitempty"`

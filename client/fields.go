@@ -37,11 +37,25 @@ type FieldList struct {
 	Attribution AttributionChoices `json:"attribution"`
 }
 
-// AttributionChoices are the models, dates and windows of Attribution.
+// AttributionChoices are the models, dates, windows and touch sets of Attribution.
 type AttributionChoices struct {
-	Models     []string    `json:"models"`
-	Dates      []string    `json:"dates"`
-	WindowDays WindowRange `json:"window_days"`
+	Models     []string     `json:"models"`
+	Dates      []string     `json:"dates"`
+	WindowDays WindowRange  `json:"window_days"`
+	Touches    TouchChoices `json:"touches"`
+}
+
+// TouchChoices are the touch sets of Attribution.Touches and each view's default.
+type TouchChoices struct {
+	Sets []string `json:"sets"`
+	// Defaults are each view's touch set when a query names none.
+	Defaults TouchDefaults `json:"defaults"`
+}
+
+// TouchDefaults are the touch set of each view: Ads of ViewAds, Traffic of ViewTraffic.
+type TouchDefaults struct {
+	Ads     string `json:"ads"`
+	Traffic string `json:"traffic"`
 }
 
 // WindowRange is the range and default of Attribution.WindowDays.

@@ -10,6 +10,7 @@ import (
 
 	"mtk/client"
 	"mtk/engine"
+	"mtk/facts"
 	"mtk/platform"
 )
 
@@ -66,7 +67,7 @@ func TestQueryMembersTyped(t *testing.T) {
 	var ex client.Explanation
 	strictly(t, c, "/v3/query/explain", ads, &ex)
 	a := ex.Attribution
-	if a.Model != client.ModelLinear || a.WindowDays != 14 || a.Date != client.DateClick || a.Table == "" ||
+	if a.Model != client.ModelLinear || a.WindowDays != 14 || a.Date != client.DateClick || a.Touches != client.TouchesAds || a.Table == "" ||
 		ex.View != "" && ex.View != client.ViewAds || len(ex.Plan) == 0 || ex.Cache == "" {
 		t.Fatalf("explain %+v", ex)
 	}
@@ -74,16 +75,31 @@ func TestQueryMembersTyped(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A model other than reported refuses the traffic view's members, naming the model.
-	for _, q := range []client.QueryRequest{
-		{Dimensions: []string{}},
-		{Filters: []client.Filter{{Member: "utm_source", Operator: "set"}}},
-		{Revenue: client.RevenueNet},
+	// A model answers the traffic view by touch dimensions, with every touch by default.
+	byTouch := &client.QueryRequest{ProjectID: w.tn.Project.ID, Fields: []string{"tx_revenue"}, Start: day, End: day,
+		Dimensions: []string{"utm_source"}, Attribution: &client.Attribution{Model: client.ModelFirstClick}}
+	strictly(t, c, "/v3/query/explain", byTouch, &ex)
+	if ex.View != client.ViewTraffic || ex.Attribution.Touches != client.TouchesAll {
+		t.Fatalf("traffic explain %+v", ex)
+	}
+	if _, err := c.Query(ctx, byTouch); err != nil {
+		t.Fatal(err)
+	}
+
+	// A model other than reported refuses what only an order knows, naming the member.
+	for q, member := range map[*client.QueryRequest]string{
+		{Dimensions: []string{"payment_method"}}:                                       "metadata.dimensions[0]",
+		{Filters: []client.Filter{{Member: "customer_type", Operator: "set"}}}:         "filters[0].member",
+		{Revenue: client.RevenueNet}:                                                   "metadata.attribution.model",
+		{Attribution: &client.Attribution{Model: client.ModelLinear, Touches: "paid"}}: "metadata.attribution.touches",
 	} {
-		q.ProjectID, q.Fields, q.Attribution = w.tn.Project.ID, []string{"tx_revenue"}, &client.Attribution{Model: client.ModelFirstClick}
-		_, err := c.Query(ctx, &q)
+		q.ProjectID, q.Fields = w.tn.Project.ID, []string{"tx_revenue"}
+		if q.Attribution == nil {
+			q.Attribution = &client.Attribution{Model: client.ModelFirstClick}
+		}
+		_, err := c.Query(ctx, q)
 		e := wantAPIError(t, err, 400, client.ErrorTypeValidation, client.CodeInvalidParameter)
-		if !slices.Contains(e.Params(), "metadata.attribution.model") {
+		if !slices.Contains(e.Params(), member) {
 			t.Fatalf("%+v: details %q", q, e.Details)
 		}
 	}
@@ -94,7 +110,8 @@ func TestQueryMembersTyped(t *testing.T) {
 	at := fields.Attribution
 	if !slices.Equal(fields.Ranges, engine.Ranges) || !slices.Equal(fields.Compare, engine.CompareModes) ||
 		!slices.Equal(at.Models, engine.Models) || !slices.Equal(at.Dates, engine.AttributionDates) ||
-		at.WindowDays != (client.WindowRange{Min: 1, Max: 90, Default: engine.DefaultWindowDays}) {
+		at.WindowDays != (client.WindowRange{Min: 1, Max: 90, Default: engine.DefaultWindowDays}) ||
+		!slices.Equal(at.Touches.Sets, facts.TouchSets) || at.Touches.Defaults != (client.TouchDefaults{Ads: facts.TouchesAds, Traffic: facts.TouchesAll}) {
 		t.Fatalf("ranges %v, compare %v, attribution %+v", fields.Ranges, fields.Compare, at)
 	}
 	i := slices.IndexFunc(fields.Dimensions, func(d client.Dimension) bool { return d.Name == "utm_source" })

@@ -15,13 +15,16 @@ type Attribution struct {
 	// WindowDays is a pointer so that an explicit 0 is refused, not taken for the default.
 	WindowDays *int   `json:"window_days,omitempty"`
 	Date       string `json:"date,omitempty"`
+	// Touches is the touch set a model credits, facts.TouchesAds or facts.TouchesAll; "" takes
+	// the view's (touches.go).
+	Touches string `json:"touches,omitempty"`
 	// unknown are the members the body gave that Attribution does not have, sorted: each is a
 	// problem (a misspelt "windows" must not quietly leave the default window in force).
 	unknown []string
 }
 
 // attributionMembers are Attribution's JSON members, as a detail line lists them.
-var attributionMembers = []string{"model", "window_days", "date"}
+var attributionMembers = []string{"model", "window_days", "date", "touches"}
 
 // UnmarshalJSON reads the members as encoding/json does and records the unknown ones.
 func (a *Attribution) UnmarshalJSON(b []byte) error {
@@ -65,6 +68,9 @@ type credits struct {
 	model      string
 	windowDays int
 	click      bool
+	// touches is the touch set credited (facts.TouchesAds or facts.TouchesAll), the view's
+	// default when the query names none.
+	touches string
 }
 
 func (c credits) on() bool { return c.model != "" && c.model != ModelReported }
@@ -94,21 +100,21 @@ func (in QueryInput) validateAttribution(p *problems) {
 	if a.Date != "" && !contains(AttributionDates, a.Date) {
 		p.add("metadata.attribution.date: unknown date %q; want one of %s", a.Date, strings.Join(AttributionDates, ", "))
 	}
-	// Models credit ad entities; the business facts' breakdowns keep the reported attribution.
-	if why := in.businessReason(); why != "" && a.Model != "" && a.Model != ModelReported && contains(Models, a.Model) {
-		p.add("metadata.attribution.model: %s is answered with the reported model only", why)
-	}
+	in.validateTouches(p, a)
 }
 
 // resolveCredits is the query's attribution with its defaults (a validated query).
 func (in QueryInput) resolveCredits() credits {
 	a := in.attribution()
 	if a == nil {
-		return credits{}
+		return credits{touches: in.defaultTouches()}
 	}
-	c := credits{model: a.Model, windowDays: DefaultWindowDays, click: a.Date == DateClick}
+	c := credits{model: a.Model, windowDays: DefaultWindowDays, click: a.Date == DateClick, touches: a.Touches}
 	if a.WindowDays != nil {
 		c.windowDays = *a.WindowDays
+	}
+	if c.touches == "" {
+		c.touches = in.defaultTouches()
 	}
 	return c
 }
@@ -118,6 +124,8 @@ type AttributionChoices struct {
 	Models     []string    `json:"models"`
 	Dates      []string    `json:"dates"`
 	WindowDays WindowRange `json:"window_days"`
+	// Touches are the touch sets, with the default of each view.
+	Touches TouchChoices `json:"touches"`
 }
 
 // WindowRange is the range and default of window_days.
@@ -128,19 +136,21 @@ type WindowRange struct {
 }
 
 var attributionChoices = AttributionChoices{Models: Models, Dates: AttributionDates,
-	WindowDays: WindowRange{Min: 1, Max: facts.MaxWindowDays, Default: DefaultWindowDays}}
+	WindowDays: WindowRange{Min: 1, Max: facts.MaxWindowDays, Default: DefaultWindowDays}, Touches: touchChoices}
 
 // AttributionUsed is the attribution a query is answered with, defaults filled in (explain).
 type AttributionUsed struct {
 	Model      string `json:"model"`
 	WindowDays int    `json:"window_days"`
 	Date       string `json:"date"`
+	// Touches is the touch set credited: under reported, the one its view counts.
+	Touches string `json:"touches"`
 	// Table is the credits table the order metrics are read from, "" when no model credits them.
 	Table string `json:"table,omitempty"`
 }
 
 func (c credits) used() AttributionUsed {
-	u := AttributionUsed{Model: c.model, WindowDays: c.windowDays, Date: DateConversion}
+	u := AttributionUsed{Model: c.model, WindowDays: c.windowDays, Date: DateConversion, Touches: c.touches}
 	if u.Model == "" {
 		u.Model = ModelReported
 	}

@@ -22,10 +22,11 @@ import (
 type journey struct {
 	kind, lead, order string
 	at                time.Time
-	ad                string // a touch's ad (campaign "c"+ad unless camp, adset "s"+ad)
-	src, camp         string // a touch's source (alpha_ads when empty) and campaign
-	currency          string // an order's (USD when empty)
-	revenue, count    int64  // an order's micros and approved count (signed)
+	ad                string          // a touch's ad (campaign "c"+ad unless camp, adset "s"+ad); none: no ad
+	src, camp         string          // a touch's source (alpha_ads when empty) and campaign
+	dims              facts.TouchDims // a touch's traffic dimensions
+	currency          string          // an order's (USD when empty)
+	revenue, count    int64           // an order's micros and approved count (signed)
 	total, refunded   int64
 }
 
@@ -44,7 +45,8 @@ func writeCredits(t testing.TB, conn driver.Conn, project, zone string, js []jou
 		if j.currency != "" {
 			r.Currency = j.currency
 		}
-		if j.kind == enginetest.KindTouch {
+		r.Dims = j.dims
+		if j.kind == enginetest.KindTouch && j.ad != "" {
 			r.Entity = facts.AdEntity{Source: cmp.Or(j.src, "alpha_ads"), ConnectionID: "con_1", AccountID: "act_1",
 				CampaignID: cmp.Or(j.camp, "c"+j.ad), AdsetID: "s" + j.ad, AdID: j.ad}
 		}
@@ -336,7 +338,7 @@ func TestAttributionExplainNamesTheCreditsTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := engine.AttributionUsed{Model: "linear", WindowDays: 7, Date: "conversion", Table: c.table}
+		want := engine.AttributionUsed{Model: "linear", WindowDays: 7, Date: "conversion", Touches: "ads", Table: c.table}
 		if ex.Attribution != want || !strings.Contains(strings.Join(ex.SQL, "\n"), "FROM "+c.table+" WHERE") {
 			t.Errorf("%s: %+v, want %+v; %q", c.time, ex.Attribution, want, ex.SQL)
 		}

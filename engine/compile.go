@@ -57,8 +57,10 @@ type Compiled struct {
 	Warnings []string
 	// Currency is the currency of the money values.
 	Currency string
-	// Spans, when set, lists the local days of the range whose ad facts exist only per day; it
-	// runs first, and WithDaySpans gives the Compiled that answers.
+	// Spans, when set, lists the local days of the range whose ad facts exist only per day. The
+	// first attempt's statements read them too (column span_days, plan.spanCheck): where they
+	// list none, the usual case, that statement's answer stands; otherwise WithDaySpans gives
+	// the Compiled that answers. Spans runs alone only when those statements gave no row.
 	Spans *Statement
 
 	plan         *plan
@@ -75,7 +77,8 @@ func ForceRaw() CompileOption { return func(p *plan) { p.table = tableRaw } }
 
 // Compile validates in against scope and compiles it. now is the time for a query without
 // `time`. Errors are *apperr.Error for a bad query, plain errors for a bad scope. A Compiled with
-// Spans must be completed with WithDaySpans before its attempts run.
+// Spans answers only when its day spans turn out to be none; otherwise WithDaySpans gives the
+// Compiled that answers.
 func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (*Compiled, error) {
 	p, warnings, err := newPlan(scope, in, now)
 	if err != nil {
@@ -84,8 +87,9 @@ func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (
 	for _, o := range opts {
 		o(p)
 	}
+	p.spanCheck = p.needsSpans()
 	c := p.compile(warnings)
-	if p.needsSpans() {
+	if p.spanCheck {
 		st := p.spansStatement()
 		c.Spans = &st
 	}
@@ -93,14 +97,14 @@ func Compile(scope Scope, in QueryInput, now time.Time, opts ...CompileOption) (
 }
 
 // WithDaySpans is c answered with the local days (civil dates, in order) that its Spans
-// statement listed: those days come whole from the daily table.
+// statement listed: those days come whole from the daily table. Its statements no longer read
+// the spans.
 func (c *Compiled) WithDaySpans(days []time.Time) *Compiled {
-	if len(days) == 0 {
-		out := *c
-		out.Spans = nil
-		return &out
-	}
 	p := *c.plan
+	p.spanCheck = false
+	if len(days) == 0 {
+		return p.compile(c.planWarnings)
+	}
 	w := p.withSpans(spansOf(days))
 	return p.compile(append(append([]string{}, c.planWarnings...), w...))
 }
@@ -113,7 +117,10 @@ func (p *plan) compile(warnings []string) *Compiled {
 		q.table = t
 		q.gran = coarsen(p.gran, t)
 		q.flagFacts = t == p.table && t != tableDaily
-		a := Attempt{Table: q.readTable(t), Query: q.statement(), plan: &q}
+		q.spanCheck = false
+		answer := q // its statements read the day spans too, when they are to be checked
+		answer.spanCheck = p.spanCheck && t == p.table
+		a := Attempt{Table: q.readTable(t), Query: answer.statement(), plan: &answer}
 		if q.total {
 			st := q.totalStatement()
 			a.Total = &st
@@ -123,7 +130,7 @@ func (p *plan) compile(warnings []string) *Compiled {
 			a.Overlap = &st
 		}
 		if q.measures.anyMoney() && q.offset == 0 {
-			one := q
+			one := answer
 			one.oneCurrency = true
 			st := one.statement()
 			a.OneCurrency = &st
@@ -138,6 +145,15 @@ func (p *plan) compile(warnings []string) *Compiled {
 		c.Attempts = append(c.Attempts, a)
 	}
 	return c
+}
+
+// first is the statement the attempt sends first: its one-currency form when it has one (the
+// service skips it for a project known to mix currencies).
+func (a Attempt) first() Statement {
+	if a.OneCurrency != nil {
+		return *a.OneCurrency
+	}
+	return a.Query
 }
 
 // probe counts (up to 1) the table's rows of the project in the range (in its whole hours or
@@ -205,7 +221,11 @@ func (p *plan) rows() fragment {
 	default:
 		from = expr("(?)", p.rollup())
 	}
-	q := expr("SELECT "+strings.Join(p.outputColumns(), ", ")+" FROM ?", from)
+	cols := strings.Join(p.outputColumns(), ", ")
+	q := expr("SELECT "+cols+" FROM ?", from)
+	if p.spanCheck {
+		q = expr("SELECT "+cols+", ? FROM ?", p.spanCheckColumn(), from)
+	}
 	if len(p.metricFilters) == 0 {
 		return q
 	}
@@ -364,7 +384,7 @@ func (p *plan) aggregate(t table, timeCond fragment) fragment {
 	cond := join(" AND ", append(append(where, timeCond), p.scopeFilters(t)...)...)
 	from := expr(p.tableName(t)+" WHERE ?", cond)
 	if credit {
-		from = expr("? AS facts_credited", p.creditedSource(t, cond))
+		from = expr("? AS facts_credited", p.creditedSource(t, timeCond, cond))
 	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM ?"
 	if len(group) > 0 {

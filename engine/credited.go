@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math/bits"
 	"strings"
 
 	"mtk/facts"
@@ -40,18 +39,19 @@ func (p *plan) readTable(t table) string {
 }
 
 // creditedSource is what the first aggregation reads from resolution t when a model credits
-// orders, as columns v_<measure>: the fact table's rows with their order measures left out (when
-// other measures are asked) and the credits table's rows of the model, date and window credited
-// to an ad entity, both restricted by where (the columns both share).
-func (p *plan) creditedSource(t table, where fragment) fragment {
-	times := []string{"day"}
-	switch t {
-	case tableRaw:
-		times = []string{"ts", "hour", "day"}
-	case tableHourly:
-		times = []string{"hour", "day"}
-	}
-	keys := "project_id, " + strings.Join(times, ", ") + ", source, connection_id, account_id, campaign_id, adset_id, ad_id, currency"
+// orders, as columns v_<measure> beside the keys the fact table t names them by: the fact
+// table's rows (restricted by factsWhere) with their order measures left out, when other
+// measures are asked, and the credits table's rows of the model, touch set, date and window in
+// timeCond, restricted by the query's scope on the credits' own columns.
+//
+// The ad view counts what is credited to ad entities: an order's unattributed part and the
+// shares of touches that are no ad (touch set "all") are on no entity and in no total, so a total
+// is the sum of its entity rows under every model, as under reported (whose fact tables hold
+// attributed orders only). The traffic view counts every credit: each carries its touch's
+// traffic dimensions, and the unattributed part none, so that its rows by any dimension sum to
+// the orders' total, the part with no touch on the row whose dimensions are all null.
+func (p *plan) creditedSource(t table, timeCond, factsWhere fragment) fragment {
+	factKeys, creditKeys := p.creditedKeys(t)
 	var fromFacts, fromCredits []string
 	others := false
 	for _, m := range p.measures.members() {
@@ -65,34 +65,62 @@ func (p *plan) creditedSource(t table, where fragment) fragment {
 			fromCredits = append(fromCredits, "toInt64(0) AS "+v)
 		}
 	}
-	// The ad view counts what is credited to ad entities: an order's unattributed part is on no
-	// entity and in no total, so a total is the sum of its entity rows under every model, as
-	// under reported (whose fact tables hold attributed orders only).
-	credited := expr("SELECT "+keys+", "+strings.Join(fromCredits, ", ")+" FROM "+t.creditsName()+
-		" WHERE ? AND model = ? AND by_click = ? AND ? AND source != ''", where, p.credits.model, bit(p.credits.click), p.windowCond(t))
+	onCredits := *p
+	if onCredits.family == familyBusinessDim { // the credits hold every dimension as its own column
+		onCredits.family = familyBusiness
+	}
+	where := join(" AND ", append([]fragment{expr("project_id = ?", p.projectID), timeCond}, onCredits.scopeFilters(t)...)...)
+	cond := "? AND model = ? AND touches = ? AND by_click = ? AND ?"
+	if p.view() == ViewAds {
+		cond += " AND source != ''"
+	}
+	credited := expr("SELECT "+strings.Join(append(creditKeys, fromCredits...), ", ")+" FROM "+t.creditsName()+" WHERE "+cond,
+		where, p.credits.model, p.credits.touches, bit(p.credits.click), p.windowCond(t))
 	if !others { // the fact tables would add only zeros
 		return expr("(?)", credited)
 	}
-	return expr("(SELECT "+keys+", "+strings.Join(fromFacts, ", ")+" FROM "+p.tableName(t)+" WHERE ? UNION ALL ?)",
-		where, credited)
+	return expr("(SELECT "+strings.Join(append(factKeys, fromFacts...), ", ")+" FROM "+p.tableName(t)+" WHERE ? UNION ALL ?)",
+		factsWhere, credited)
+}
+
+// creditedKeys are the key columns creditedSource gives from resolution t, as the fact table
+// names them, and the credits table's expression of each: the times, the ad entity (unless t is
+// a per-dimension rollup, which has none), the plan's dimensions and the currency.
+func (p *plan) creditedKeys(t table) (factKeys, creditKeys []string) {
+	factKeys = []string{"project_id", "day"}
+	switch t {
+	case tableRaw:
+		factKeys = []string{"project_id", "ts", "hour", "day"}
+	case tableHourly:
+		factKeys = []string{"project_id", "hour", "day"}
+	}
+	if !p.onDimensionRollup(t) {
+		factKeys = append(factKeys, "source", "connection_id", "account_id", "campaign_id", "adset_id", "ad_id")
+	}
+	creditKeys = append([]string{}, factKeys...)
+	for _, d := range p.dims {
+		c := p.dimColumn(d, t)
+		factKeys = append(factKeys, c)
+		if c != d.column {
+			creditKeys = append(creditKeys, d.column+" AS "+c)
+		} else {
+			creditKeys = append(creditKeys, c)
+		}
+	}
+	return append(factKeys, "currency"), append(creditKeys, "currency")
 }
 
 // windowCond picks the deltas that make the credits of the plan's window w: those entering at
-// w days or fewer. The rollups hold each delta in every aligned block of 1, 2, 4, ... 64 windows
-// that contains its own (schema/clickhouse/0011_credits.sql); the popcount(w) blocks of w's bits,
-// largest first, tile [1, w] exactly.
+// w days or fewer. The rollups hold each delta in every aligned window block that contains its
+// own, and w's blocks tile [1, w] exactly (facts/credit_blocks.go: facts.WindowTiling).
 func (p *plan) windowCond(t table) fragment {
 	w := p.credits.windowDays
 	if t == tableRaw {
 		return expr("window_days <= ?", w)
 	}
 	var blocks []fragment
-	start := 0
-	for l := bits.Len(uint(w)) - 1; l >= 0; l-- {
-		if w&(1<<l) != 0 {
-			blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", start+1, start+(1<<l)))
-			start += 1 << l
-		}
+	for _, b := range facts.WindowTiling(w) {
+		blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", int(b.Lo), int(b.Hi)))
 	}
 	return expr("(?)", join(" OR ", blocks...))
 }

@@ -10,10 +10,11 @@ import (
 type Explanation struct {
 	// Plan is the range cut into the parts each table answers, in time order.
 	Plan []PlanPart `json:"plan"`
-	// SQL are the statements that answer, as ClickHouse receives them (values bound): the day
-	// spans' statement when the query has one, then the answer's (its one-currency form first
-	// when it has one: the converting one runs only when money in another currency shows), then
-	// the total_rows count; the comparison period's follow.
+	// SQL are the statements that answer, as ClickHouse receives them (values bound): the
+	// answer's (its one-currency form first when it has one: the converting one runs only when
+	// money in another currency shows), then the total_rows count; the comparison period's
+	// follow. A query with day spans reads them in its first statement: when there are some, that
+	// statement comes first, then those that answer with them.
 	SQL []string `json:"sql"`
 	// Warnings are those the answer would carry.
 	Warnings []string `json:"warnings"`
@@ -54,12 +55,15 @@ func (s *Service) Explain(ctx context.Context, p *Prepared) (*Explanation, error
 
 func (s *Service) explainCompiled(ctx context.Context, c *Compiled, out *Explanation, prefix string) error {
 	if c.Spans != nil {
-		if err := s.addSQL(out, *c.Spans); err != nil {
+		days, err := s.daySpans(ctx, c)
+		if err != nil {
 			return err
 		}
-		var err error
-		if c, err = s.withSpans(ctx, c); err != nil {
-			return err
+		if len(days) > 0 { // the answer's first statement finds them; the answer with them follows
+			if err := s.addSQL(out, c.Attempts[0].first()); err != nil {
+				return err
+			}
+			c = c.WithDaySpans(days)
 		}
 	}
 	chosen, err := s.chosen(ctx, c.Attempts)

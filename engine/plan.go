@@ -65,6 +65,9 @@ type plan struct {
 	asked *granularity
 	// spans are the local days answered whole from the daily table (spans.go).
 	spans daySpans
+	// spanCheck adds span_days to the answer's rows: the day spans, read by the answer's own
+	// statement (Compiled.Spans).
+	spanCheck bool
 	// named is what a named range resolved to, echoed in the answer.
 	named *Dates
 	// cmpStart and cmpEnd are the comparison period (time.compare), zero without one.

@@ -1,10 +1,11 @@
 package engine_test
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,29 +16,38 @@ import (
 	"mtk/internal/testenv"
 )
 
-// refTouch is a touch as the reference sees it.
+// refTouch is a touch as the reference sees it: an ad's (source and ids) or a marketing touch
+// that is no ad (ids empty), with its traffic dimensions.
 type refTouch struct {
 	at                 time.Time
 	source, camp, ad   string
 	adset, conn, accnt string
+	dims               facts.TouchDims
 }
 
-func (t refTouch) key() string {
-	return fmt.Sprintf("%d|%s|%s|%s|%s|%s|%s", t.at.Unix(), t.source, t.conn, t.accnt, t.camp, t.adset, t.ad)
+// compare orders touches of one instant field by field: entity, then dimensions.
+func (t refTouch) compare(o refTouch) int {
+	a := []string{t.source, t.conn, t.accnt, t.camp, t.adset, t.ad, t.dims.UTMSource, t.dims.UTMMedium, t.dims.UTMCampaign,
+		t.dims.UTMContent, t.dims.UTMTerm, t.dims.ReferrerHost, t.dims.LandingPath, t.dims.Device}
+	b := []string{o.source, o.conn, o.accnt, o.camp, o.adset, o.ad, o.dims.UTMSource, o.dims.UTMMedium, o.dims.UTMCampaign,
+		o.dims.UTMContent, o.dims.UTMTerm, o.dims.ReferrerHost, o.dims.LandingPath, o.dims.Device}
+	return cmp.Or(t.at.Compare(o.at), slices.Compare(a, b))
 }
 
-// refCredit is one credit of the reference: an order's value share on a touch (no touch: source
-// and ids empty), at the order's or the touch's time.
+// refCredit is one credit of the reference: an order's value share on a touch (no touch: source,
+// ids and dimensions empty), at the order's or the touch's time.
 type refCredit struct {
 	at               time.Time
 	source, camp, ad string
+	dims             facts.TouchDims
 	revenue, count   int64 // micros, and units of facts.CountUnit
 }
 
 // creditJourneys credits journeys independently of the engine's SQL: it nets each order's rows,
-// takes its lead's touches in [order - window, order] in (time, entity) order, weighs them by the
-// model, and allocates each value by cumulative shares floor(v * W_i / W) - floor(v * W_(i-1) / W).
-func creditJourneys(js []journey, model string, window time.Duration, click bool) []refCredit {
+// takes its lead's touches of the touch set (ads: those with an ad) in [order - window, order] in
+// (time, entity, dimensions) order, weighs them by the model, and allocates each value by
+// cumulative shares floor(v * W_i / W) - floor(v * W_(i-1) / W).
+func creditJourneys(js []journey, model string, window time.Duration, click bool, set string) []refCredit {
 	type orderKey struct {
 		lead, order string
 		at          int64
@@ -47,6 +57,12 @@ func creditJourneys(js []journey, model string, window time.Duration, click bool
 	touches := map[string][]refTouch{}
 	for _, j := range js {
 		if j.kind == "touch" {
+			if j.ad == "" {
+				if set == facts.TouchesAll {
+					touches[j.lead] = append(touches[j.lead], refTouch{at: j.at, dims: j.dims})
+				}
+				continue
+			}
 			src, camp := j.src, j.camp
 			if src == "" {
 				src = "alpha_ads"
@@ -55,7 +71,7 @@ func creditJourneys(js []journey, model string, window time.Duration, click bool
 				camp = "c" + j.ad
 			}
 			touches[j.lead] = append(touches[j.lead], refTouch{at: j.at, source: src, camp: camp, ad: j.ad, adset: "s" + j.ad,
-				conn: "con_1", accnt: "act_1"})
+				conn: "con_1", accnt: "act_1", dims: j.dims})
 			continue
 		}
 		k := orderKey{j.lead, j.order, j.at.Unix()}
@@ -84,12 +100,7 @@ func creditJourneys(js []journey, model string, window time.Duration, click bool
 			out = append(out, refCredit{at: at, revenue: v[0], count: v[1] * facts.CountUnit})
 			continue
 		}
-		sort.Slice(in, func(a, b int) bool {
-			if !in[a].at.Equal(in[b].at) {
-				return in[a].at.Before(in[b].at)
-			}
-			return in[a].key() < in[b].key()
-		})
+		slices.SortFunc(in, refTouch.compare)
 		n := len(in)
 		cw := make([]float64, n)
 		sum := 0.0
@@ -100,7 +111,7 @@ func creditJourneys(js []journey, model string, window time.Duration, click bool
 		prev := [2]int64{}
 		for i, t := range in {
 			cur := [2]int64{int64(math.Floor(float64(v[0]) * (cw[i] / sum))), int64(math.Floor(float64(v[1]*facts.CountUnit) * (cw[i] / sum)))}
-			c := refCredit{at: at, source: t.source, camp: t.camp, ad: t.ad, revenue: cur[0] - prev[0], count: cur[1] - prev[1]}
+			c := refCredit{at: at, source: t.source, camp: t.camp, ad: t.ad, dims: t.dims, revenue: cur[0] - prev[0], count: cur[1] - prev[1]}
 			if click {
 				c.at = t.at
 			}
@@ -187,20 +198,8 @@ func generatedJourneys(seed uint64) []journey {
 // the exact credit, counts to 4 decimals exactly); by conversion date every model's total, with a
 // level or not, is the entities' credits: the orders' total less the unattributed, to the cent.
 func TestAttributionAgainstReference(t *testing.T) {
-	ch := testenv.ClickHouse(t)
 	js := generatedJourneys(11)
-	writeCredits(t, ch.Conn, "prj_j", "America/Sao_Paulo", js)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
-	zone := "America/Sao_Paulo"
-	loc, _ := time.LoadLocation(zone)
-	scope := engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: zone, SubHour: true}
-	start, end := time.Date(2024, 3, 1, 0, 0, 0, 0, loc), time.Date(2024, 3, 31, 0, 0, 0, 0, loc)
-	var orderTotal int64
-	for _, j := range js {
-		if j.kind == "order" && !j.at.Before(start) && j.at.Before(end) {
-			orderTotal += j.revenue
-		}
-	}
+	svc, scope, loc, start, end, orderTotal := referenceMarch(t, js)
 	bucket := map[string]func(time.Time) string{
 		"":     func(time.Time) string { return "" },
 		"day":  func(t time.Time) string { return t.In(loc).Format(time.DateOnly) },
@@ -217,7 +216,7 @@ func TestAttributionAgainstReference(t *testing.T) {
 	for _, model := range engine.Models[1:] {
 		for _, date := range engine.AttributionDates {
 			for _, window := range []int{7, 28, 90} { // one block on raw, 3 or 4 on the rollups
-				credits := creditJourneys(js, model, time.Duration(window)*24*time.Hour, date == engine.DateClick)
+				credits := creditJourneys(js, model, time.Duration(window)*24*time.Hour, date == engine.DateClick, facts.TouchesAds)
 				attr := fmt.Sprintf(`{"model":%q,"date":%q,"window_days":%d}`, model, date, window)
 				var unattributed int64
 				for _, c := range credits {
@@ -335,8 +334,16 @@ func compareAttribution(t *testing.T, c *comparer) {
 	for _, model := range engine.Models[1:] {
 		for _, date := range engine.AttributionDates {
 			for _, shape := range []string{`,"granularity":"day"},"metadata":{"level":"campaign",`, `,"granularity":"hour"},"metadata":{`,
-				`,"granularity":"15min"},"metadata":{"level":"ad",`, `},"metadata":{`} {
-				body := `{"project_id":"prj_j","fields":["tx_revenue","tx_count","roas"],"time":{"start":"2024-03-01","end":"2024-03-30"` +
+				`,"granularity":"15min"},"metadata":{"level":"ad",`, `},"metadata":{`,
+				// The traffic view: credits by touch dimensions beside the events of the per-dimension
+				// rollup, and of the wide table with a level.
+				`,"granularity":"day"},"metadata":{"dimensions":["utm_source"],`,
+				`},"metadata":{"level":"campaign","dimensions":["utm_medium","device"],`} {
+				fields := `"tx_revenue","tx_count","roas"`
+				if strings.Contains(shape, "dimensions") {
+					fields = `"tx_revenue","tx_count","page_views"`
+				}
+				body := `{"project_id":"prj_j","fields":[` + fields + `],"time":{"start":"2024-03-01","end":"2024-03-30"` +
 					shape + `"attribution":{"model":"` + model + `","date":"` + date + `"}}}`
 				compiled, err := engine.Compile(scope, mustInput(t, body), testNow)
 				if err != nil {
@@ -348,4 +355,24 @@ func compareAttribution(t *testing.T, c *comparer) {
 			}
 		}
 	}
+}
+
+// referenceMarch writes js's credits for project prj_j in São Paulo and returns what the
+// reference tests query them with: the engine, its scope, the zone, March 2024 as [start, end)
+// and the revenue of its orders (micros).
+func referenceMarch(t *testing.T, js []journey) (svc *engine.Service, scope engine.Scope, loc *time.Location,
+	start, end time.Time, orderTotal int64) {
+	ch := testenv.ClickHouse(t)
+	zone := "America/Sao_Paulo"
+	writeCredits(t, ch.Conn, "prj_j", zone, js)
+	svc = engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	loc, _ = time.LoadLocation(zone)
+	scope = engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: zone, SubHour: true}
+	start, end = time.Date(2024, 3, 1, 0, 0, 0, 0, loc), time.Date(2024, 3, 31, 0, 0, 0, 0, loc)
+	for _, j := range js {
+		if j.kind == "order" && !j.at.Before(start) && j.at.Before(end) {
+			orderTotal += j.revenue
+		}
+	}
+	return svc, scope, loc, start, end, orderTotal
 }

@@ -198,6 +198,7 @@ type scanner struct {
 	credited  []*float64         // per members()[i] when it is a credited count (plan.creditsCount)
 	fxMissing []string
 	hasFacts  uint8
+	spanDays  []time.Time // with plan.spanCheck: the day spans (Compiled.Spans)
 	members   []measure
 	sums      sums
 	keys      []string
@@ -260,6 +261,9 @@ func (p *plan) scanner() *scanner {
 	}
 	if p.flagFacts {
 		s.dests = append(s.dests, &s.hasFacts)
+	}
+	if p.spanCheck {
+		s.dests = append(s.dests, &s.spanDays)
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -234,15 +235,41 @@ func (a answered) warnings() []string {
 	return append(w, a.res.Warnings...)
 }
 
-// answerCompiled answers one compiled query: its day spans first when it has them, then its
-// attempts, then its total_rows when asked.
+// answerCompiled answers one compiled query. With day spans to check, its first statement reads
+// them beside the answer: when they are none (the usual case) that answer stands; otherwise
+// the query is answered again with them. The spans' own statement runs only when no row of the
+// answer told them (no row at all).
 func (s *Service) answerCompiled(ctx context.Context, c *Compiled) answered {
-	if c.Spans != nil {
+	var seen spansSeen
+	out := s.answerAttempts(ctx, c, &seen)
+	if c.Spans == nil || out.err != nil {
+		return out
+	}
+	if !seen.read {
 		var err error
-		if c, err = s.withSpans(ctx, c); err != nil {
+		if seen.days, err = s.daySpans(ctx, c); err != nil {
 			return answered{err: err}
 		}
 	}
+	if !seen.found() {
+		return out
+	}
+	return s.answerAttempts(ctx, c.WithDaySpans(seen.days), nil)
+}
+
+// spansSeen is what the answer's first statement read of the day spans (plan.spanCheck).
+type spansSeen struct {
+	days []time.Time
+	read bool // a row came: days are the spans, none when empty
+}
+
+// found reports whether spans were read and there are some.
+func (s *spansSeen) found() bool { return s != nil && len(s.days) > 0 }
+
+// answerAttempts answers from c's attempts, then reads its total_rows when asked and its
+// overlap. seen (nil when c checks no spans) hears of the day spans the first statement read;
+// when it found some, the answer is not the query's and nothing more is read.
+func (s *Service) answerAttempts(ctx context.Context, c *Compiled, seen *spansSeen) answered {
 	// The first attempt's overlap check runs beside the answer: that attempt nearly always
 	// answers, and the two statements then take the time of the longer rather than their sum.
 	first := c.Attempts[0]
@@ -257,7 +284,10 @@ func (s *Service) answerCompiled(ctx context.Context, c *Compiled) answered {
 			early <- o
 		}()
 	}
-	res, chosen, err := s.answer(ctx, c.Attempts)
+	res, chosen, err := s.answer(ctx, c.Attempts, seen)
+	if err == nil && seen.found() {
+		return answered{c: c, res: res, chosen: chosen}
+	}
 	if err == nil && chosen.Total != nil {
 		var n uint64
 		if n, err = s.count(ctx, chosen.Table, *chosen.Total); err == nil {
@@ -281,11 +311,12 @@ func (s *Service) answerCompiled(ctx context.Context, c *Compiled) answered {
 // answer runs the first attempt. When its rows hold facts, its table holds the range and it
 // answers. Otherwise the probes decide, in order: the first table with data in the range answers
 // (the first attempt's rows stand when that is its own table: filters left no facts), and the
-// first attempt answers when no table has data.
-func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Attempt, error) {
+// first attempt answers when no table has data. Day spans found by the first statement
+// (seen) end it there.
+func (s *Service) answer(ctx context.Context, attempts []Attempt, seen *spansSeen) (*Result, Attempt, error) {
 	first := attempts[0]
-	res, facts, err := s.run(ctx, first)
-	if err != nil || facts || first.Probe == nil {
+	res, facts, err := s.run(ctx, first, seen)
+	if err != nil || facts || first.Probe == nil || seen.found() {
 		return res, first, err
 	}
 	for i, a := range attempts {
@@ -297,7 +328,7 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 			continue
 		}
 		if i > 0 {
-			res, _, err := s.run(ctx, a)
+			res, _, err := s.run(ctx, a, seen)
 			return res, a, err
 		}
 		break
@@ -305,8 +336,8 @@ func (s *Service) answer(ctx context.Context, attempts []Attempt) (*Result, Atte
 	return res, first, nil
 }
 
-// withSpans runs c's Spans statement and gives the Compiled that answers with its days.
-func (s *Service) withSpans(ctx context.Context, c *Compiled) (*Compiled, error) {
+// daySpans runs c's Spans statement alone: the days it lists.
+func (s *Service) daySpans(ctx context.Context, c *Compiled) ([]time.Time, error) {
 	release, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -328,7 +359,7 @@ func (s *Service) withSpans(ctx context.Context, c *Compiled) (*Compiled, error)
 	if err := rows.Err(); err != nil {
 		return nil, mapError(err)
 	}
-	return c.WithDaySpans(days), nil
+	return days, nil
 }
 
 // probe counts a's rows for the project in the range (at most 1).
@@ -359,25 +390,26 @@ func (s *Service) count(ctx context.Context, table string, st Statement) (uint64
 // run answers from one attempt, and reports whether its rows showed facts (only a statement
 // that flags them can). It sends the one-currency statement first when there is one and the
 // project is not known to mix currencies, and the converting statement when that one finds
-// money in another currency.
-func (s *Service) run(ctx context.Context, a Attempt) (*Result, bool, error) {
+// money in another currency. seen hears of the day spans the first statement read.
+func (s *Service) run(ctx context.Context, a Attempt, seen *spansSeen) (*Result, bool, error) {
 	project := a.plan.projectID
 	if a.OneCurrency != nil {
 		if _, mixes := s.converting.Get(project, s.opts.Clock.Now()); !mixes {
-			res, facts, foreign, err := s.runStatement(ctx, a, *a.OneCurrency)
+			res, facts, foreign, err := s.runStatement(ctx, a, *a.OneCurrency, seen)
 			if err != nil || !foreign {
 				return res, facts, err
 			}
 			s.converting.Put(project, true, s.opts.Clock.Now())
 		}
 	}
-	res, facts, _, err := s.runStatement(ctx, a, a.Query)
+	res, facts, _, err := s.runStatement(ctx, a, a.Query, seen)
 	return res, facts, err
 }
 
 // runStatement reads one of a's statements: the answer, whether its rows showed facts, and
-// whether they listed currencies in fx_missing.
-func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*Result, bool, bool, error) {
+// whether they listed currencies in fx_missing. With plan.spanCheck, seen hears of the day spans
+// its first row read.
+func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement, seen *spansSeen) (*Result, bool, bool, error) {
 	release, err := s.acquire(ctx)
 	if err != nil {
 		return nil, false, false, err
@@ -400,6 +432,9 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement) (*R
 		}
 		for _, c := range sc.fxMissing {
 			addMissing(missing, c)
+		}
+		if p.spanCheck && seen != nil && !seen.read {
+			seen.days, seen.read = slices.Clone(sc.spanDays), true
 		}
 		facts = facts || sc.hasFacts > 0
 		if len(res.Data) == p.limit {

@@ -103,6 +103,11 @@ func (p *plan) needsSpans() bool { return p.measures.anyAd() && p.table != table
 // non-zero ad measure under the query's filters. A day that sync later rewrote per hour holds
 // its day rows and their negation, which sum to zero, so it is not a span.
 func (p *plan) spansStatement() Statement {
+	return expr("? ORDER BY day", p.spanDays()).statement()
+}
+
+// spanDays is spansStatement's rows, unordered.
+func (p *plan) spanDays() fragment {
 	first, after := dayRange(p.start, p.end, p.loc)
 	where := append([]fragment{expr("project_id = ?", p.projectID),
 		expr("day >= toDate(?) AND day < toDate(?)", first.Format(time.DateOnly), after.Format(time.DateOnly))}, p.scopeFilters(tableDaily)...)
@@ -112,8 +117,16 @@ func (p *plan) spansStatement() Statement {
 			having = append(having, "sum("+m.name+") != 0")
 		}
 	}
-	return expr("SELECT day FROM "+string(facts.LandingDaily)+" WHERE ? GROUP BY day HAVING "+strings.Join(having, " OR ")+
-		" ORDER BY day", join(" AND ", where...)).statement()
+	return expr("SELECT day FROM "+string(facts.LandingDaily)+" WHERE ? GROUP BY day HAVING "+strings.Join(having, " OR "),
+		join(" AND ", where...))
+}
+
+// spanCheckColumn is the column by which the answer's own statement reads the day spans
+// (plan.spanCheck): spansStatement's days as one sorted array, a scalar subquery that ClickHouse
+// runs once per statement (on ClickHouse 18.16 as on current ones), so that the usual answer,
+// without spans, takes one statement instead of two.
+func (p *plan) spanCheckColumn() fragment {
+	return expr("(SELECT arraySort(groupArray(day)) FROM (?)) AS span_days", p.spanDays())
 }
 
 // withSpans sets the plan's day spans and widens its range to the whole days of the spans at its

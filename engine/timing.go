@@ -8,13 +8,17 @@ import (
 
 // Timing is how long a query's statements held ClickHouse (from taking a query slot to giving
 // it back: sending, running and reading), summed over statements that may run side by side, for
-// the Server-Timing header. Waiting for a slot is not counted.
+// the Server-Timing header. Waiting for a slot is not counted. It also counts the statements.
 type Timing struct {
 	db atomic.Int64 // nanoseconds
+	n  atomic.Int64
 }
 
 // DB is the statements' time so far.
 func (t *Timing) DB() time.Duration { return time.Duration(t.db.Load()) }
+
+// Statements is how many statements have run so far (each holds a slot once).
+func (t *Timing) Statements() int { return int(t.n.Load()) }
 
 type timingKey struct{}
 
@@ -29,6 +33,7 @@ func held(ctx context.Context, release func()) func() {
 	if !ok {
 		return release
 	}
+	t.n.Add(1)
 	start := time.Now()
 	return func() {
 		t.db.Add(int64(time.Since(start)))

@@ -53,6 +53,22 @@ func TestValidationRules(t *testing.T) {
 		{"order by date without granularity", `{` + ok + `,"order":{"date":"asc"}}`, apperr.CodeInvalidParameter, "order.date: not a field or key of the rows"},
 		{"unknown attribution member", `{` + ok + `,"metadata":{"attribution":{"model":"linear","windows":7}}}`, apperr.CodeInvalidParameter,
 			"metadata.attribution.windows: unknown member; want one of model, window_days, date"},
+		{"unknown touch set", `{` + ok + `,"metadata":{"attribution":{"model":"linear","touches":"paid"}}}`, apperr.CodeInvalidParameter,
+			`metadata.attribution.touches: unknown touch set "paid"; want one of ads, all`},
+		{"reported with all touches in the ad view", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"attribution":{"touches":"all"}}}`,
+			apperr.CodeInvalidParameter, `metadata.attribution.touches: the reported model counts the touches of the "ads" view ("ads")`},
+		{"reported with ad touches in the traffic view", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":[],` +
+			`"attribution":{"model":"reported","touches":"ads"}}}`, apperr.CodeInvalidParameter,
+			`metadata.attribution.touches: the reported model counts the touches of the "traffic" view ("all")`},
+		{"model with an order dimension", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source","product_name"],` +
+			`"attribution":{"model":"linear"}}}`, apperr.CodeInvalidParameter,
+			`metadata.dimensions[1]: dimension "product_name" is an order's, and models credit touches`},
+		{"model with an order dimension filter", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"attribution":{"model":"first_click"}},` +
+			`"filters":[{"member":"customer_type","operator":"equals","values":["new"]}]}`, apperr.CodeInvalidParameter,
+			`filters[0].member: dimension "customer_type" is an order's, and models credit touches`},
+		{"model with net revenue in the traffic view", `{"project_id":"prj_1","fields":["tx_revenue"],"metadata":{"dimensions":["utm_source"],` +
+			`"revenue":"net","attribution":{"model":"linear"}}}`, apperr.CodeInvalidParameter,
+			`metadata.attribution.model: metadata.revenue "net" is answered with the reported model only`},
 		{"order direction", `{` + ok + `,"order":{"spend":"up"}}`, apperr.CodeInvalidParameter, `order.spend: want "asc" or "desc", got "up"`},
 	}
 	for _, tc := range cases {

@@ -48,7 +48,8 @@ func TestConformNamesWhatIsMissing(t *testing.T) {
 func TestColumnNames(t *testing.T) {
 	got := JourneysFamily.ColumnNames("journeys")
 	want := []string{"project_id", "kind", "ts", "lead_id", "merged_into", "order_id", "event_id", "origin", "source",
-		"connection_id", "account_id", "campaign_id", "adset_id", "ad_id", "currency", "tx_revenue", "tx_count",
+		"connection_id", "account_id", "campaign_id", "adset_id", "ad_id", "currency", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term",
+		"referrer_host", "landing_path", "device", "tx_revenue", "tx_count",
 		"tx_count_total", "tx_count_pending", "tx_count_refunded", "tx_product_costs", "outbox_id"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("journeys: %q\nwant %q", got, want)
@@ -57,9 +58,10 @@ func TestColumnNames(t *testing.T) {
 
 // The inserts name every column they write, the project first.
 func TestInsertSQL(t *testing.T) {
-	got := CreditsFamily.insertSQL("credits_raw", []string{"model", "by_click", "window_days"}, "outbox_id")
-	want := "INSERT INTO credits_raw (project_id, model, by_click, window_days, ts, hour, day, source, connection_id, " +
-		"account_id, campaign_id, adset_id, ad_id, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending, " +
+	got := CreditsFamily.insertSQL("credits_raw", []string{"model", "touches", "by_click", "window_days"}, "outbox_id")
+	want := "INSERT INTO credits_raw (project_id, model, touches, by_click, window_days, ts, hour, day, source, connection_id, " +
+		"account_id, campaign_id, adset_id, ad_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term, " +
+		"referrer_host, landing_path, device, currency, tx_revenue, tx_count, tx_count_total, tx_count_pending, " +
 		"tx_count_refunded, tx_product_costs, outbox_id)"
 	if got != want {
 		t.Fatalf("%s\nwant %s", got, want)

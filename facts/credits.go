@@ -54,28 +54,34 @@ type OrderJourney struct {
 	Touches  []Touch
 }
 
-// Credit is one delta row of credits_raw: under Model, from windows of WindowDays days on, the
-// credit of Entity (none: the unattributed part) changes by Values (counts in CountUnit), at Time
-// (the order's or, ByClick, the touch's).
+// Credit is one delta row of credits_raw: under Model crediting the touch set Touches, from
+// windows of WindowDays days on, the credit of a touch's Entity and Dims (both empty: the
+// unattributed part; Entity alone empty: a touch of TouchesAll that is no ad) changes by Values
+// (counts in CountUnit), at Time (the order's or, ByClick, the touch's).
 type Credit struct {
 	Model      string
+	Touches    string
 	ByClick    bool
 	WindowDays uint8
 	Time       time.Time
 	Entity     AdEntity
+	Dims       TouchDims
 	Currency   string
 	Values     Values
 }
 
-// Credits are the delta rows of o under every model, on both dates. For each model and window w,
-// the rows with WindowDays <= w sum, per entity, to the entity's credit under w, and with the
-// unattributed rows to o's values exactly: each share is allocated in whole units by cumulative
-// weights, so that rounding never loses or adds a unit.
+// Credits are the delta rows of o under every model and touch set, on both dates: TouchesAds
+// credits the touches of o.Touches with an entity, TouchesAll every one. For each set, model and
+// window w, the rows with WindowDays <= w sum, per touch, to the touch's credit under w, and with
+// the unattributed rows to o's values exactly: each share is allocated in whole units by
+// cumulative weights, so that rounding never loses or adds a unit.
 func Credits(o OrderJourney) []Credit {
-	touches, enter := windowTouches(o)
 	var byClick []Credit
-	for _, model := range CreditModels {
-		byClick = append(byClick, modelCredits(o, model, touches, enter)...)
+	for _, set := range TouchSets {
+		touches, enter := windowTouches(o, set)
+		for _, model := range CreditModels {
+			byClick = append(byClick, modelCredits(o, model, set, touches, enter)...)
+		}
 	}
 	// The conversion-date rows are the same deltas on the order's time.
 	out := make([]Credit, 0, 2*len(byClick))
@@ -90,11 +96,15 @@ func Credits(o OrderJourney) []Credit {
 	return out
 }
 
-// windowTouches are o's touches that some window holds, in time order (ties by entity, so that
-// every run credits alike), and for each the first window that holds it.
-func windowTouches(o OrderJourney) ([]Touch, []uint8) {
+// windowTouches are o's touches of the touch set that some window holds, in time order (ties by
+// entity and dimensions, so that every run credits alike), and for each the first window that
+// holds it.
+func windowTouches(o OrderJourney, set string) ([]Touch, []uint8) {
 	var ts []Touch
 	for _, t := range o.Touches {
+		if set == TouchesAds && t.Entity == (AdEntity{}) {
+			continue
+		}
 		if age := o.Time.Sub(t.Time); age >= 0 && age <= MaxWindowDays*24*time.Hour {
 			ts = append(ts, t)
 		}
@@ -110,24 +120,27 @@ func windowTouches(o OrderJourney) ([]Touch, []uint8) {
 	return ts, enter
 }
 
-// modelCredits are the delta rows of one model by click date: each touch's rows on its touch's
-// time, the unattributed rows on the order's.
-func modelCredits(o OrderJourney, model string, touches []Touch, enter []uint8) []Credit {
+// modelCredits are the delta rows of one model and touch set by click date: each touch's rows on
+// its touch's time, the unattributed rows on the order's.
+func modelCredits(o OrderJourney, model, set string, touches []Touch, enter []uint8) []Credit {
 	values := o.Values
 	for _, m := range CreditsFamily.Measures {
 		if !Specs[m].Money {
 			values[m] *= CountUnit
 		}
 	}
-	row := func(b uint8, entity AdEntity, at time.Time, v Values) Credit {
-		return Credit{Model: model, WindowDays: b, Time: at, Entity: entity, Currency: o.Currency, Values: v}
+	// row is a delta of touch t (the zero Touch at the order's time: the unattributed part).
+	row := func(b uint8, t Touch, v Values) Credit {
+		return Credit{Model: model, Touches: set, WindowDays: b, Time: t.Time, Entity: t.Entity, Dims: t.Dims,
+			Currency: o.Currency, Values: v}
 	}
+	none := Touch{Time: o.Time}
 	var out []Credit
 	if len(touches) == 0 || enter[len(enter)-1] > 1 {
 		// No touch is inside a 1-day window: the order is unattributed until its last touch enters.
-		out = append(out, row(1, AdEntity{}, o.Time, values))
+		out = append(out, row(1, none, values))
 		if len(touches) > 0 {
-			out = append(out, row(enter[len(enter)-1], AdEntity{}, o.Time, values.Neg()))
+			out = append(out, row(enter[len(enter)-1], none, values.Neg()))
 		}
 	}
 	prev := make([]Values, len(touches))
@@ -144,7 +157,7 @@ func modelCredits(o OrderJourney, model string, touches []Touch, enter []uint8) 
 			k := first + j
 			d := s.Sub(prev[k])
 			if !d.IsZero() {
-				out = append(out, row(b, held[j].Entity, held[j].Time, d))
+				out = append(out, row(b, held[j], d))
 			}
 			prev[k] = s
 		}

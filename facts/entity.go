@@ -18,6 +18,11 @@ func (e *AdEntity) List() []string {
 	return []string{e.Source, e.ConnectionID, e.AccountID, e.CampaignID, e.AdsetID, e.AdID}
 }
 
+// values are e's values in the order of AdEntityColumns, as an insert appends them.
+func (e AdEntity) values() []any {
+	return []any{e.Source, e.ConnectionID, e.AccountID, e.CampaignID, e.AdsetID, e.AdID}
+}
+
 // Dest returns pointers to e's values in the order of AdEntityColumns (the destinations of a
 // scan).
 func (e *AdEntity) Dest() []any {

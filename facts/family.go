@@ -91,8 +91,9 @@ type Table struct {
 	// Form is how the table keys its rows by the business dimensions: every dimension's column
 	// (FormWide), or a rollup of few rows for the queries about one or two dimensions.
 	Form Form
-	// Landing marks a table sync batches land in (facts/batches.go), whose views feed the
-	// rollups: it holds only the facts known per hour or per day.
+	// Landing marks a table rows land in whose views feed the others: the tables sync batches
+	// land in (facts/batches.go), which hold only the facts known per hour or per day, and
+	// credits_in (credits_write.go), a Null table that holds nothing.
 	Landing bool
 }
 
@@ -201,8 +202,10 @@ var bizKeys = func() []Column {
 	return cat(strs("kind"), strs(AdEntityColumns...), strs(dims...), []Column{currencyColumn})
 }()
 
-// journeyKeys are a journey row's keys besides its project and time (outbox.JourneyRow).
-var journeyKeys = cat(strs("kind", "lead_id", "merged_into", "order_id", "event_id", "origin"), entityKeys)
+// journeyKeys are a journey row's keys besides its project and time (journeys.JourneyRow): a
+// touch's traffic dimensions come after the entity and currency (schema/clickhouse/0013).
+var journeyKeys = cat(strs("kind", "lead_id", "merged_into", "order_id", "event_id", "origin"), entityKeys,
+	strs(TouchDimColumns...))
 
 // journeyColumns are the journey tables' columns but the measures: the kind before the time.
 var journeyColumns = cat([]Column{projectColumn, journeyKeys[0]}, Instant.TimeColumns(), journeyKeys[1:], []Column{outboxColumn})
@@ -211,8 +214,13 @@ var journeyColumns = cat([]Column{projectColumn, journeyKeys[0]}, Instant.TimeCo
 var creditWindows = &Windows{Raw: Column{"window_days", "UInt8"}, Low: Column{"window_lo", "UInt8"},
 	High: Column{"window_hi", "UInt8"}}
 
-// creditLead are the credits' columns before their times: the model and the date it credits by.
-var creditLead = []Column{{"model", "String"}, {"by_click", "UInt8"}}
+// creditLead are the credits' columns before their times: the model, the touch set it credits
+// (TouchSets) and the date it credits by.
+var creditLead = []Column{{"model", "String"}, {"touches", "String"}, {"by_click", "UInt8"}}
+
+// creditKeys are the credits' keys: the ad entity, the touch's traffic dimensions
+// (TouchDimColumns) and the currency.
+var creditKeys = cat(strs(AdEntityColumns...), strs(TouchDimColumns...), []Column{currencyColumn})
 
 // The fact families.
 var (
@@ -242,26 +250,32 @@ var (
 			{Name: "business_dim_entity_daily", Resolution: Day, Form: FormPerDimensionEntity, Views: []string{"business_dim_entity_daily_mv"}},
 		}})
 	// JourneysFamily is the touches, orders and merges of each lead that models credit (0010;
-	// journeys_by_lead, 0011, is its copy sorted by lead, fed by the application).
+	// journeys_by_lead, 0011, is its copy sorted by lead, fed by the application; 0013 adds the
+	// touches' traffic dimensions to both).
 	JourneysFamily = newFamily(Family{Name: "journeys", Origins: []Origin{OriginOrder}, Keys: journeyKeys,
 		Rollup: RollupNone, Tables: []Table{
 			{Name: "journeys", Resolution: Instant, Columns: journeyColumns},
 			{Name: "journeys_by_lead", Resolution: Instant, Columns: journeyColumns},
 		}})
-	// CreditsFamily is the credits of each order under every model and window (0011).
-	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: entityKeys,
+	// CreditsFamily is the credits of each order under every model, touch set and window (0011;
+	// 0014 adds the touch set and the touch's dimensions). Credits land in credits_in, a Null
+	// table whose views route its rows by grain to the others (InsertCredits).
+	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: creditKeys,
 		Windows: creditWindows, Rollup: RollupSum, Tables: []Table{
-			{Name: "credits_raw", Resolution: Minute},
+			{Name: "credits_raw", Resolution: Minute, Views: []string{"credits_raw_mv"}},
 			{Name: "credits_hourly", Resolution: Hour, Views: []string{"credits_hourly_mv"}},
 			{Name: "credits_daily", Resolution: Day, Views: []string{"credits_daily_mv"}},
+			{Name: creditsLanding, Resolution: Minute, Landing: true, Columns: cat([]Column{grainColumn, projectColumn}, creditLead,
+				[]Column{creditWindows.Raw, creditWindows.Low, creditWindows.High}, Minute.TimeColumns(), creditKeys,
+				[]Column{outboxColumn})},
 		}})
 	// Families are every family.
 	Families = []*Family{FactsFamily, BusinessFamily, JourneysFamily, CreditsFamily}
 )
 
 // newFamily completes f: its measures, and the columns of each table that does not list them:
-// the project, the credits' model and windows, the times, the keys, and outbox_id on a table
-// the application writes (none of views).
+// the project, the credits' model and windows (the raw table's, the rollups' range), the times,
+// the keys, and outbox_id on the raw table (the first), which keeps each row's outbox row.
 func newFamily(f Family) *Family {
 	f.Measures = From(f.Origins...)
 	for i := range f.Tables {
@@ -269,10 +283,11 @@ func newFamily(f Family) *Family {
 		if t.Columns != nil {
 			continue
 		}
+		raw := i == 0
 		cols := []Column{projectColumn}
 		if f.Windows != nil {
 			cols = append(cols, creditLead...)
-			if t.Views == nil {
+			if raw {
 				cols = append(cols, f.Windows.Raw)
 			} else {
 				cols = append(cols, f.Windows.Low, f.Windows.High)
@@ -283,7 +298,7 @@ func newFamily(f Family) *Family {
 			keys = formKeys(t.Form)
 		}
 		cols = cat(cols, t.Resolution.TimeColumns(), keys)
-		if t.Views == nil {
+		if raw {
 			cols = append(cols, outboxColumn)
 		}
 		t.Columns = cols

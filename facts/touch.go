@@ -45,3 +45,8 @@ func (d TouchDims) compare(o TouchDims) int {
 		cmp.Compare(d.UTMTerm, o.UTMTerm), cmp.Compare(d.ReferrerHost, o.ReferrerHost),
 		cmp.Compare(d.LandingPath, o.LandingPath), cmp.Compare(d.Device, o.Device))
 }
+
+// Dest returns pointers to d's fields in TouchDimColumns order (the destinations of a scan).
+func (d *TouchDims) Dest() []any {
+	return []any{&d.UTMSource, &d.UTMMedium, &d.UTMCampaign, &d.UTMContent, &d.UTMTerm, &d.ReferrerHost, &d.LandingPath, &d.Device}
+}

@@ -8,9 +8,9 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
-// entityDims are the values of the keys of the ad facts and the credits (FactsFamily.Keys).
+// entityDims are the values of the keys of the ad facts (FactsFamily.Keys).
 func entityDims(e AdEntity, currency string) []any {
-	return []any{e.Source, e.ConnectionID, e.AccountID, e.CampaignID, e.AdsetID, e.AdID, currency}
+	return append(e.values(), currency)
 }
 
 // InsertFacts writes facts of projects in zone loc into facts_raw as one batch.

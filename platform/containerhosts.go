@@ -55,3 +55,22 @@ func (s *Containers) LiveContainer(ctx context.Context, ref string) (Container, 
 	cond, arg := refMatch(ref, "$1")
 	return s.containerWhere(ctx, cond, arg)
 }
+
+// ProjectSites are the hosts of every container of a project, deleted ones included, by id: the
+// domain and allowed hosts that AcceptsHost reads (the journeys backfill tells internal navigation
+// from another site's referrer with them, for events stored long ago).
+func ProjectSites(ctx context.Context, q Querier, projectID string) (map[string]Container, error) {
+	rows, err := q.Query(ctx, "SELECT id, domain, allowed_hosts FROM containers WHERE project_id = $1", projectID)
+	if err != nil {
+		return nil, err
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Container, error) {
+		var c Container
+		return c, r.Scan(&c.ID, &c.Domain, &c.Metadata.AllowedHosts)
+	})
+	out := make(map[string]Container, len(got))
+	for _, c := range got {
+		out[c.ID] = c
+	}
+	return out, err
+}

@@ -278,6 +278,27 @@ func (s *Containers) ListContainers(ctx context.Context, projectID string) ([]Co
 	return pgx.CollectRows(rows, scanContainer)
 }
 
+// QueueProjectPixels queues the read of the ids of the pixels of network source linked to the
+// project's live containers, once each, by container (oldest first) then pixel (as ListContainers
+// lists them), for a writer that sends it with its other reads: out is set when b's results are
+// closed.
+func QueueProjectPixels(b *pgx.Batch, projectID, source string, out *[]string) {
+	b.Queue(`SELECT x.pixel_id FROM containers c JOIN container_pixels x ON x.container_id = c.id
+		WHERE c.project_id = $1 AND c.status <> 'deleted' AND x.source = $2
+		ORDER BY c.created_at, c.id, x.created_at, x.pixel_id`, projectID, source).Query(func(rows pgx.Rows) error {
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		seen := map[string]bool{}
+		*out = (*out)[:0]
+		for _, id := range ids {
+			if !seen[id] {
+				seen[id] = true
+				*out = append(*out, id)
+			}
+		}
+		return err
+	})
+}
+
 // LinkPixel links an ad network's pixel to a container; linking it again renames it.
 func (s *Containers) LinkPixel(ctx context.Context, containerID string, px LinkedPixel) error {
 	var p problems

@@ -90,8 +90,13 @@ const projectColumns = "id, name, description, logo, workspace_id, currency, tim
 
 func scanProject(row pgx.CollectableRow) (Project, error) {
 	var p Project
-	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.Logo, &p.WorkspaceID, &p.Currency, &p.Timezone, &p.CreatedAt)
+	err := row.Scan(p.dest()...)
 	return p, err
+}
+
+// dest is where a row of projectColumns scans into.
+func (p *Project) dest() []any {
+	return []any{&p.ID, &p.Name, &p.Description, &p.Logo, &p.WorkspaceID, &p.Currency, &p.Timezone, &p.CreatedAt}
 }
 
 // ProjectScope is a project with the ids of its connections, oldest first: what a metric query

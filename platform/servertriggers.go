@@ -32,8 +32,23 @@ func scanServerTrigger(row pgx.CollectableRow) (ServerTrigger, error) {
 
 // ProjectServerTriggers lists the triggers of type typ in a project's live containers.
 func (s *Containers) ProjectServerTriggers(ctx context.Context, projectID, typ string) ([]ServerTrigger, error) {
-	return s.serverTriggers(ctx, "c.project_id = $2", typ, projectID)
+	return s.serverTriggers(ctx, projectScope, typ, projectID)
 }
+
+// QueueProjectServerTriggers queues ProjectServerTriggers' read on b, for a writer that sends it
+// with its other reads: out is set when b's results are closed.
+func QueueProjectServerTriggers(b *pgx.Batch, projectID, typ string, out *[]ServerTrigger) {
+	b.Queue(serverTriggerSelect+projectScope+serverTriggerOrder, typ, projectID).Query(func(rows pgx.Rows) error {
+		var err error
+		*out, err = pgx.CollectRows(rows, scanServerTrigger)
+		return err
+	})
+}
+
+const (
+	projectScope       = "c.project_id = $2"
+	serverTriggerOrder = " ORDER BY t.created_at, t.id"
+)
 
 // WorkspaceServerTriggers lists the triggers of type typ in a workspace's live containers: tracking
 // links and chat messages belong to a workspace, not to one of its projects.
@@ -42,7 +57,7 @@ func (s *Containers) WorkspaceServerTriggers(ctx context.Context, workspaceID, t
 }
 
 func (s *Containers) serverTriggers(ctx context.Context, scope, typ, id string) ([]ServerTrigger, error) {
-	rows, err := s.pool.Query(ctx, serverTriggerSelect+scope+" ORDER BY t.created_at, t.id", typ, id)
+	rows, err := s.pool.Query(ctx, serverTriggerSelect+scope+serverTriggerOrder, typ, id)
 	if err != nil {
 		return nil, err
 	}

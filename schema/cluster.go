@@ -37,10 +37,11 @@ var shardingKeys = map[string]string{
 const projectShardingKey = "cityHash64(project_id)"
 
 var (
-	createTableRe = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)\s*ENGINE = (\w*MergeTree)(?:\(([^)]*)\))?(.*)$`)
+	createTableRe = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)\s*ENGINE = (\w*MergeTree|Null)(?:\(([^)]*)\))?(.*)$`)
 	createViewRe  = regexp.MustCompile(`(?s)^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) AS\s+(SELECT\s.*)$`)
 	alterTableRe  = regexp.MustCompile(`(?s)^ALTER TABLE (\w+) (ADD COLUMN .*)$`)
 	updateRe      = regexp.MustCompile(`(?s)^ALTER TABLE (\w+) (UPDATE .* WHERE .*)$`)
+	dropRe        = regexp.MustCompile(`^DROP TABLE IF EXISTS (\w+)$`)
 	fromRe        = regexp.MustCompile(`\bFROM (\w+)`)
 	projectColRe  = regexp.MustCompile(`(?m)^\s*project_id\s`)
 	clusterNameRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`)
@@ -51,9 +52,11 @@ var (
 func ValidClusterName(name string) bool { return clusterNameRe.MatchString(name) }
 
 // Render turns one statement of a migration, as written for one server, into the cluster's
-// statements. Migrations hold four kinds of statement: CREATE TABLE IF NOT EXISTS with a
-// *MergeTree engine, CREATE MATERIALIZED VIEW IF NOT EXISTS ... TO, ALTER TABLE ... ADD COLUMN
-// and ALTER TABLE ... UPDATE ... WHERE (a mutation of stored rows); any other is an error, so that a new kind gets its cluster form before it ships.
+// statements. Migrations hold five kinds of statement: CREATE TABLE IF NOT EXISTS with a
+// *MergeTree or Null engine (a Null table's views run on the shard its rows go to), CREATE
+// MATERIALIZED VIEW IF NOT EXISTS ... TO, ALTER TABLE ... ADD COLUMN, ALTER TABLE ... UPDATE ...
+// WHERE (a mutation of stored rows) and DROP TABLE IF EXISTS (of a table or a view); any other is
+// an error, so that a new kind gets its cluster form before it ships.
 func (c Cluster) Render(stmt string) ([]string, error) {
 	if !ValidClusterName(c.Name) || !databaseRe.MatchString(c.Database) {
 		return nil, fmt.Errorf("schema: cluster %q (letters, digits, _, . and -), database %q (letters, digits and _)", c.Name, c.Database)
@@ -84,9 +87,17 @@ func (c Cluster) Render(stmt string) ([]string, error) {
 		// replicate runs the mutation once, as ClickHouse runs a replicated ALTER).
 		return []string{"ALTER TABLE " + c.local(m[1]) + c.onCluster() + " " + m[2]}, nil
 	}
+	if m := dropRe.FindStringSubmatch(stmt); m != nil {
+		// A table is its Distributed table and its local tables; a view has no local one, and the
+		// second statement finds nothing.
+		return []string{
+			"DROP TABLE IF EXISTS " + c.table(m[1]) + c.onCluster(),
+			"DROP TABLE IF EXISTS " + c.local(m[1]) + c.onCluster(),
+		}, nil
+	}
 	first, _, _ := strings.Cut(stmt, "\n")
 	return nil, fmt.Errorf("schema: no cluster form for the statement %q: write CREATE TABLE IF NOT EXISTS, "+
-		"CREATE MATERIALIZED VIEW IF NOT EXISTS ... TO, ALTER TABLE ... ADD COLUMN or ALTER TABLE ... UPDATE ... WHERE (schema/cluster.go)", first)
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS ... TO, ALTER TABLE ... ADD COLUMN, ALTER TABLE ... UPDATE ... WHERE or DROP TABLE IF EXISTS (schema/cluster.go)", first)
 }
 
 // shardingKey is the sharding key of a table that Render made.
@@ -101,7 +112,7 @@ func (c Cluster) createTable(name, columns, engine, args, rest string) ([]string
 	if _, ok := shardingKeys[name]; !ok && !projectColRe.MatchString(columns) {
 		return nil, fmt.Errorf("schema: table %s has no project_id column: give it a sharding key in schema/cluster.go", name)
 	}
-	if c.Replicated {
+	if c.Replicated && engine != "Null" { // a Null table stores nothing to replicate
 		params := []string{"'/clickhouse/tables/{shard}/" + c.Database + "/" + name + LocalSuffix + "'", "'{replica}'"}
 		if args = strings.TrimSpace(args); args != "" {
 			params = append(params, args)

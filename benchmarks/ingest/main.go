@@ -38,6 +38,7 @@ import (
 	"mtk/api"
 	"mtk/benchmarks/internal/benchenv"
 	"mtk/benchmarks/internal/httpload"
+	"mtk/benchmarks/internal/pgcost"
 	"mtk/benchmarks/internal/profile"
 	"mtk/client"
 	"mtk/ingest/batcher"
@@ -83,7 +84,8 @@ func main() {
 }
 
 type setup struct {
-	pg       *pgxpool.Pool
+	pg       *pgxpool.Pool // the benchmark's own; the server's counts its round trips in trips
+	trips    *pgcost.Counter
 	ch       driver.Conn
 	gate     *chGate // between the drainers and ClickHouse
 	project  platform.Project
@@ -197,6 +199,10 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	var mu sync.Mutex
 	newest := map[string]int64{}
 	webhook := "/v2/tracking/generic?k=" + url.QueryEscape(s.webhook)
+	trips0, cpu0, err := s.pgSpent(ctx)
+	if err != nil {
+		return err
+	}
 	ords := httpload.Load(clients, ordersDuration, func(worker, i int) (func() error, error) {
 		now := time.Now().UTC().Truncate(time.Second)
 		tx := &client.Transaction{ID: fmt.Sprintf("o-%d-%d", worker, i/2), Status: []string{"pending", "approved", "approved", "refunded"}[i%4],
@@ -214,6 +220,10 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 			return err
 		}, err
 	})
+	trips1, cpu1, err := s.pgSpent(ctx)
+	if err != nil {
+		return err
+	}
 	rows, err := s.pg.Query(ctx, "SELECT transaction_id, value FROM orders")
 	if err != nil {
 		return err
@@ -227,6 +237,10 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	}
 	ords.Report("orders (calls, two states per transaction; stored: transactions)", uint64(len(storedTx)))
 	fmt.Printf("  %d transactions answered, %d stored, each in its newest answered state\n", len(newest), len(storedTx))
+	if states := ords.OK(); states > 0 {
+		fmt.Printf("  PostgreSQL per order state (the server's drainers included): %.2f round trips, %.0f µs of backend CPU\n",
+			float64(trips1-trips0)/float64(states), float64(cpu1.Since(cpu0).Microseconds())/float64(states))
+	}
 	if len(storedTx) != len(newest) {
 		return fmt.Errorf("%d transactions answered 2xx but %d stored", len(newest), len(storedTx))
 	}
@@ -248,6 +262,13 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 		return fmt.Errorf("%d retries met 409: a key held by a call that had failed", conflicts)
 	}
 	return nil
+}
+
+// pgSpent is the round trips the server has sent PostgreSQL and the CPU of the backends serving
+// the benchmark's database.
+func (s *setup) pgSpent(ctx context.Context) (int64, pgcost.CPU, error) {
+	cpu, err := pgcost.BackendCPU(ctx, s.pg, dbName)
+	return s.trips.Trips(), cpu, err
 }
 
 // retryEvery is how often an events call repeats the previous event (1 in retryEvery; 0: never).
@@ -305,6 +326,11 @@ func start(ctx context.Context) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.trips = &pgcost.Counter{}
+	served, err := s.trips.Traced(ctx, s.pg.Config())
+	if err != nil {
+		return nil, err
+	}
 	if _, err := schema.MigratePostgres(ctx, s.pg); err != nil {
 		return nil, err
 	}
@@ -326,7 +352,7 @@ func start(ctx context.Context) (*setup, error) {
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: config.Off, JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
-	sys, err := wire.Build(cfg, s.pg, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})
+	sys, err := wire.Build(cfg, served, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -342,6 +368,7 @@ func start(ctx context.Context) (*setup, error) {
 	s.shutdown = func() {
 		app.Shutdown() //nolint:errcheck
 		sys.Close()    // stops the workers and waits for them
+		served.Close()
 		s.pg.Close()
 		s.ch.Close()
 		drainCH.Close()

@@ -157,6 +157,9 @@ func runDashboard(ctx context.Context, f flags) error {
 	if err := ch.QueryRow(ctx, "SELECT version()").Scan(&rep.Machine.ClickHouse); err != nil {
 		return err
 	}
+	if f.dash.floor {
+		return d.runFloor(ctx)
+	}
 	if rep.Tiles, err = d.checkTiles(ctx); err != nil {
 		return err
 	}

@@ -35,6 +35,10 @@ type dashFlags struct {
 	syncEvery             time.Duration
 	events, orders        float64
 	runs                  []string
+	// floor makes the floor run instead of the runs (floorrun.go), over the dashboard's data.
+	floor       bool
+	floorRounds int
+	chHTTP      string
 }
 
 func parseFlags() (flags, error) {
@@ -68,10 +72,14 @@ func parseFlags() (flags, error) {
 	flag.Float64Var(&d.events, "events", 20, "dashboard: tracking events posted per second, over all projects")
 	flag.Float64Var(&d.orders, "orders", 2, "dashboard: order webhooks posted per second, over all projects")
 	flag.IntVar(&d.verifyEvery, "verify-every", 20, "dashboard: one cache hit in this many is read again with Cache-Control: no-cache and compared (0: none)")
+	flag.BoolVar(&d.floor, "floor", false, "measure, over the dashboard's data (its database and flags), the first project's tiles at one client: mtk over HTTP against each tile's own statement sent straight to ClickHouse's HTTP interface (the floor) and through clickhouse-go, with mtk's statements per answer")
+	flag.IntVar(&d.floorRounds, "floor-rounds", 200, "floor: requests per tile and path (after -warmup unmeasured ones)")
+	flag.StringVar(&d.chHTTP, "ch-http", "http://127.0.0.1:18123", "floor: ClickHouse's HTTP interface")
 	var runs string
 	flag.StringVar(&runs, "runs", strings.Join(dashRunIDs, ","), "dashboard: the runs to make: day and project (cache on, versions per day or per project), off (cache off), off1 (cache off, one client, one tile at a time), floor1 and floor (the statements straight to ClickHouse)")
 	flag.Parse()
 	d.runs = strings.Split(runs, ",")
+	d.on = d.on || d.floor
 	if f.hits && !flagSet("db") {
 		f.dbName = hitsDB
 	}
@@ -108,6 +116,9 @@ func parseFlags() (flags, error) {
 		return f, fmt.Errorf("-db %q: want mtk_bench or mtk_bench_query… (a-z, 0-9, _)", f.dbName)
 	}
 	if d.on {
+		if d.floor && d.floorRounds < 1 {
+			return f, errors.New("-floor-rounds: at least 1")
+		}
 		return f, d.check(f.days)
 	}
 	return f, checkDates(f.days)

@@ -15,8 +15,9 @@ import (
 	"mtk/internal/testenv"
 )
 
-// drainTargets are the ClickHouse tables the outbox drainers insert into.
-var drainTargets = []string{"events", "facts_raw", "business_raw", "journeys_by_lead", "credits_raw"}
+// drainTargets are the ClickHouse tables the outbox drainers insert into (the credits' landing
+// table feeds credits_raw and its rollups in one statement).
+var drainTargets = []string{"events", "facts_raw", "business_raw", "journeys_by_lead", "credits_in"}
 
 // A worker killed (SIGKILL) while its INSERT runs on a busy ClickHouse doubles nothing (issue 36,
 // point 1): two `--role worker` processes drain 4 partitions through proxies that hold each
@@ -145,8 +146,9 @@ func killMidInsert(t *testing.T, cluster string) {
 }
 
 // landedOnce checks that the projects' business_raw and journeys_by_lead hold each of their
-// outbox rows once, and that credits_raw credits each of the orders once under every model (a
-// credit outbox row landed twice credits its order twice).
+// outbox rows once, and that credits_raw and its rollups credit each of the orders once under
+// every model and touch set, in the longest window (a credit outbox row landed twice credits its
+// order twice; one whose rollup rows were lost credits it less in them).
 func (w salesWorld) landedOnce(t *testing.T, projects []string, orders int) {
 	t.Helper()
 	ctx := context.Background()
@@ -165,27 +167,55 @@ func (w salesWorld) landedOnce(t *testing.T, projects []string, orders int) {
 		}
 		t.Logf("%s: %d rows of %d outbox rows", table, rows, ids)
 	}
-	rows, err := w.st.ch.Query(ctx, `SELECT model, by_click, toInt64(sum(tx_count_total)) FROM credits_raw
-		WHERE project_id IN ? GROUP BY model, by_click ORDER BY model, by_click`, in)
+	models := 0
+	for _, table := range []string{"credits_raw", "credits_hourly", "credits_daily"} {
+		models += w.creditedOnce(t, table, in, orders)
+	}
+	if models == 0 {
+		t.Error("credits_raw credits no order")
+	}
+}
+
+// creditedOnce checks that table, a credit table, credits each of the projects' orders once
+// under every model, touch set and date, in the longest window (its whole delta sums: credits
+// and unattributed parts), and returns how many of those it holds.
+func (w salesWorld) creditedOnce(t *testing.T, table string, in clickhouse.GroupSet, orders int) int {
+	t.Helper()
+	window := "window_days <= ?"
+	args := []any{in, facts.MaxWindowDays}
+	if table != "credits_raw" {
+		window, args = "(", []any{in}
+		for i, b := range facts.WindowTiling(facts.MaxWindowDays) {
+			if i > 0 {
+				window += " OR "
+			}
+			window += "(window_lo = ? AND window_hi = ?)"
+			args = append(args, b.Lo, b.Hi)
+		}
+		window += ")"
+	}
+	rows, err := w.st.ch.Query(context.Background(), `SELECT model, touches, by_click, toInt64(sum(tx_count_total)) FROM `+table+`
+		WHERE project_id IN ? AND `+window+` GROUP BY model, touches, by_click ORDER BY model, touches, by_click`, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	models := 0
 	for rows.Next() {
-		var model string
+		var model, touches string
 		var byClick uint8
 		var total int64
-		if err := rows.Scan(&model, &byClick, &total); err != nil {
+		if err := rows.Scan(&model, &touches, &byClick, &total); err != nil {
 			t.Fatal(err)
 		}
 		models++
 		if total != int64(orders)*facts.CountUnit {
-			t.Errorf("credits_raw credits %d/%d orders under %s (by_click %d), want the %d orders once",
-				total, facts.CountUnit, model, byClick, orders)
+			t.Errorf("%s credits %d/%d orders under %s, touches %s (by_click %d), want the %d orders once",
+				table, total, facts.CountUnit, model, touches, byClick, orders)
 		}
 	}
-	if models == 0 {
-		t.Error("credits_raw credits no order")
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return models
 }

@@ -28,8 +28,11 @@ type JourneyRow struct {
 	MergedInto string
 	Order      string
 	Entity     facts.AdEntity
-	Currency   string
-	Values     facts.Values // of facts.CreditsFamily.Measures
+	// Dims are a touch's traffic dimensions (a touch with no Entity is a marketing touch that is
+	// no ad: an e-mail, a WhatsApp message, an organic referrer).
+	Dims     facts.TouchDims
+	Currency string
+	Values   facts.Values // of facts.CreditsFamily.Measures
 }
 
 // OrderJourneys are the orders of rows as the credit worker credits them: per person (a lead's
@@ -65,7 +68,7 @@ func OrderJourneys(rows []JourneyRow) []facts.OrderJourney {
 		case KindTouch:
 			if r.Lead != "" {
 				p := person(r.Lead)
-				touches[p] = append(touches[p], facts.Touch{Time: r.Time, Entity: r.Entity})
+				touches[p] = append(touches[p], facts.Touch{Time: r.Time, Entity: r.Entity, Dims: r.Dims})
 			}
 		case KindOrder:
 			k := orderKey{person(r.Lead), r.Order, r.Currency, r.Time.Unix()}

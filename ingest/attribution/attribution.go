@@ -45,20 +45,40 @@ func New(pool *pgxpool.Pool, clk clock.Clock, ttl time.Duration) *Resolver {
 // Resolve attributes p (from utm.Extract) within a project to the ad entity where the event or
 // order counts; false when nothing is attributed.
 func (r *Resolver) Resolve(ctx context.Context, projectID string, p utm.Params) (facts.AdEntity, bool, error) {
-	ref := utm.Parse(p)
-	if ref == (utm.Ref{}) {
+	if utm.Parse(p) == (utm.Ref{}) {
 		return facts.AdEntity{}, false, nil
 	}
-	ix, err := r.index(ctx, projectID)
+	ix, err := r.Entities(ctx, projectID)
 	if err != nil {
 		return facts.AdEntity{}, false, err
 	}
-	a, ok := utm.Resolve(ref, ix)
+	a, ok := ix.Resolve(p)
+	return a, ok, nil
+}
+
+// Entities are a project's entities as Resolve reads them, for a writer that resolves UTM
+// inside a transaction: its connection then needs no second one of the pool (a pool whose
+// connections all wait on that writer's locks would never give it one).
+type Entities struct{ ix *utm.Index }
+
+// Entities returns a project's entities, read at most once per TTL.
+func (r *Resolver) Entities(ctx context.Context, projectID string) (Entities, error) {
+	ix, err := r.index(ctx, projectID)
+	return Entities{ix}, err
+}
+
+// Resolve is Resolver.Resolve over these entities.
+func (e Entities) Resolve(p utm.Params) (facts.AdEntity, bool) {
+	ref := utm.Parse(p)
+	if ref == (utm.Ref{}) {
+		return facts.AdEntity{}, false
+	}
+	a, ok := utm.Resolve(ref, e.ix)
 	if !ok {
-		return facts.AdEntity{}, false, nil
+		return facts.AdEntity{}, false
 	}
 	return facts.AdEntity{Source: a.Campaign.Source, ConnectionID: a.Campaign.ConnectionID, AccountID: a.Campaign.AccountID,
-		CampaignID: a.Campaign.ID, AdsetID: a.Adset.ID, AdID: a.Ad.ID}, true, nil
+		CampaignID: a.Campaign.ID, AdsetID: a.Adset.ID, AdID: a.Ad.ID}, true
 }
 
 // Forget drops a project's cached entities (after a sync, or in tests).

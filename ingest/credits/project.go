@@ -232,8 +232,10 @@ func compareTouches(a, b facts.Touch) int {
 		cmp.Compare(x.AdID, y.AdID))
 }
 
-// sameJourney reports whether a and b credit alike.
+// sameJourney reports whether a and b credit alike: the same touches with the same dimensions too
+// (a touch stored before them gains them from the journeys backfill: its order's stored journey
+// must then say so).
 func sameJourney(a, b facts.OrderJourney) bool {
 	return a.Time.Equal(b.Time) && a.Currency == b.Currency && a.Values == b.Values &&
-		slices.EqualFunc(a.Touches, b.Touches, func(x, y facts.Touch) bool { return compareTouches(x, y) == 0 })
+		slices.EqualFunc(a.Touches, b.Touches, func(x, y facts.Touch) bool { return compareTouches(x, y) == 0 && x.Dims == y.Dims })
 }

@@ -48,6 +48,18 @@ var sums = func() string {
 	return strings.Join(out, ", ")
 }()
 
+// touchDims selects a touch's traffic dimensions, one per facts.TouchDimColumns, in their order: the
+// greatest of its rows', so that a touch stored before its dimensions (schema/clickhouse/0013) and
+// written again with them by the journeys backfill reads once, with them (a touch's dimensions
+// never change; its older row holds only empty strings). Order rows hold none.
+var touchDims = func() string {
+	out := make([]string, len(facts.TouchDimColumns))
+	for i, c := range facts.TouchDimColumns {
+		out[i] = "max(" + c + ")"
+	}
+	return strings.Join(out, ", ")
+}()
+
 // readJourneys reads the touches and orders of every lead of personOf (summed per person: an
 // order moved between two leads of one person sums to its state) and the lead-less orders at the
 // times given, from journeys_by_lead by its primary key.
@@ -69,8 +81,9 @@ func readJourneys(ctx context.Context, ch driver.Conn, project string, personOf 
 
 func (j *journeys) readPeople(ctx context.Context, ch driver.Conn, project string, personOf map[string]string) error {
 	leads := slices.Sorted(maps.Keys(personOf))
+	// A touch is one group, however many times it was written (by event_id, with its entity).
 	rows, err := ch.Query(ctx, `SELECT lead_id, kind, ts, order_id, source, connection_id, account_id, campaign_id, adset_id, ad_id,
-			toString(currency), `+sums+`
+			toString(currency), `+touchDims+`, `+sums+`
 		FROM journeys_by_lead WHERE project_id = ? AND lead_id IN ? AND kind IN ('touch', 'order')
 		GROUP BY lead_id, kind, ts, order_id, event_id, source, connection_id, account_id, campaign_id, adset_id, ad_id, currency`,
 		project, clickhouse.GroupSet{Value: anys(leads)})
@@ -82,15 +95,16 @@ func (j *journeys) readPeople(ctx context.Context, ch driver.Conn, project strin
 		var lead, kind, order, currency string
 		var at time.Time
 		var e facts.AdEntity
+		var d facts.TouchDims
 		var v facts.Values
-		dest := append(append([]any{&lead, &kind, &at, &order}, e.Dest()...), &currency)
+		dest := append(append(append([]any{&lead, &kind, &at, &order}, e.Dest()...), &currency), d.Dest()...)
 		if err := rows.Scan(append(dest, v.Dest(facts.CreditsFamily.Measures)...)...); err != nil {
 			return fmt.Errorf("read journeys: %w", err)
 		}
 		j.rows++
 		// An order's parts under several leads of one person sum: moved between them, it counts once.
 		if person := personOf[lead]; kind == "touch" {
-			j.touches[person] = append(j.touches[person], facts.Touch{Time: at.UTC(), Entity: e})
+			j.touches[person] = append(j.touches[person], facts.Touch{Time: at.UTC(), Entity: e, Dims: d})
 		} else {
 			j.add(person, order, part{at: at.UTC(), currency: currency}, v)
 		}

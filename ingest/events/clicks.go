@@ -16,13 +16,15 @@ import (
 // maxClickID bounds click_id: click ids are below 2^53 (platform/links.go).
 const maxClickID = 1<<53 - 1
 
-// linkClick is the tracking-link click an event carries (Input.ClickID): when it happened and the
-// ad entity its UTM resolves to in the event's project.
+// linkClick is the tracking-link click an event carries (Input.ClickID): when it happened, the ad
+// entity its UTM resolves to in the event's project (zero for none), its traffic dimensions and
+// whether it is a marketing touch (journeys.ClickTouch).
 type linkClick struct {
-	id         int64
-	at         time.Time
-	attr       facts.AdEntity
-	attributed bool
+	id    int64
+	at    time.Time
+	attr  facts.AdEntity
+	dims  facts.TouchDims
+	touch bool
 }
 
 // clickOf reads the click an event carries among the clicks of its workspace's links; nil when it
@@ -32,15 +34,15 @@ func (s *Service) clickOf(ctx context.Context, t Target, id *int64) (*linkClick,
 	if id == nil {
 		return nil, nil
 	}
-	c := &linkClick{id: *id}
-	at, p, ok, err := platform.ClickIn(ctx, s.pool, t.Project.WorkspaceID, *id)
+	k, ok, err := platform.ClickIn(ctx, s.pool, t.Project.WorkspaceID, *id)
 	if err != nil || !ok {
 		return nil, err
 	}
-	c.at = at
-	if c.attr, c.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, p); err != nil {
+	c := &linkClick{id: *id, at: k.At}
+	if c.attr, _, err = s.resolver.Resolve(ctx, t.Project.ID, k.UTM); err != nil {
 		return nil, err
 	}
+	c.dims, c.touch = journeys.ClickTouch(k)
 	return c, nil
 }
 
@@ -82,8 +84,8 @@ func (oc *openClicks) read(br pgx.BatchResults) error {
 }
 
 // claim queues, for each open click that a stored event of a lead carries (the first such event),
-// the click's lead, and returns the journey touches of those clicks whose UTM resolved to an ad
-// entity: at the click's time, named by the click id.
+// the click's lead, and returns the journey touches of those clicks that are marketing touches: at
+// the click's time, named by the click id.
 func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []journeys.JourneyRow {
 	var ids []int64
 	var leadIDs []string
@@ -95,12 +97,12 @@ func (oc *openClicks) claim(w *pgx.Batch, evs []*event, found []leads.Result) []
 		}
 		delete(oc.open, c.id)
 		ids, leadIDs = append(ids, c.id), append(leadIDs, found[i].LeadID)
-		if !c.attributed {
+		if !c.touch {
 			continue
 		}
-		a, p := c.attr, ev.target.Project
+		p := ev.target.Project
 		out = append(out, journeys.TouchRow(p.ID, p.Timezone, journeys.OriginLinkClick, strconv.FormatInt(c.id, 10),
-			found[i].LeadID, c.at, a))
+			found[i].LeadID, c.at, c.attr, c.dims))
 	}
 	if len(ids) > 0 {
 		platform.QueueClickLeads(w, ids, leadIDs)

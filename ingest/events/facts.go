@@ -41,12 +41,19 @@ func BizRowOf(e EventRow, attr facts.AdEntity, zone string) (factstream.BizRow, 
 	if m.IsZero() {
 		return factstream.BizRow{}, false
 	}
-	t := traffic.Of(e.PageURL, e.Referrer, e.UserAgent)
+	d := e.dims()
 	return factstream.BizRow{TimeZone: zone, BizFact: facts.BizFact{ProjectID: e.ProjectID, Time: e.Time, Values: m,
 		BizKeys: facts.BizKeys{Kind: facts.BizEvent, AdEntity: attr,
-			UTMSource: e.UTMSource, UTMMedium: e.UTMMedium, UTMCampaign: e.UTMCampaign, UTMContent: e.UTMContent,
-			UTMTerm: e.UTMTerm, ReferrerHost: t.ReferrerHost, LandingPath: t.LandingPath, Device: t.Device,
+			UTMSource: d.UTMSource, UTMMedium: d.UTMMedium, UTMCampaign: d.UTMCampaign, UTMContent: d.UTMContent,
+			UTMTerm: d.UTMTerm, ReferrerHost: d.ReferrerHost, LandingPath: d.LandingPath, Device: d.Device,
 			Currency: e.Currency}}}, true
+}
+
+// dims are the event's traffic dimensions (traffic.Dims of its resolved UTM, page, referrer and
+// User-Agent): its business row's keys and its journey touch's dimensions.
+func (e *EventRow) dims() facts.TouchDims {
+	u := utm.Params{Source: e.UTMSource, Medium: e.UTMMedium, Campaign: e.UTMCampaign, Content: e.UTMContent, Term: e.UTMTerm}
+	return traffic.Dims(u, e.PageURL, e.Referrer, e.UserAgent)
 }
 
 // bizOf is the business rows of a batch's events (rows, as rowsOf gives them), in order.

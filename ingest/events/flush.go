@@ -249,8 +249,8 @@ func rollBack(ctx context.Context, conn *pgxpool.Conn, refused error) error {
 
 // fit is how many of evs's first events the outboxes have room for: an event row each; in the
 // fact outbox a business row for one that may count (its name counts, or it may create a lead)
-// and a fact for an attributed one of those; in the journey outbox a touch for an attributed
-// event of a lead, one for the tracking-link click it carries, and a merge row for each lead its
+// and a fact for an attributed one of those; in the journey outbox a touch for a marketing touch
+// of a lead, one for the tracking-link click it carries, and a merge row for each lead its
 // identifiers may merge (the aliases a merge re-points too are not known before the leads are
 // resolved, and come on top).
 func (s *Service) fit(sizes outbox.Sizes, evs []*event) int {
@@ -265,10 +265,10 @@ func (s *Service) fit(sizes outbox.Sizes, evs []*event) int {
 		}
 		if identified {
 			journeys += ev.in.Lead.MostMerges()
-			if ev.attributed {
+			if ev.touch {
 				journeys++
 			}
-			if ev.click != nil && ev.click.attributed {
+			if ev.click != nil && ev.click.touch {
 				journeys++
 			}
 		}

@@ -36,8 +36,10 @@ import (
 	"mtk/facts"
 	"mtk/ingest/attribution"
 	"mtk/ingest/batcher"
+	"mtk/ingest/journeys"
 	"mtk/ingest/leads"
 	"mtk/ingest/outbox"
+	"mtk/ingest/traffic"
 	"mtk/internal/apperr"
 	"mtk/internal/clock"
 	"mtk/platform"
@@ -118,9 +120,13 @@ type event struct {
 	utm        utm.Params
 	attr       facts.AdEntity
 	attributed bool
-	click      *linkClick
-	received   time.Time
-	raw        []byte
+	// dims are the event's traffic dimensions (traffic.Dims); touch says it is a marketing touch
+	// (journeys.Marketing), a journey touch of its lead.
+	dims     facts.TouchDims
+	touch    bool
+	click    *linkClick
+	received time.Time
+	raw      []byte
 }
 
 // overloadRetryAfter is the Retry-After, in seconds, when the queue is full or a store failed.
@@ -139,6 +145,8 @@ func (s *Service) Track(ctx context.Context, t Target, in Input, meta Meta, raw 
 	if ev.attr, ev.attributed, err = s.resolver.Resolve(ctx, t.Project.ID, ev.utm); err != nil {
 		return Result{}, err
 	}
+	ev.dims = traffic.Dims(ev.utm, in.Page.URL, in.Page.Referrer, meta.UserAgent)
+	ev.touch = journeys.Marketing(ev.dims, in.Page.URL, t.Container)
 	if ev.click, err = s.clickOf(ctx, t, in.ClickID); err != nil {
 		return Result{}, err
 	}

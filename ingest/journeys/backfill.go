@@ -1,12 +1,15 @@
 // Package journeys is the journey stream: JourneyRow, queued in journey_outbox by the ingest
 // services and drained into journeys_by_lead by the generic outbox.Drainer (Stream). Its Backfill
-// fills the outbox with what was stored before it existed: every order's current state under its lead, every event of a lead whose
-// UTM resolves to an ad entity as a touch, every tracking-link click of a lead whose UTM resolves
-// likewise as a touch, and every lead's merge into another. Live writes go through the outbox as they happen
-// (ingest/events, ingest/orders); the backfill is idempotent beside them: an order is copied
-// under its row lock only while orders.journey is false (a webhook sets it), and an event only
-// when neither journeys_by_lead nor the outbox holds its event_id (a click: its click id); a merge row repeated says what the
-// first said (a lead's latest merge row counts).
+// fills the outbox with what was stored before it existed: every order's current state under its
+// lead, every event of a lead that is a marketing touch (Marketing) as a touch, every tracking-link
+// click of a lead that is one likewise (ClickTouch), and every lead's merge into another. Live
+// writes go through the outbox as they happen (ingest/events, ingest/orders); the backfill is
+// idempotent beside them: an order is copied under its row lock only while orders.journey is
+// false (a webhook sets it), and a touch only when neither journeys_by_lead nor the outbox holds
+// it with its dimensions (by event_id, a click by its click id); a merge row repeated says what the
+// first said (a lead's latest merge row counts). A touch stored before its dimensions were
+// (BackfillVersion 1) is written again with them, on its stored time, lead and entity: the credit
+// worker reads the two rows as one touch (ingest/credits).
 package journeys
 
 import (
@@ -15,17 +18,25 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mtk/facts"
 	"mtk/ingest/attribution"
 	"mtk/ingest/credits"
+	"mtk/ingest/traffic"
 	"mtk/platform"
 	"mtk/platform/utm"
 )
+
+// BackfillVersion is what a project's backfill copies (journey_backfill.version): 1 the ad
+// touches without dimensions, 2 every marketing touch with its dimensions. A project done at an
+// older version is visited again.
+const BackfillVersion = 2
 
 // chunk is how many orders or touches one transaction copies.
 const chunk = 1000
@@ -40,8 +51,9 @@ type Progress struct {
 	Done            bool
 }
 
-// Backfill copies the stored orders and touches of every project it has not done yet (all of
-// them again when redo) into the journey outbox, reporting progress after each chunk.
+// Backfill copies the stored orders and touches of every project it has not done at
+// BackfillVersion yet (all of them again when redo) into the journey outbox, reporting progress
+// after each chunk.
 func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, redo bool,
 	now time.Time, report func(Progress)) error {
 	// What is in journeys_by_lead is skipped below: the journeys rows from before it must be there.
@@ -53,7 +65,7 @@ func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver 
 		return err
 	}
 	if !redo {
-		rows, err := pool.Query(ctx, "SELECT project_id FROM journey_backfill")
+		rows, err := pool.Query(ctx, "SELECT project_id FROM journey_backfill WHERE version >= $1", BackfillVersion)
 		if err != nil {
 			return err
 		}
@@ -84,17 +96,20 @@ func Backfill(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver 
 			return fmt.Errorf("journeys: lead merges of %s: %w", p.ID, err)
 		}
 		chunkDone := func(n int) { pr.Touches += n; report(pr) }
-		n, err := copyTouches(ctx, pool, ch, resolver, p.ID, p.Timezone, now, chunkDone)
+		tw := touchWriter{pool: pool, resolver: resolver, project: p.ID, zone: p.Timezone, now: now, chunkDone: chunkDone}
+		n, err := copyTouches(ctx, pool, ch, &tw)
 		if err != nil {
 			return fmt.Errorf("journeys: touches of %s: %w", p.ID, err)
 		}
-		m, err := copyClicks(ctx, pool, ch, resolver, p.ID, p.Timezone, now, chunkDone)
+		tw = touchWriter{pool: pool, resolver: resolver, project: p.ID, zone: p.Timezone, now: now, chunkDone: chunkDone}
+		m, err := copyClicks(ctx, pool, ch, &tw)
 		if err != nil {
 			return fmt.Errorf("journeys: link click touches of %s: %w", p.ID, err)
 		}
 		pr.Touches, pr.Done = n+m, true
-		if _, err := pool.Exec(ctx, `INSERT INTO journey_backfill (project_id, done_at) VALUES ($1, $2)
-			ON CONFLICT (project_id) DO UPDATE SET done_at = EXCLUDED.done_at`, p.ID, now); err != nil {
+		if _, err := pool.Exec(ctx, `INSERT INTO journey_backfill (project_id, done_at, version) VALUES ($1, $2, $3)
+			ON CONFLICT (project_id) DO UPDATE SET done_at = EXCLUDED.done_at, version = EXCLUDED.version`,
+			p.ID, now, BackfillVersion); err != nil {
 			return err
 		}
 		report(pr)
@@ -144,35 +159,38 @@ func copyOrders(ctx context.Context, pool *pgxpool.Pool, project, zone string, n
 	return n, err
 }
 
-// copyTouches copies the project's events of a lead whose UTM resolves to an ad entity that
-// neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it copied.
-func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
-	now time.Time, chunkDone func(int)) (int, error) {
-	known, err := knownTouches(ctx, pool, project, OriginEvent)
+// copyTouches copies the project's events of a lead that are marketing touches and that neither
+// journeys_by_lead nor the outbox holds with their dimensions, chunk by chunk, in (time, id) order;
+// it returns how many it copied. The outbox is read first: a row leaving it lands in
+// journeys_by_lead before, so that no touch is missed between the reads.
+func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, tw *touchWriter) (int, error) {
+	st, err := storedTouches(ctx, pool, ch, tw.project, OriginEvent)
 	if err != nil {
 		return 0, err
 	}
-	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term
-		FROM events WHERE project_id = ? AND lead_id != '' AND campaign_id != ''
-		AND event_id NOT IN (SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?)
-		ORDER BY ts, event_id`, project, project, OriginEvent)
+	sites, err := platform.ProjectSites(ctx, pool, tw.project)
+	if err != nil {
+		return 0, err
+	}
+	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, container_id, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+			page_url, referrer, user_agent
+		FROM events WHERE project_id = ? AND lead_id != ''
+		AND event_id NOT IN (SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ? AND device != '')
+		ORDER BY ts, event_id`, tw.project, tw.project, OriginEvent)
 	if err != nil {
 		return 0, err
 	}
 	defer crows.Close()
-	tw := touchWriter{pool: pool, now: now, chunkDone: chunkDone}
 	for crows.Next() {
-		var id, lead string
+		var id, lead, container, page, referrer, ua string
 		var ts time.Time
 		var p utm.Params
-		if err := crows.Scan(&id, &ts, &lead, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term); err != nil {
+		if err := crows.Scan(&id, &ts, &lead, &container, &p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term,
+			&page, &referrer, &ua); err != nil {
 			return tw.total, err
 		}
-		if known[id] {
-			continue
-		}
-		known[id] = true
-		if err := tw.add(ctx, resolver, project, zone, OriginEvent, id, lead, ts, p); err != nil {
+		d := traffic.Dims(p, page, referrer, ua)
+		if err := tw.add(ctx, st, OriginEvent, id, lead, ts, p, d, Marketing(d, page, sites[container])); err != nil {
 			return tw.total, err
 		}
 	}
@@ -182,14 +200,13 @@ func copyTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolv
 	return tw.total, tw.flush(ctx)
 }
 
-// copyClicks copies the tracking-link clicks of the project's leads whose UTM resolves to an ad
-// entity that neither journeys_by_lead nor the outbox holds yet, chunk by chunk; it returns how many it
-// copied. A click gets its lead once (ingest/events), in the transaction that queues its touch,
-// so the clicks are read first: the touch of any of them is then in the outbox, or in journeys_by_lead
-// before it leaves the outbox (read in that order).
-func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolver *attribution.Resolver, project, zone string,
-	now time.Time, chunkDone func(int)) (int, error) {
-	rows, err := pool.Query(ctx, "SELECT id FROM leads WHERE project_id = $1", project)
+// copyClicks copies the tracking-link clicks of the project's leads that are marketing touches and
+// that neither journeys_by_lead nor the outbox holds with their dimensions, chunk by chunk; it
+// returns how many it copied. A click gets its lead once (ingest/events), in the transaction that
+// queues its touch, so the clicks are read first: the touch of any of them is then in the outbox,
+// or in journeys_by_lead before it leaves the outbox (read in that order).
+func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, tw *touchWriter) (int, error) {
+	rows, err := pool.Query(ctx, "SELECT id FROM leads WHERE project_id = $1", tw.project)
 	if err != nil {
 		return 0, err
 	}
@@ -208,12 +225,12 @@ func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolve
 	slices.SortFunc(clicks, func(a, b platform.LeadClick) int {
 		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.ID, b.ID))
 	})
-	known, err := knownTouches(ctx, pool, project, OriginLinkClick)
+	st, err := storedTouches(ctx, pool, ch, tw.project, OriginLinkClick)
 	if err != nil {
 		return 0, err
 	}
-	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ?",
-		project, OriginLinkClick)
+	crows, err := ch.Query(ctx, "SELECT event_id FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ? AND device != ''",
+		tw.project, OriginLinkClick)
 	if err != nil {
 		return 0, err
 	}
@@ -223,57 +240,101 @@ func copyClicks(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, resolve
 			crows.Close()
 			return 0, err
 		}
-		known[id] = true
+		st.done[id] = true
 	}
 	crows.Close()
 	if err := crows.Err(); err != nil {
 		return 0, err
 	}
-	tw := touchWriter{pool: pool, now: now, chunkDone: chunkDone}
 	for _, c := range clicks {
-		id := strconv.FormatInt(c.ID, 10)
-		if known[id] {
-			continue
-		}
-		if err := tw.add(ctx, resolver, project, zone, OriginLinkClick, id, c.LeadID, c.At, c.UTM); err != nil {
+		d, touch := ClickTouch(c.LinkClick)
+		if err := tw.add(ctx, st, OriginLinkClick, strconv.FormatInt(c.ID, 10), c.LeadID, c.At, c.UTM, d, touch); err != nil {
 			return tw.total, err
 		}
 	}
 	return tw.total, tw.flush(ctx)
 }
 
-// knownTouches are the ids of the project's touches of origin that the outbox holds.
-func knownTouches(ctx context.Context, pool *pgxpool.Pool, project, origin string) (map[string]bool, error) {
-	rows, err := pool.Query(ctx, "SELECT event_id FROM journey_outbox WHERE project_id = $1 AND kind = 'touch' AND origin = $2",
-		project, origin)
+// stored are the touches of one origin of a project already written, by id: done those with their
+// dimensions, bare the first row of those written without them (before schema/clickhouse/0013;
+// since then every touch's device is set, traffic.Device never being empty).
+type stored struct {
+	done map[string]bool
+	bare map[string]JourneyRow
+}
+
+// storedTouches reads the project's touches of origin in the outbox, then the bare ones in
+// journeys_by_lead (those with dimensions there are left to the caller's query).
+func storedTouches(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, project, origin string) (stored, error) {
+	st := stored{done: map[string]bool{}, bare: map[string]JourneyRow{}}
+	rows, err := pool.Query(ctx, `SELECT event_id, device != '', ts, lead_id, `+strings.Join(facts.AdEntityColumns, ", ")+`
+		FROM journey_outbox WHERE project_id = $1 AND kind = 'touch' AND origin = $2`, project, origin)
 	if err != nil {
-		return nil, err
+		return st, err
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	known := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		known[id] = true
+	var r JourneyRow
+	var dims bool
+	if _, err := pgx.ForEachRow(rows, append([]any{&r.EventID, &dims, &r.Time, &r.LeadID}, r.AdEntity.Dest()...), func() error {
+		st.note(r, dims)
+		return nil
+	}); err != nil {
+		return st, err
 	}
-	return known, err
+	crows, err := ch.Query(ctx, `SELECT event_id, ts, lead_id, `+strings.Join(facts.AdEntityColumns, ", ")+`
+		FROM journeys_by_lead WHERE project_id = ? AND kind = 'touch' AND origin = ? AND device = ''`, project, origin)
+	if err != nil {
+		return st, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var r JourneyRow
+		if err := crows.Scan(append([]any{&r.EventID, &r.Time, &r.LeadID}, r.AdEntity.Dest()...)...); err != nil {
+			return st, err
+		}
+		st.note(r, false)
+	}
+	return st, crows.Err()
 }
 
-// touchWriter queues the touches a backfill finds, chunk by chunk, each chunk in a transaction.
+// note records a stored touch row r, with its dimensions or not.
+func (st stored) note(r JourneyRow, dims bool) {
+	if dims {
+		st.done[r.EventID] = true
+	} else if _, ok := st.bare[r.EventID]; !ok {
+		st.bare[r.EventID] = r
+	}
+}
+
+// touchWriter queues the touches a backfill of one project finds, chunk by chunk, each chunk in a
+// transaction.
 type touchWriter struct {
-	pool      *pgxpool.Pool
-	now       time.Time
-	chunkDone func(int)
-	pending   []JourneyRow
-	total     int
+	pool          *pgxpool.Pool
+	resolver      *attribution.Resolver
+	project, zone string
+	now           time.Time
+	chunkDone     func(int)
+	pending       []JourneyRow
+	total         int
 }
 
-// add queues the touch of origin and id when its UTM p resolves to an ad entity of the project.
-func (tw *touchWriter) add(ctx context.Context, resolver *attribution.Resolver, project, zone, origin, id, lead string,
-	ts time.Time, p utm.Params) error {
-	a, ok, err := resolver.Resolve(ctx, project, p)
-	if err != nil || !ok {
-		return err
+// add queues the touch of origin and id, of lead at ts, with UTM p and dimensions d, unless st
+// holds it with its dimensions: a bare one again on its stored time, lead and entity with d; a
+// new one when it is a marketing touch, on the entity p resolves to (none when it resolves to none).
+func (tw *touchWriter) add(ctx context.Context, st stored, origin, id, lead string, ts time.Time, p utm.Params,
+	d facts.TouchDims, touch bool) error {
+	if st.done[id] {
+		return nil
 	}
-	tw.pending = append(tw.pending, TouchRow(project, zone, origin, id, lead, ts, a))
+	st.done[id] = true
+	if r, ok := st.bare[id]; ok {
+		tw.pending = append(tw.pending, TouchRow(tw.project, tw.zone, origin, id, r.LeadID, r.Time, r.AdEntity, d))
+	} else if touch {
+		a, _, err := tw.resolver.Resolve(ctx, tw.project, p)
+		if err != nil {
+			return err
+		}
+		tw.pending = append(tw.pending, TouchRow(tw.project, tw.zone, origin, id, lead, ts, a, d))
+	}
 	if len(tw.pending) == chunk {
 		return tw.flush(ctx)
 	}

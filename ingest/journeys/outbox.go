@@ -2,6 +2,7 @@ package journeys
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,9 +29,9 @@ const (
 )
 
 // JourneyRow is one row for ClickHouse's journeys_by_lead table (the columns of
-// schema/clickhouse/0010_journeys.sql): a lead's touch (an event or tracking-link click whose UTM
-// resolved to an ad entity) or an order's signed contribution under its lead, from which the
-// credit worker (ingest/credits) credits orders.
+// facts.JourneysFamily): a lead's touch (an event or tracking-link click that is a marketing touch,
+// on the ad entity its UTM resolved to, if any) or an order's signed contribution under its lead,
+// from which the credit worker (ingest/credits) credits orders.
 type JourneyRow struct {
 	ProjectID, TimeZone string
 	Kind                string
@@ -43,8 +44,11 @@ type JourneyRow struct {
 	OrderID, EventID string
 	// Origin is what a touch was (OriginEvent, OriginLinkClick).
 	Origin string
+	// AdEntity is a touch's ad entity, zero for a touch whose UTM resolves to none.
 	facts.AdEntity
 	Currency string
+	// Dims are a touch's traffic dimensions; empty on order and merge rows.
+	Dims facts.TouchDims
 	// Values are an order row's, of facts.JourneysFamily.Measures; money in micros of Currency,
 	// as in facts_raw.
 	Values facts.Values
@@ -59,22 +63,32 @@ func (r JourneyRow) Negate() JourneyRow {
 // journeyMeasures are the measures a journey row carries, in journey_outbox and journeys_by_lead.
 var journeyMeasures = facts.JourneysFamily.Measures
 
-// journeyColumns are journey_outbox's columns of a row, in the order of args and dest.
-var journeyColumns = "project_id, timezone, kind, ts, lead_id, merged_into, order_id, event_id, origin, " +
-	strings.Join(facts.AdEntityColumns, ", ") + ", currency, " + facts.Columns(journeyMeasures, "")
+// rowColumns are a journey row's columns in journeys_by_lead but outbox_id, in the family's table
+// order (facts.JourneysFamily), that of values and dest.
+var rowColumns = slices.DeleteFunc(facts.JourneysFamily.ColumnNames("journeys_by_lead"), func(c string) bool { return c == "outbox_id" })
 
-func (r *JourneyRow) args() []any {
-	out := []any{r.ProjectID, r.TimeZone, r.Kind, r.Time, r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin}
+// journeyColumns are journey_outbox's columns of a row: rowColumns and the project's time zone.
+var journeyColumns = strings.Join(rowColumns, ", ") + ", timezone"
+
+// values are r's values of rowColumns.
+func (r *JourneyRow) values() []any {
+	out := []any{r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin}
 	for _, k := range r.AdEntity.List() {
 		out = append(out, k)
 	}
-	return append(append(out, r.Currency), r.Values.Pick(journeyMeasures)...)
+	out = append(append(out, r.Currency), r.Dims.Values()...)
+	return append(out, r.Values.Pick(journeyMeasures)...)
 }
 
+// args are r's values of journeyColumns.
+func (r *JourneyRow) args() []any { return append(r.values(), r.TimeZone) }
+
+// dest are pointers to r's fields in journeyColumns order.
 func (r *JourneyRow) dest() []any {
-	out := append([]any{&r.ProjectID, &r.TimeZone, &r.Kind, &r.Time, &r.LeadID, &r.MergedInto, &r.OrderID, &r.EventID, &r.Origin},
+	out := append([]any{&r.ProjectID, &r.Kind, &r.Time, &r.LeadID, &r.MergedInto, &r.OrderID, &r.EventID, &r.Origin},
 		r.AdEntity.Dest()...)
-	return append(append(out, &r.Currency), r.Values.Dest(journeyMeasures)...)
+	out = append(append(out, &r.Currency), r.Dims.Dest()...)
+	return append(append(out, r.Values.Dest(journeyMeasures)...), &r.TimeZone)
 }
 
 // insertJourneySQL inserts one row's args and created_at into journey_outbox.
@@ -101,10 +115,11 @@ func QueueJourneys(w *pgx.Batch, rs []JourneyRow, now time.Time) {
 
 // TouchRow is the journey row of a touch: an event (OriginEvent, named by its event_id) or a
 // tracking-link click (OriginLinkClick, named by its click id) of lead, at its instant, on the ad
-// entity its UTM resolved to. The live writers and the backfill both make touches with it.
-func TouchRow(project, zone, origin, id, lead string, at time.Time, entity facts.AdEntity) JourneyRow {
+// entity its UTM resolved to (zero for none), with its traffic dimensions. The live writers and
+// the backfill both make touches with it.
+func TouchRow(project, zone, origin, id, lead string, at time.Time, entity facts.AdEntity, dims facts.TouchDims) JourneyRow {
 	return JourneyRow{ProjectID: project, TimeZone: zone, Kind: JourneyTouch, Time: at.UTC(), LeadID: lead, EventID: id,
-		Origin: origin, AdEntity: entity}
+		Origin: origin, AdEntity: entity, Dims: dims}
 }
 
 // OrderJourney is the journey row of an order's state (status as stored, value and cost in minor

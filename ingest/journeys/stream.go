@@ -82,8 +82,7 @@ func (rs journeyRows) Changes() ([]facts.Change, error) {
 
 // Insert writes the rows journeys_by_lead does not hold yet, in one INSERT.
 func (rs journeyRows) Insert(ctx context.Context, ch driver.Conn, skip map[uint64]bool) error {
-	batch, err := ch.PrepareBatch(ctx, `INSERT INTO journeys_by_lead (project_id, kind, ts, lead_id, merged_into, order_id, event_id, origin, `+
-		strings.Join(facts.AdEntityColumns, ", ")+`, currency, `+facts.Columns(journeyMeasures, "")+`, outbox_id)`)
+	batch, err := ch.PrepareBatch(ctx, "INSERT INTO journeys_by_lead ("+strings.Join(rowColumns, ", ")+", outbox_id)")
 	if err != nil {
 		return fmt.Errorf("journeys: insert journeys: %w", err)
 	}
@@ -92,13 +91,7 @@ func (rs journeyRows) Insert(ctx context.Context, ch driver.Conn, skip map[uint6
 		if skip[uint64(p.id)] {
 			continue
 		}
-		r := &p.row
-		row := []any{r.ProjectID, r.Kind, r.Time.UTC(), r.LeadID, r.MergedInto, r.OrderID, r.EventID, r.Origin}
-		for _, k := range r.AdEntity.List() {
-			row = append(row, k)
-		}
-		row = append(append(row, r.Currency), r.Values.Pick(journeyMeasures)...)
-		if err := batch.Append(append(row, uint64(p.id))...); err != nil {
+		if err := batch.Append(append(p.row.values(), uint64(p.id))...); err != nil {
 			return fmt.Errorf("journeys: insert journeys: %w", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"mtk/internal/ids"
 	"mtk/internal/pglock"
+	"mtk/platform/utm"
 )
 
 // row is what a Plan knows of a lead row: its root and, for roots, their own identifiers and
@@ -51,6 +52,7 @@ type Plan struct {
 	ups           []Upsert
 	keys          []keys
 	st            *state
+	locked        bool // the load takes the project's lead lock
 }
 
 // NewPlan plans ups for the leads of project, whose time zone is zone.
@@ -72,10 +74,17 @@ func (p *Plan) identified() bool {
 }
 
 // QueueLoad queues the lock and the read on b (nothing when no upsert has an identifier).
-func (p *Plan) QueueLoad(b *pgx.Batch) {
+func (p *Plan) QueueLoad(b *pgx.Batch) { p.queueLoad(b, true) }
+
+// queueRead queues the read alone, without the lock: for a writer that writes only when what it
+// read says it must (OrderLead), and then loads again under the lock.
+func (p *Plan) queueRead(b *pgx.Batch) { p.queueLoad(b, false) }
+
+func (p *Plan) queueLoad(b *pgx.Batch, lock bool) {
 	if !p.identified() {
 		return
 	}
+	p.locked = lock
 	var emails, phones, documents []string
 	for _, k := range p.keys {
 		if k.email != "" {
@@ -88,7 +97,9 @@ func (p *Plan) QueueLoad(b *pgx.Batch) {
 			documents = append(documents, k.document)
 		}
 	}
-	b.Queue("SELECT pg_advisory_xact_lock("+pglock.KeyedID+")", pglock.Leads(p.project))
+	if lock {
+		b.Queue("SELECT pg_advisory_xact_lock("+pglock.KeyedID+")", pglock.Leads(p.project))
+	}
 	b.Queue(loadSQL, p.project, emails, phones, documents)
 }
 
@@ -107,8 +118,10 @@ func (p *Plan) ReadLoad(br pgx.BatchResults) error {
 	if !p.identified() {
 		return nil
 	}
-	if _, err := br.Exec(); err != nil {
-		return fmt.Errorf("leads: lock: %w", err)
+	if p.locked {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("leads: lock: %w", err)
+		}
 	}
 	rows, err := br.Query()
 	if err != nil {
@@ -159,6 +172,14 @@ func (p *Plan) Resolve(b *pgx.Batch, now time.Time) []Result {
 	w.dropUnchanged(p.st)
 	w.queue(b, p.project, p.zone, now)
 	return results
+}
+
+// latestUTM is the stored UTM of a root the load read (zero for one the batch made).
+func (p *Plan) latestUTM(id string) utm.Params {
+	if r := p.st.rows[id]; r != nil && r.stored != nil {
+		return r.stored.utm
+	}
+	return utm.Params{}
 }
 
 // apply resolves one identity and queues its writes on w; it returns the lead id it resolved to

@@ -2,6 +2,7 @@ package leads
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +68,48 @@ func apply(t *testing.T, pool *pgxpool.Pool, project string, ups ...Upsert) []Re
 	return out
 }
 
+// orderLead runs an OrderLead in a transaction of its own, as an order webhook does.
+func orderLead(t *testing.T, pool *pgxpool.Pool, project, leadRef string, id Identity) Lead {
+	t.Helper()
+	var l Lead
+	ctx := context.Background()
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		o := NewOrderLead(project, "UTC", leadRef, id)
+		b := &pgx.Batch{}
+		o.QueueLoad(b)
+		br := tx.SendBatch(ctx, b)
+		err := o.ReadLoad(br)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		w := &pgx.Batch{}
+		var ok bool
+		if l, ok = o.Resolve(w, time.Now()); !ok { // a lead to write: again under the lock
+			b := &pgx.Batch{}
+			o.QueueLoad(b)
+			br := tx.SendBatch(ctx, b)
+			err := o.ReadLoad(br)
+			if cerr := br.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			if l, ok = o.Resolve(w, time.Now()); !ok {
+				return errors.New("resolved unlocked twice")
+			}
+		}
+		return tx.SendBatch(ctx, w).Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func count(t *testing.T, pool *pgxpool.Pool, where string) int {
 	t.Helper()
 	var n int
@@ -126,12 +169,23 @@ func TestRules(t *testing.T) {
 	}
 	// A second e-mail of the person is kept on an alias, and finds them later.
 	apply(t, pool, project, Upsert{Identity: Identity{Phone: "1122223333", Email: "other@x.com"}})
-	l, ok, err := Find(context.Background(), pool, project, "", Identity{Email: "OTHER@x.com"})
-	if err != nil || !ok || l.ID != a.LeadID || l.UTM.Campaign != "C|1" {
-		t.Fatalf("Find by the second e-mail: %+v %v %v", l, ok, err)
+	if l := orderLead(t, pool, project, "", Identity{Email: "OTHER@x.com"}); l.New || l.ID != a.LeadID || l.UTM.Campaign != "C|1" {
+		t.Fatalf("an order by the second e-mail: %+v", l)
 	}
-	if l, ok, _ := Find(context.Background(), pool, project, b.LeadID, Identity{}); !ok || l.ID != a.LeadID {
-		t.Fatalf("Find by a merged lead's id: %+v", l)
+	if l := orderLead(t, pool, project, b.LeadID, Identity{Email: "someone@else.com"}); l.New || l.ID != a.LeadID {
+		t.Fatalf("an order by a merged lead's id: %+v", l)
+	}
+	// An order naming an unknown person creates their lead, which their later events find; one
+	// naming a lead id of no lead falls back on its identity; one naming nobody has no lead.
+	o := orderLead(t, pool, project, "lead_unknown", Identity{Email: "new@x.com", Name: "Nova"})
+	if !o.New || o.ID == "" || count(t, pool, "id = '"+o.ID+"' AND email = 'new@x.com' AND name = 'Nova'") != 1 {
+		t.Fatalf("an order of a new person: %+v", o)
+	}
+	if r := apply(t, pool, project, Upsert{Identity: Identity{Email: " NEW@x.com"}})[0]; r.New || r.LeadID != o.ID {
+		t.Fatalf("the person's event after the order: %+v, want lead %s", r, o.ID)
+	}
+	if l := orderLead(t, pool, project, "", Identity{Name: "Only a name"}); l != (Lead{}) {
+		t.Fatalf("an order without identifier: %+v", l)
 	}
 	// Within one batch, later identities see earlier ones.
 	rs := apply(t, pool, project, Upsert{Identity: Identity{Document: "123.456.789-00"}}, Upsert{Identity: Identity{Document: "12345678900", Email: "d@x.com"}})
@@ -174,9 +228,8 @@ func TestUnchangedLeadIsNotRewritten(t *testing.T) {
 			t.Fatalf("%+v changed the lead but did not rewrite it", change)
 		}
 	}
-	l, ok, err := Find(context.Background(), pool, project, "", Identity{Phone: "+55 11 98888-7777"})
-	if err != nil || !ok || l.ID != lead || l.UTM.Campaign != "C|2" {
-		t.Fatalf("after the changes: %+v %v %v", l, ok, err)
+	if l := orderLead(t, pool, project, "", Identity{Phone: "+55 11 98888-7777"}); l.New || l.ID != lead || l.UTM.Campaign != "C|2" {
+		t.Fatalf("after the changes: %+v", l)
 	}
 	if n := count(t, pool, "id = '"+lead+"' AND city = 'Olinda' AND name = 'Ana'"); n != 1 {
 		t.Fatal("the changed profile was not stored member by member")

@@ -14,6 +14,11 @@ import (
 	"mtk/platform/utm"
 )
 
+// Querier is what the reads of a lead's touches go through: a pool or a transaction.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // Touch is a lead's event as an order's traffic source and reported attribution read it
 // (lead_touches): when, where it came from and the UTM it carried.
 type Touch struct {
@@ -59,27 +64,30 @@ func QueueTouches(w *pgx.Batch, ts []Touch) {
 		ON CONFLICT DO NOTHING`, ids, times, events, hosts, paths, devices, utms[0], utms[1], utms[2], utms[3], utms[4])
 }
 
-// UTMAt is the UTM that reported attribution gives an order of lead's person (the root lead and
-// every lead merged into it) made at instant at: the UTM of its latest touch carrying one at or
-// before at, never of a touch after it (none: the zero Params). A person none of whose stored
-// touches carries a UTM (touches stored before lead_touches kept it) has latest, its lead's
-// latest UTM, as before.
-func UTMAt(ctx context.Context, q Querier, projectID, leadID string, at time.Time, latest utm.Params) (utm.Params, error) {
-	var p utm.Params
-	var before bool
-	err := q.QueryRow(ctx, `SELECT t.utm_source, t.utm_medium, t.utm_campaign, t.utm_content, t.utm_term, t.ts <= $3
+// QueueUTMAt queues the read of the UTM that reported attribution gives an order of lead's
+// person (the root lead and every lead merged into it) made at instant at, and sets *out to it
+// when b's results are closed: the UTM of its latest touch carrying one at or before at, never of
+// a touch after it (none: the zero Params). A person none of whose stored touches carries a UTM
+// (touches stored before lead_touches kept it) has latest, its lead's latest UTM, as before.
+func QueueUTMAt(b *pgx.Batch, projectID, leadID string, at time.Time, latest utm.Params, out *utm.Params) {
+	b.Queue(`SELECT t.utm_source, t.utm_medium, t.utm_campaign, t.utm_content, t.utm_term, t.ts <= $3
 		FROM leads l JOIN lead_touches t ON t.lead_id = l.id
 		WHERE l.project_id = $1 AND (l.id = $2 OR l.merged_into = $2)
 			AND (t.utm_source <> '' OR t.utm_medium <> '' OR t.utm_campaign <> '' OR t.utm_content <> '' OR t.utm_term <> '')
-		ORDER BY t.ts <= $3 DESC, t.ts DESC, t.event_id DESC LIMIT 1`, projectID, leadID, at).
-		Scan(&p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term, &before)
-	switch {
-	case err == pgx.ErrNoRows:
-		return latest, nil
-	case err != nil:
-		return utm.Params{}, fmt.Errorf("leads: the UTM at an order's time: %w", err)
-	case !before:
-		return utm.Params{}, nil
-	}
-	return p, nil
+		ORDER BY t.ts <= $3 DESC, t.ts DESC, t.event_id DESC LIMIT 1`, projectID, leadID, at).QueryRow(func(row pgx.Row) error {
+		var p utm.Params
+		var before bool
+		err := row.Scan(&p.Source, &p.Medium, &p.Campaign, &p.Content, &p.Term, &before)
+		switch {
+		case err == pgx.ErrNoRows:
+			*out = latest
+		case err != nil:
+			return fmt.Errorf("leads: the UTM at an order's time: %w", err)
+		case !before:
+			*out = utm.Params{}
+		default:
+			*out = p
+		}
+		return nil
+	})
 }

@@ -1,7 +1,6 @@
 package orders
 
 import (
-	"context"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +11,22 @@ import (
 	"mtk/ingest/fires"
 	"mtk/platform"
 )
+
+// approval is what an order's first approval sends: the Purchase conversion to pixels (when the
+// connection forwards purchases) and the firings of the project's checkout triggers.
+type approval struct {
+	pixels   []string
+	triggers []platform.ServerTrigger
+}
+
+// queueReads queues the reads of what a first approval in the project sends on b (ap is filled
+// when b's results are closed).
+func (ap *approval) queueReads(b *pgx.Batch, projectID string, forward bool) {
+	if forward {
+		platform.QueueProjectPixels(b, projectID, platform.KindAlpha, &ap.pixels)
+	}
+	platform.QueueProjectServerTriggers(b, projectID, platform.TriggerCheckoutApproved, &ap.triggers)
+}
 
 // queueApproval queues, on the transaction's first approved state, the Purchase conversion for
 // each of ap's pixels and the firing of each of ap's checkout triggers, and records that it did
@@ -38,16 +53,4 @@ func queueApproval(w *pgx.Batch, conn platform.WebhookConnection, p platform.Pro
 	in.EventName = ""
 	return fires.QueueAll(w, ap.triggers, fires.Occurrence{Key: "order:" + conn.ID + ":" + st.ID, Source: events.SourceAPI,
 		Conversion: in, LeadID: st.leadID, UTM: st.UTM, Attr: st.attr}, now)
-}
-
-// lateApproval handles a webhook not newer than the stored state prev: it changes nothing of
-// the order, but when it says approved and no approval was seen yet (the webhooks came in
-// another order than they were sent: refunded, then the approval before it), that approval is
-// the order's first, and is sent as such.
-func lateApproval(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, p platform.Project, prev, st stored, ap approval, now time.Time) error {
-	w := &pgx.Batch{}
-	if err := queueApproval(w, conn, p, prev, true, st, ap, now); err != nil || w.Len() == 0 {
-		return err
-	}
-	return tx.SendBatch(ctx, w).Close()
 }

@@ -1,7 +1,6 @@
 package orders
 
 import (
-	"context"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,22 +17,15 @@ func (st stored) journeyOf(conn platform.WebhookConnection, p platform.Project, 
 }
 
 // journeyChange is the order's journey change: its previous row negated (when the journey outbox
-// has it: orders.journey) and its new one; changed is false when the journey stays as it is.
-// The caller holds the order's row lock.
-func journeyChange(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, p platform.Project,
-	prev stored, found bool, st stored) (rows []journeys.JourneyRow, changed bool, err error) {
-	written := false
-	if found {
-		if err := tx.QueryRow(ctx, "SELECT journey FROM orders WHERE connection_id = $1 AND transaction_id = $2",
-			conn.ID, st.ID).Scan(&written); err != nil {
-			return nil, false, err
-		}
-	}
+// has it: orders.journey, read with the row's lock) and its new one; changed is false when the
+// journey stays as it is.
+func journeyChange(conn platform.WebhookConnection, p platform.Project, prev stored, found bool,
+	st stored) (rows []journeys.JourneyRow, changed bool) {
 	before, had := prev.journeyOf(conn, p, st.ID)
 	after, has := st.journeyOf(conn, p, st.ID)
-	had = had && written
+	had = had && found && prev.journey
 	if had && has && before == after {
-		return nil, false, nil
+		return nil, false
 	}
 	if had {
 		rows = append(rows, before.Negate())
@@ -41,7 +33,7 @@ func journeyChange(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnecti
 	if has {
 		rows = append(rows, after)
 	}
-	return rows, true, nil
+	return rows, true
 }
 
 // queueJourney queues the rows of a journey change and marks the order as written.

@@ -4,13 +4,16 @@
 // its first approved state, a Purchase conversion for the project's pixels.
 //
 // Concurrent webhooks for one transaction are serialised by the row lock (SELECT ... FOR UPDATE;
-// the first insert races through INSERT ... ON CONFLICT DO NOTHING and re-reads). An updated_at
+// two first inserts race on the key, and the loser is tried again from the start). An updated_at
 // not newer than the stored one changes nothing, so the stored row always holds the newest
 // state whatever the arrival order, and the facts always sum to it.
 //
-// Linking: the order's lead is the lead whose id is in sck or src, else the one with the
-// customer's e-mail, else phone, else document. Its UTM is transaction.utm, else the latest UTM
-// its lead's person carried at or before the order's created_at (leads.UTMAt); attribution then follows the same rules as events. An unattributed order writes
+// Linking: the order's lead is the lead whose id is in sck or src, else the lead of the
+// customer's identity (e-mail, phone, document), found or created as an event's identity is
+// (leads.OrderLead: the same normalisation, lock and merges), so that the customer's later events
+// join it and its credits follow their touches. An order naming no identifier has no lead. Its
+// UTM is transaction.utm, else the latest UTM its lead's person carried at or before the order's
+// created_at (leads.QueueUTMAt); attribution then follows the same rules as events. An unattributed order writes
 // no facts. A later webhook of the transaction keeps its attribution and lead unless it says
 // otherwise (stored.keeping): a status update without utm or customer moves the order's facts
 // on its ad entity (a refund lands where the sale did); new explicit utm moves them to the new
@@ -32,6 +35,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -55,18 +59,15 @@ type Service struct {
 	clock    clock.Clock
 	bounds   outbox.Bounds
 
-	// connections own the webhook keys, projects the currency, containers the pixels.
+	// connections own the webhook keys (and give their projects).
 	connections *platform.Connections
-	projects    *platform.Projects
-	containers  *platform.Containers
 }
 
 // New returns a Service; a webhook whose rows would pass the fact or the journey outbox's bound
 // (zero: outbox.DefaultMaxRows) is refused with 503 and Retry-After, and nothing of it is stored.
-func New(pool *pgxpool.Pool, connections *platform.Connections, projects *platform.Projects, containers *platform.Containers,
-	resolver *attribution.Resolver, clk clock.Clock, bounds outbox.Bounds) *Service {
-	return &Service{pool: pool, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(),
-		connections: connections, projects: projects, containers: containers}
+func New(pool *pgxpool.Pool, connections *platform.Connections, resolver *attribution.Resolver, clk clock.Clock,
+	bounds outbox.Bounds) *Service {
+	return &Service{pool: pool, resolver: resolver, clock: clk, bounds: bounds.WithDefaults(), connections: connections}
 }
 
 // fullRetryAfter is the Retry-After, in seconds, of a webhook refused because an outbox is
@@ -79,11 +80,7 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 	if err != nil {
 		return err
 	}
-	p, err := s.projects.Project(ctx, conn.ProjectID)
-	if err != nil {
-		return err
-	}
-	o, err := validate(in, p.Currency)
+	o, err := validate(in, conn.Project.Currency)
 	if err != nil {
 		return err
 	}
@@ -96,79 +93,17 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 	if o.Items == nil {
 		o.itemsJ = []byte("[]")
 	}
-	leadRef := o.Sck
-	if leadRef == "" {
-		leadRef = o.Src
-	}
-	lead, linked, err := leads.Find(ctx, s.pool, p.ID, leadRef, leads.Identity{Email: o.Customer.Email,
-		Phone: o.Customer.Phone, Document: o.Customer.Document})
+	o.UTM = utm.Extract(o.UTM, "", nil)
+	entities, err := s.resolver.Entities(ctx, conn.ProjectID)
 	if err != nil {
 		return err
 	}
-	params := utm.Extract(o.UTM, "", nil)
-	explicitUTM := !params.IsZero()
-	if !explicitUTM && linked {
-		// Reported attribution never looks past the order: a touch made after it (an event
-		// that arrived before a late webhook) is not its source.
-		if params, err = leads.UTMAt(ctx, s.pool, p.ID, lead.ID, o.created, lead.UTM); err != nil {
+	for range upsertAttempts {
+		if err = s.write(ctx, conn, entities, o); !errors.Is(err, errRetry) {
 			return err
 		}
 	}
-	o.UTM = params
-	attr, attributed, err := s.resolver.Resolve(ctx, p.ID, params)
-	if err != nil {
-		return err
-	}
-	var ap approval
-	if o.Status == StatusApproved {
-		if ap, err = s.approval(ctx, p.ID, conn.TrackingEnabled); err != nil {
-			return err
-		}
-	}
-	st := stored{order: o, attr: attr, attributed: attributed, leadID: lead.ID, explicitUTM: explicitUTM,
-		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return s.apply(ctx, tx, conn, p, st, ap)
-	})
-}
-
-// approval is what an order's first approval sends: the Purchase conversion to pixels (when the
-// connection forwards purchases) and the firings of the project's checkout triggers.
-type approval struct {
-	pixels   []string
-	triggers []platform.ServerTrigger
-}
-
-// approval reads what a first approval in the project sends.
-func (s *Service) approval(ctx context.Context, projectID string, forward bool) (approval, error) {
-	var ap approval
-	var err error
-	if forward {
-		if ap.pixels, err = s.pixels(ctx, projectID); err != nil {
-			return ap, err
-		}
-	}
-	ap.triggers, err = s.containers.ProjectServerTriggers(ctx, projectID, platform.TriggerCheckoutApproved)
-	return ap, err
-}
-
-// pixels lists the first network's pixels linked to the project's live containers, once each.
-func (s *Service) pixels(ctx context.Context, projectID string) ([]string, error) {
-	ctrs, err := s.containers.ListContainers(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, c := range ctrs {
-		for _, px := range c.LinkedPixels {
-			if px.Source == platform.KindAlpha && !seen[px.ID] {
-				seen[px.ID] = true
-				out = append(out, px.ID)
-			}
-		}
-	}
-	return out, nil
+	return err
 }
 
 // errRetry means the first insert of a transaction lost a race: read again.
@@ -176,69 +111,175 @@ var errRetry = errors.New("orders: inserted concurrently")
 
 const upsertAttempts = 3
 
-func (s *Service) apply(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, p platform.Project, st stored, ap approval) error {
-	now := s.clock.Now()
-	for range upsertAttempts {
-		prev, found, err := lockOrder(ctx, tx, conn.ID, st.ID)
-		if err != nil {
-			return err
-		}
-		if found {
-			if !st.updated.After(prev.updated) {
-				// Not newer than what is stored: nothing changes, but an approval arriving after a
-				// later state (a refund before its sale) is still the order's first.
-				return lateApproval(ctx, tx, conn, p, prev, st.keeping(prev), ap, now)
-			}
-			st = st.keeping(prev)
-		}
-		// The touch is read once for the order's lead and time, and kept while they stay. While it
-		// is not known (the touch backfill), the business rows wait for the business backfill.
-		if found && prev.business && prev.leadID == st.leadID && prev.created.Equal(st.created) {
-			st.touch = prev.touch
-		} else if st.touch, st.business, err = LeadTouch(ctx, tx, p.ID, st.leadID, st.created); err != nil {
-			return err
-		}
-		if st.customerType, err = customerType(ctx, tx, p.ID, conn.ID, st); err != nil {
-			return err
-		}
-		w := &pgx.Batch{}
-		if !found {
-			if err := insertOrder(ctx, tx, conn, st, now); errors.Is(err, errRetry) {
-				continue
-			} else if err != nil {
-				return err
-			}
-		} else {
-			updateOrder(w, conn, st, now)
-		}
-		facts, biz := factChange(p, prev, found, st), bizChange(p, prev, found, st)
-		journeys, journeyChanged, err := journeyChange(ctx, tx, conn, p, prev, found, st)
-		if err != nil {
-			return err
-		}
-		if len(facts)+len(biz)+len(journeys) > 0 {
-			sizes, err := outbox.ReadSizesTx(ctx, tx)
-			if err != nil {
-				return err
-			}
-			if !s.bounds.Fits(sizes, 0, len(facts)+len(biz), len(journeys)) {
-				return apperr.Unavailable("Too many orders are waiting for the analytics store; retry shortly.", fullRetryAfter)
-			}
-			factstream.QueueFacts(w, facts, now)
-			factstream.QueueBiz(w, biz, now)
-		}
-		if journeyChanged {
-			queueJourney(w, conn, st, journeys, now)
-		}
-		if err := queueApproval(w, conn, p, prev, found, st, ap, now); err != nil {
-			return err
-		}
-		if w.Len() == 0 {
-			return nil
-		}
-		return tx.SendBatch(ctx, w).Close()
+// write stores one state of o in one transaction of at most three round trips (entities are the
+// project's, read before: the transaction's connection is the only one it uses):
+//  1. BEGIN, the outboxes' sizes, the lead lookup (leads.OrderLead: the rows of the customer's
+//     identifiers), the stored state with its row lock and, for an approved state, what a first
+//     approval sends;
+//  2. for a lead that existed before this call, its UTM at the order's time, its touch and the
+//     customer type; or, for a lead that must be written (a new customer, a new identifier or
+//     name, a merge), the lead lookup again under the project's lead lock (a lead the call
+//     creates has no UTM, no touch and a new customer);
+//  3. the lead's writes, the order's, its outbox rows and COMMIT.
+//
+// (A lead that another call created between 1 and its lock costs both reads of 2.) Only a
+// transaction that writes a lead takes the lead lock, after its row lock; one that holds the lead
+// lock never waits on another order's row. The first insert of a transaction may race another's
+// (neither saw a row): the loser's insert fails on the key, and it is tried again (errRetry).
+func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, entities attribution.Entities, o order) (err error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
 	}
-	return errRetry
+	defer func() { release(ctx, c, err) }()
+	p := conn.Project
+	leadRef := o.Sck
+	if leadRef == "" {
+		leadRef = o.Src
+	}
+	lookup := leads.NewOrderLead(p.ID, p.Timezone, leadRef, leads.Identity{Email: o.Customer.Email,
+		Phone: o.Customer.Phone, Document: o.Customer.Document, Name: o.Customer.Name})
+	var prev stored
+	var found bool
+	var ap approval
+	load := &pgx.Batch{}
+	load.Queue("BEGIN")
+	load.Queue(leads.GenericPlans)
+	outbox.QueueSizes(load)
+	lookup.QueueLoad(load)
+	queueLockOrder(load, conn.ID, o.ID, &prev, &found)
+	if o.Status == StatusApproved {
+		ap.queueReads(load, p.ID, conn.TrackingEnabled)
+	}
+	br := c.SendBatch(ctx, load)
+	_, err = br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	var sizes outbox.Sizes
+	if err == nil {
+		sizes, err = outbox.ReadSizes(br)
+	}
+	if err == nil {
+		err = lookup.ReadLoad(br)
+	}
+	if cerr := br.Close(); err == nil { // the queued reads' own callbacks run here
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+
+	now := s.clock.Now()
+	w := &pgx.Batch{}
+	lead, ok := lookup.Resolve(w, now)
+	if !ok { // the lead is written: read it again under the lead lock
+		if lead, err = s.lockLead(ctx, c, lookup, w, now); err != nil {
+			return err
+		}
+	}
+	st := stored{order: o, leadID: lead.ID, explicitUTM: !o.UTM.IsZero(),
+		namesCustomer: leadRef != "" || o.Customer != (Customer{}), business: true}
+	stale := found && !st.updated.After(prev.updated)
+	kept := st // what keeping will make of the lead and time
+	if found {
+		kept = st.keeping(prev)
+	}
+	reads := &pgx.Batch{}
+	if !st.explicitUTM && lead.ID != "" && !lead.New {
+		// Reported attribution never looks past the order: a touch made after it (an event that
+		// arrived before a late webhook) is not its source.
+		leads.QueueUTMAt(reads, p.ID, lead.ID, o.created, lead.UTM, &st.UTM)
+	}
+	// The touch is read once for the order's lead and time, and kept while they stay. While it is
+	// not known (the touch backfill), the business rows wait for the business backfill.
+	keepTouch := found && prev.business && prev.leadID == kept.leadID && prev.created.Equal(kept.created)
+	switch {
+	case stale || kept.leadID == "":
+	case kept.leadID == lead.ID && lead.New:
+		st.customerType = "new"
+	default:
+		if !keepTouch {
+			queueLeadTouch(reads, p.ID, kept.leadID, kept.created, &st.touch, &st.business)
+		}
+		queueCustomerType(reads, p.ID, conn.ID, kept, &st.customerType)
+	}
+	if reads.Len() > 0 {
+		if err := c.SendBatch(ctx, reads).Close(); err != nil {
+			return err
+		}
+	}
+	st.attr, st.attributed = entities.Resolve(st.UTM)
+	if found {
+		st = st.keeping(prev)
+		if keepTouch {
+			st.touch = prev.touch
+		}
+	}
+	if stale {
+		// Not newer than what is stored: nothing of the order changes, but an approval arriving
+		// after a later state (a refund before its sale) is still the order's first.
+		if err := queueApproval(w, conn, p, prev, true, st, ap, now); err != nil {
+			return err
+		}
+		return commit(ctx, c, w)
+	}
+	if found {
+		updateOrder(w, conn, st, now)
+	} else {
+		queueInsertOrder(w, conn, st, now)
+	}
+	facts, biz := factChange(p, prev, found, st), bizChange(p, prev, found, st)
+	journeys, journeyChanged := journeyChange(conn, p, prev, found, st)
+	if n := len(facts) + len(biz) + len(journeys) + lookup.MostMerges(); n > 0 &&
+		!s.bounds.Fits(sizes, 0, len(facts)+len(biz), len(journeys)+lookup.MostMerges()) {
+		return apperr.Unavailable("Too many orders are waiting for the analytics store; retry shortly.", fullRetryAfter)
+	}
+	factstream.QueueFacts(w, facts, now)
+	factstream.QueueBiz(w, biz, now)
+	if journeyChanged {
+		queueJourney(w, conn, st, journeys, now)
+	}
+	if err := queueApproval(w, conn, p, prev, found, st, ap, now); err != nil {
+		return err
+	}
+	if err := commit(ctx, c, w); insertedConcurrently(err) {
+		return errRetry
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// lockLead loads the lead of lookup again under the project's lead lock, and resolves it with
+// its writes on w.
+func (s *Service) lockLead(ctx context.Context, c *pgxpool.Conn, lookup *leads.OrderLead, w *pgx.Batch,
+	now time.Time) (leads.Lead, error) {
+	b := &pgx.Batch{}
+	lookup.QueueLoad(b)
+	br := c.SendBatch(ctx, b)
+	err := lookup.ReadLoad(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	lead, _ := lookup.Resolve(w, now)
+	return lead, err
+}
+
+// commit sends w's writes with COMMIT.
+func commit(ctx context.Context, c *pgxpool.Conn, w *pgx.Batch) error {
+	w.Queue("COMMIT")
+	return c.SendBatch(ctx, w).Close()
+}
+
+// release returns c to the pool after write, rolling back the transaction a failure left open
+// when the server still answers; a connection left inside a transaction is closed by the pool,
+// which ends the transaction too.
+func release(ctx context.Context, c *pgxpool.Conn, err error) {
+	if err != nil && ctx.Err() == nil && c.Conn().PgConn().TxStatus() != 'I' {
+		c.Exec(ctx, "ROLLBACK") //nolint:errcheck // on failure the pool closes the connection
+	}
+	c.Release()
 }
 
 // stored is a transaction's state as the orders table holds it.
@@ -255,6 +296,8 @@ type stored struct {
 	touch        traffic.Touch
 	customerType string
 	business     bool
+	// journey says that the journey outbox has the stored state's row.
+	journey bool
 }
 
 // contribution is the fact a state adds, and false when it adds none.

@@ -3,10 +3,12 @@ package orders
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"mtk/ingest/factstream"
 	"mtk/ingest/leads"
@@ -14,20 +16,34 @@ import (
 )
 
 // lockOrder reads and locks a stored transaction; false when there is none.
-func lockOrder(ctx context.Context, tx pgx.Tx, connectionID, id string) (stored, bool, error) {
+func lockOrder(ctx context.Context, q leads.Querier, connectionID, id string) (stored, bool, error) {
+	return scanOrder(q.QueryRow(ctx, lockOrderSQL, connectionID, id), id)
+}
+
+// queueLockOrder queues lockOrder on b: prev and found are set when b's results are closed.
+func queueLockOrder(b *pgx.Batch, connectionID, id string, prev *stored, found *bool) {
+	b.Queue(lockOrderSQL, connectionID, id).QueryRow(func(row pgx.Row) error {
+		var err error
+		*prev, *found, err = scanOrder(row, id)
+		return err
+	})
+}
+
+const lockOrderSQL = `SELECT status, value, currency, product_cost, created_at, updated_at, attr_source,
+	attr_connection_id, attr_account_id, attr_campaign_id, attr_adset_id, attr_ad_id, purchase_queued,
+	utm_source, utm_medium, utm_campaign, utm_content, utm_term, coalesce(lead_id, ''), customer::text,
+	items::text, commission_value, commission_currency, payment_method, customer_type, referrer_host,
+	landing_path, device, business, journey
+	FROM orders WHERE connection_id = $1 AND transaction_id = $2 FOR UPDATE`
+
+func scanOrder(row pgx.Row, id string) (stored, bool, error) {
 	var st stored
 	var commissionCurrency *string
-	err := tx.QueryRow(ctx, `SELECT status, value, currency, product_cost, created_at, updated_at, attr_source,
-		attr_connection_id, attr_account_id, attr_campaign_id, attr_adset_id, attr_ad_id, purchase_queued,
-		utm_source, utm_medium, utm_campaign, utm_content, utm_term, coalesce(lead_id, ''), customer::text,
-		items::text, commission_value, commission_currency, payment_method, customer_type, referrer_host,
-		landing_path, device, business
-		FROM orders WHERE connection_id = $1 AND transaction_id = $2 FOR UPDATE`, connectionID, id).
-		Scan(&st.Status, &st.value, &st.currency, &st.productCost, &st.created, &st.updated, &st.attr.Source,
-			&st.attr.ConnectionID, &st.attr.AccountID, &st.attr.CampaignID, &st.attr.AdsetID, &st.attr.AdID,
-			&st.purchaseQueued, &st.UTM.Source, &st.UTM.Medium, &st.UTM.Campaign, &st.UTM.Content, &st.UTM.Term,
-			&st.leadID, &st.customerJSON, &st.itemsJ, &st.CommissionValue, &commissionCurrency, &st.PaymentMethod,
-			&st.customerType, &st.touch.ReferrerHost, &st.touch.LandingPath, &st.touch.Device, &st.business)
+	err := row.Scan(&st.Status, &st.value, &st.currency, &st.productCost, &st.created, &st.updated, &st.attr.Source,
+		&st.attr.ConnectionID, &st.attr.AccountID, &st.attr.CampaignID, &st.attr.AdsetID, &st.attr.AdID,
+		&st.purchaseQueued, &st.UTM.Source, &st.UTM.Medium, &st.UTM.Campaign, &st.UTM.Content, &st.UTM.Term,
+		&st.leadID, &st.customerJSON, &st.itemsJ, &st.CommissionValue, &commissionCurrency, &st.PaymentMethod,
+		&st.customerType, &st.touch.ReferrerHost, &st.touch.LandingPath, &st.touch.Device, &st.business, &st.journey)
 	if err == pgx.ErrNoRows {
 		return st, false, nil
 	}
@@ -77,13 +93,27 @@ func customerType(ctx context.Context, q leads.Querier, project, connectionID st
 	if st.leadID == "" {
 		return "", nil
 	}
+	return scanCustomerType(q.QueryRow(ctx, customerTypeSQL, project, st.leadID, st.created, connectionID, st.ID))
+}
+
+// queueCustomerType queues customerType's read of st (which has a lead) on b: out is set when b's
+// results are closed.
+func queueCustomerType(b *pgx.Batch, project, connectionID string, st stored, out *string) {
+	b.Queue(customerTypeSQL, project, st.leadID, st.created, connectionID, st.ID).QueryRow(func(row pgx.Row) error {
+		var err error
+		*out, err = scanCustomerType(row)
+		return err
+	})
+}
+
+const customerTypeSQL = `SELECT EXISTS (SELECT 1 FROM orders o
+	WHERE o.project_id = $1 AND o.lead_id IN (SELECT id FROM leads WHERE id = $2 OR merged_into = $2)
+	AND o.status IN ('approved', 'refunded', 'chargeback')
+	AND (o.created_at, o.connection_id, o.transaction_id) < ($3, $4, $5))`
+
+func scanCustomerType(row pgx.Row) (string, error) {
 	var returning bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM orders o
-		WHERE o.project_id = $1 AND o.lead_id IN (SELECT id FROM leads WHERE id = $2 OR merged_into = $2)
-		AND o.status IN ('approved', 'refunded', 'chargeback')
-		AND (o.created_at, o.connection_id, o.transaction_id) < ($3, $4, $5))`,
-		project, st.leadID, st.created, connectionID, st.ID).Scan(&returning)
-	if err != nil {
+	if err := row.Scan(&returning); err != nil {
 		return "", fmt.Errorf("orders: customer type: %w", err)
 	}
 	if returning {
@@ -99,20 +129,23 @@ func nullable(s string) *string {
 	return &s
 }
 
-// insertOrder stores a new transaction; errRetry when another call inserted it first.
-func insertOrder(ctx context.Context, tx pgx.Tx, conn platform.WebhookConnection, st stored, now time.Time) error {
-	tag, err := tx.Exec(ctx, `INSERT INTO orders (connection_id, transaction_id, project_id, status, value, currency,
+// queueInsertOrder queues storing a new transaction: the insert fails (orders_pkey, see
+// errInsertedConcurrently) when another call inserted it first.
+func queueInsertOrder(w *pgx.Batch, conn platform.WebhookConnection, st stored, now time.Time) {
+	w.Queue(`INSERT INTO orders (connection_id, transaction_id, project_id, status, value, currency,
 		commission_value, commission_currency, product_cost, customer, items, utm_source, utm_medium, utm_campaign,
 		utm_content, utm_term, src, sck, lead_id, attr_source, attr_connection_id, attr_account_id, attr_campaign_id,
 		attr_adset_id, attr_ad_id, created_at, updated_at, received_at, payment_method, customer_type, referrer_host,
 		landing_path, device, business)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
-		ON CONFLICT (connection_id, transaction_id) DO NOTHING`, orderArgs(conn, st, now)...)
-	if err == nil && tag.RowsAffected() == 0 {
-		return errRetry
-	}
-	return err
+		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)`, orderArgs(conn, st, now)...)
+}
+
+// insertedConcurrently reports whether err is the insert of a transaction that another call
+// inserted first.
+func insertedConcurrently(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" /* unique_violation */ && pe.ConstraintName == "orders_pkey"
 }
 
 // updateOrder replaces the stored state (the caller holds the row lock and checked updated_at).

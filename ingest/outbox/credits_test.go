@@ -74,11 +74,12 @@ func TestCreditDrainerCrash(t *testing.T) {
 		count() FROM credits_raw WHERE project_id = 'prj_1'`).Scan(&revenue, &refunded, &total, &rows); err != nil {
 		t.Fatal(err)
 	}
-	// Every model on both dates: 10 times the refunded order, in count units.
+	// Every model on both dates under both touch sets: 20 times the refunded order, in count units.
 	wantRows := uint64(2*len(facts.Credits(sold)) + len(facts.Credits(back)))
-	if revenue != 0 || refunded != 10*facts.CountUnit || total != 10*facts.CountUnit || rows != wantRows {
+	want := int64(2*len(facts.CreditModels)*len(facts.TouchSets)) * facts.CountUnit
+	if revenue != 0 || refunded != want || total != want || rows != wantRows {
 		t.Fatalf("credits_raw: revenue %d refunded %d total %d in %d rows, want 0, %d, %d in %d", revenue, refunded, total, rows,
-			10*facts.CountUnit, 10*facts.CountUnit, wantRows)
+			want, want, wantRows)
 	}
 	var left int
 	if err := pg.Pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM credit_outbox) + (SELECT count(*) FROM outbox_attempts)").Scan(&left); err != nil || left != 0 {

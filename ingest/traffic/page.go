@@ -7,8 +7,11 @@ import (
 
 // ReferrerHost is the host of a referrer URL, lower-cased, as given (a www. prefix is kept),
 // without port or credentials; "" when there is none or it is not an absolute URL.
-func ReferrerHost(referrer string) string {
-	u, err := url.Parse(strings.TrimSpace(referrer))
+func ReferrerHost(referrer string) string { return hostOf(referrer) }
+
+// hostOf is the host of an absolute URL, lower-cased, without port or credentials; "" otherwise.
+func hostOf(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" {
 		return ""
 	}

@@ -71,3 +71,28 @@ func TestLandingPath(t *testing.T) {
 		}
 	}
 }
+
+// A referrer is another site's unless it is the page's host or one of the site's own, a leading
+// www. aside.
+func TestExternal(t *testing.T) {
+	own := func(h string) bool { return h == "shop.example" || h == "checkout.example" }
+	for _, c := range []struct {
+		referrer, page string
+		want           bool
+	}{
+		{"www.google.com", "https://shop.example/p", true},
+		{"l.instagram.com", "", true},
+		{"", "https://shop.example/p", false},
+		{"shop.example", "https://shop.example/p", false},
+		{"www.shop.example", "https://shop.example/p", false},
+		{"shop.example", "https://WWW.Shop.example:8443/p", false},
+		{"checkout.example", "https://shop.example/p", false},
+		{"www.checkout.example", "", false},
+		{"blog.example", "https://blog.example/post", false}, // the page's own host, not the container's
+		{"blog.example", "/post", true},
+	} {
+		if got := External(c.referrer, c.page, own); got != c.want {
+			t.Errorf("External(%q, %q) = %v, want %v", c.referrer, c.page, got, c.want)
+		}
+	}
+}

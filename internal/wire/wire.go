@@ -133,7 +133,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) (*
 	if m != nil {
 		m.WatchEventQueue(s.Events.Queued)
 	}
-	s.Orders = orders.New(pg, s.Store.Connections, s.Store.Projects, s.Store.Containers, s.Resolver, clk, bounds)
+	s.Orders = orders.New(pg, s.Store.Connections, s.Resolver, clk, bounds)
 	s.Objects = &adsync.Objects{Store: adsync.NewStore(pg), Connectors: networks.Factory{}.Connector, Clock: clk,
 		StoreTimeout: cfg.StoreDeadline()}
 	s.Syncer = NewSyncer(s.Store, ch, cfg.ClickHouseCluster, clk)

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"mtk/engine"
+	"mtk/internal/config"
+	"mtk/internal/db"
+)
+
+// The floor run (-floor): one client, no other load from this process, the first project's
+// tiles (the one whose ad facts a real sync wrote: minutes today, hours for the last days, days
+// before) at the 30-day range and today (-queries names some tiles). Request by request in turn, each tile is asked of mtk
+// over HTTP (cache off) and its own statement is sent straight to ClickHouse, through its HTTP
+// interface (the floor, issue 41) and through clickhouse-go with the engine's settings: its
+// native protocol as mtk connects (LZ4), without compression, and its HTTP protocol (the driver's
+// fixed cost), so that what else the shared machine does weighs on every path alike. It prints
+// each tile's p50 on each path, its ratio to the floor's, and the statements mtk sent for one
+// answer.
+
+// floorTile is one tile and its requests on each path.
+type floorTile struct {
+	name       string
+	req        request
+	input      engine.QueryInput
+	stmt       engine.Statement
+	settings   clickhouse.Settings
+	statements int    // mtk's statements for one answer, once the project's currency hint is known
+	lat        []cell // per floorPath
+}
+
+// floorPath is one way a tile is asked.
+type floorPath struct {
+	name string
+	do   func(*floorTile) error
+}
+
+// runFloor measures the chosen tiles of the first project on every path, -floor-rounds times
+// each.
+func (d *dashboard) runFloor(ctx context.Context) error {
+	srv, err := startServer(d.pg, d.serverCH, d.chURL, d.pgURL, serverOptions{cache: config.Off, clock: d.clk})
+	if err != nil {
+		return err
+	}
+	defer srv.close() //nolint:errcheck
+	ts, err := d.floorTiles(ctx)
+	if err != nil {
+		return err
+	}
+	qc := newQueryClient(srv.url, d.t, d.pages, 1)
+	hc := &http.Client{Timeout: queryTimeout}
+	chHTTP := strings.TrimSuffix(d.f.dash.chHTTP, "/")
+	paths := []floorPath{
+		{"mtk", func(t *floorTile) error { _, err := qc.check(t.req, false); return err }},
+		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t) }},
+		{"native, lz4", func(t *floorTile) error { return sendNative(ctx, d.ch, t) }},
+	}
+	// The driver's variants: without compression, and clickhouse-go's HTTP protocol.
+	for _, v := range []struct {
+		name string
+		set  func(*clickhouse.Options)
+	}{
+		{"native, none", func(o *clickhouse.Options) { o.Compression = nil }},
+		{"clickhouse-go HTTP", func(o *clickhouse.Options) {
+			*o = clickhouse.Options{Protocol: clickhouse.HTTP, Addr: []string{strings.TrimPrefix(chHTTP, "http://")}, Auth: o.Auth}
+		}},
+	} {
+		conn, err := openVariant(ctx, d.chURL, v.set)
+		if err != nil {
+			log.Printf("floor: %s left out: %v", v.name, err)
+			continue
+		}
+		defer conn.Close()
+		paths = append(paths, floorPath{v.name, func(t *floorTile) error { return sendNative(ctx, conn, t) }})
+	}
+	for _, t := range ts {
+		t.lat = make([]cell, len(paths))
+	}
+	log.Printf("floor: %d tiles × %d rounds on %d paths", len(ts), d.f.dash.floorRounds, len(paths))
+	for round := range d.f.dash.floorRounds + d.f.warmup {
+		for _, t := range ts {
+			for k := range paths {
+				i := (k + round) % len(paths) // each path first in turn
+				start := time.Now()
+				err := paths[i].do(t)
+				if err != nil && round >= d.f.warmup {
+					log.Printf("floor: %s, %s: %v", t.name, paths[i].name, err)
+				}
+				if round < d.f.warmup {
+					continue
+				}
+				c := &t.lat[i]
+				c.latencies = append(c.latencies, time.Since(start))
+				if err != nil {
+					c.Errors++
+					if c.FirstErr == "" {
+						c.FirstErr = err.Error()
+					}
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if done := round + 1 - d.f.warmup; done > 0 && done%20 == 0 {
+			log.Printf("floor: %d rounds", done)
+		}
+	}
+	floorMarkdown(ts, paths, d.f.dash.floorRounds)
+	return nil
+}
+
+// floorTiles are the first project's tiles (those of -queries) at the 30-day range, with their
+// statements as the floor sends them (compileMix) and mtk's statement count for one answer:
+// asked twice, counted the second time, once the service knows whether the project mixes
+// currencies (the first money answer of a project that does takes two statements,
+// engine.Attempt.OneCurrency). An answer with a warning (a fallback, a missing rate) is refused:
+// the run must time the answers it means to.
+func (d *dashboard) floorTiles(ctx context.Context) ([]*floorTile, error) {
+	scope, err := scopeOf(ctx, d.store.Projects, d.t.projects[0])
+	if err != nil {
+		return nil, err
+	}
+	svc := engine.New(d.serverCH, engine.Options{Clock: d.clk})
+	rng := slices.Index(rangeDays, 30)
+	var ts []*floorTile
+	var qs []query
+	for i, tl := range tiles {
+		if d.f.only != nil && !slices.Contains(d.f.only, tl.Name) {
+			continue
+		}
+		t := &floorTile{name: tl.Name, req: request{project: 0, rng: rng, tile: i}, input: d.pages[0][rng].inputs[i]}
+		for range 2 {
+			var timing engine.Timing
+			res, err := svc.Query(engine.WithTiming(ctx, &timing), scope, t.input)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", tl.Name, err)
+			}
+			if len(res.Warnings) > 0 || len(res.Data) == 0 {
+				return nil, fmt.Errorf("%s: unexpected answer (rows %d, warnings %q)", tl.Name, len(res.Data), res.Warnings)
+			}
+			t.statements = timing.Statements()
+		}
+		ts = append(ts, t)
+		qs = append(qs, query{Name: tl.Name, Input: t.input})
+	}
+	fp, err := compileMix(d.ch, svc, scope, qs, d.clk.Now())
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		t.stmt, t.settings = fp.stmts[i], fp.settings[i]
+	}
+	return ts, nil
+}
+
+// openVariant opens the run's ClickHouse database with mtk's connection options as set changes
+// them.
+func openVariant(ctx context.Context, dsn string, set func(*clickhouse.Options)) (driver.Conn, error) {
+	opts, err := db.ClickHouseOptions(dsn)
+	if err != nil {
+		return nil, err
+	}
+	set(opts)
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Ping(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// floorMarkdown prints the floor run's table: p50 per tile and path, and each path's ratio to
+// the floor.
+func floorMarkdown(ts []*floorTile, paths []floorPath, rounds int) {
+	fmt.Printf("\nfloor run: %d rounds, 1 client, load average %.2f; p50 ms (÷ floor)\n\n| tile | mtk statements |", rounds, loadAvg())
+	for _, p := range paths {
+		fmt.Printf(" %s |", p.name)
+	}
+	fmt.Printf(" errors |\n|---|--:|%s--:|\n", strings.Repeat("--:|", len(paths)))
+	for _, t := range ts {
+		fmt.Printf("| %s | %d |", t.name, t.statements)
+		floor, errs := 0.0, 0
+		for i := range paths {
+			slices.Sort(t.lat[i].latencies)
+			if i == 1 {
+				floor = t.lat[i].percentile(50)
+			}
+		}
+		for i := range paths {
+			p50 := t.lat[i].percentile(50)
+			fmt.Printf(" %.2f (%.2f) |", p50, p50/floor)
+			errs += t.lat[i].Errors
+		}
+		fmt.Printf(" %d |\n", errs)
+		for i, p := range paths {
+			if t.lat[i].FirstErr != "" {
+				fmt.Printf("  %s, first error: %s\n", p.name, t.lat[i].FirstErr)
+			}
+		}
+	}
+}
+
+// sendHTTP sends a tile's statement, its values bound as clickhouse-go binds them, to
+// ClickHouse's HTTP interface with the engine's settings, and reads the whole answer.
+func sendHTTP(ctx context.Context, hc *http.Client, base, db string, t *floorTile) error {
+	sql, err := engine.Bind(t.stmt)
+	if err != nil {
+		return err
+	}
+	q := url.Values{"database": {db}}
+	for k, v := range t.settings {
+		q.Set(k, fmt.Sprint(v))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/?"+q.Encode(), strings.NewReader(sql))
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, body)
+	}
+	if len(body) == 0 {
+		return fmt.Errorf("no rows")
+	}
+	return nil
+}
+
+// sendNative sends a tile's statement through a clickhouse-go connection with the engine's
+// settings, as the engine does, and reads every row.
+func sendNative(ctx context.Context, conn driver.Conn, t *floorTile) error {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	rows, err := conn.Query(clickhouse.Context(ctx, clickhouse.WithSettings(t.settings)), t.stmt.SQL, t.stmt.Args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	return rows.Err()
+}

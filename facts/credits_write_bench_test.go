@@ -1,0 +1,34 @@
+package facts
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkCreditRows times the Go side of InsertCredits: spreading a drain batch's credits into
+// window blocks and summing them by the rollups' keys. It reports credits and landing rows per
+// second: go test ./facts -run XXX -bench CreditRows
+func BenchmarkCreditRows(b *testing.B) {
+	loc, _ := time.LoadLocation("America/Sao_Paulo")
+	var batch []CreditBatch
+	n := 0
+	for i := range 1000 {
+		o := OrderJourney{Time: creditOrderTime.Add(time.Duration(i) * time.Minute), Currency: "BRL", Values: Values{TxRevenue: 1e9, TxCount: 1, TxCountTotal: 1}}
+		for k := range 1 + i%6 {
+			t := Touch{Time: o.Time.Add(-time.Duration(1+(i*7+k*13)%(30*24)) * time.Hour), Dims: TouchDims{UTMSource: "newsletter", Device: "mobile"}}
+			if k%3 > 0 {
+				t.Entity, t.Dims = ad(string(rune('a'+(i+k)%20))), TouchDims{UTMSource: "alpha_ads", UTMMedium: "cpc"}
+			}
+			o.Touches = append(o.Touches, t)
+		}
+		cs := Credits(o)
+		n += len(cs)
+		batch = append(batch, CreditBatch{ProjectID: "prj", Zone: loc, OutboxID: uint64(i + 1), Credits: cs})
+	}
+	var rows int
+	for b.Loop() {
+		rows = len(creditRows(batch).grain)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "credits/s")
+	b.ReportMetric(float64(rows)/float64(n), "rows/credit")
+}
