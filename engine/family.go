@@ -212,7 +212,8 @@ const totalsDimension = "customer_type"
 // entity), the pair rollups for one about two paired dimensions (likewise), the per-dimension
 // rollups by ad entity for one dimension by a level, a source or connections. Not for the
 // attributed rows (the ad view), nor when a model credits orders (the credits are read with
-// the wide rows' keys).
+// the wide rows' keys). The last two only once the pair backfill has finished for the project
+// (pairsPending false): before, they lack its rows stored before them.
 func (p *plan) chooseRollup() {
 	if p.family != familyBusiness || p.attributed || p.crediting() {
 		return
@@ -220,7 +221,7 @@ func (p *plan) chooseRollup() {
 	dims, ok := p.dimensionsAbout()
 	entity := p.level != "" || p.source != "" || len(p.connectionIDs) > 0
 	switch {
-	case !ok:
+	case !ok, p.pairsPending && (entity || len(dims) == 2):
 	case len(dims) <= 1:
 		d := dimensionsByName[totalsDimension]
 		if len(dims) == 1 {

@@ -121,9 +121,9 @@ func formKeys(f Form) []Column {
 	case FormPerDimension:
 		return []Column{kind, {"dimension", "String"}, {"value", "String"}, currencyColumn}
 	case FormPairs:
-		return cat([]Column{kind}, strs("dimension_a", "value_a", "dimension_b", "value_b"), []Column{currencyColumn})
+		return cat([]Column{kind}, strs("dimension_a", "value_a", "dimension_b", "value_b"), []Column{currencyColumn, backfilledColumn})
 	case FormPerDimensionEntity:
-		return cat([]Column{kind}, strs(AdEntityColumns...), strs("dimension", "value"), []Column{currencyColumn})
+		return cat([]Column{kind}, strs(AdEntityColumns...), strs("dimension", "value"), []Column{currencyColumn, backfilledColumn})
 	}
 	return nil
 }
@@ -133,6 +133,11 @@ var (
 	projectColumn  = Column{"project_id", "String"}
 	currencyColumn = Column{"currency", "FixedString(3)"}
 	outboxColumn   = Column{"outbox_id", "UInt64"}
+	// pairRollupsColumn is 1 on the business rows the pair rollups' views count (every row written
+	// since 0017), 0 on those stored before, which the pair backfill counts (PairBackfill).
+	pairRollupsColumn = Column{"pair_rollups", "UInt8"}
+	// backfilledColumn is 1 on the pair rollups' rows the pair backfill wrote, 0 on the views'.
+	backfilledColumn = Column{"backfilled", "UInt8"}
 	// batchColumn is a sync batch's id (facts/batches.go), on the tables sync batches land in.
 	batchColumn = Column{"batch_id", "String"}
 )
@@ -241,7 +246,7 @@ var (
 	BusinessFamily = newFamily(Family{Name: "business", Origins: []Origin{OriginEvent, OriginOrder, OriginOrderLine},
 		Keys: bizKeys, Rollup: RollupSum, Tables: []Table{
 			{Name: "business_raw", Resolution: Minute, Columns: cat([]Column{projectColumn}, Minute.TimeColumns(), bizKeys,
-				[]Column{outboxColumn})},
+				[]Column{outboxColumn, pairRollupsColumn})},
 			{Name: "business_hourly", Resolution: Hour, Views: []string{"business_hourly_mv"}},
 			{Name: "business_daily", Resolution: Day, Views: []string{"business_daily_mv"}},
 			{Name: "business_dim_hourly", Resolution: Hour, Form: FormPerDimension, Views: []string{"business_dim_hourly_mv"}},
