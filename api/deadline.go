@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -30,11 +31,14 @@ func withStoreDeadline(timeout time.Duration) fiber.Handler {
 
 // lazyDeadline is its parent with a deadline, as context.WithDeadline makes it, except that the
 // context.WithDeadline it stands for is made at the first call of Done or Err: Deadline and
-// Value need none. release ends it as WithDeadline's cancel does.
+// Value need none. release ends it as WithDeadline's cancel does. Once made, Value reads
+// through it, so that a context derived from this one finds its cancellation as it would
+// WithDeadline's (no goroutine to propagate it).
 type lazyDeadline struct {
 	context.Context
 	deadline time.Time
 	once     sync.Once
+	made     atomic.Bool // ctx is the WithDeadline made by armed
 	ctx      context.Context
 	cancel   context.CancelFunc
 }
@@ -47,8 +51,18 @@ var released = func() context.Context {
 }()
 
 func (c *lazyDeadline) armed() context.Context {
-	c.once.Do(func() { c.ctx, c.cancel = context.WithDeadline(c.Context, c.deadline) })
+	c.once.Do(func() {
+		c.ctx, c.cancel = context.WithDeadline(c.Context, c.deadline)
+		c.made.Store(true)
+	})
 	return c.ctx
+}
+
+func (c *lazyDeadline) Value(key any) any {
+	if c.made.Load() {
+		return c.ctx.Value(key)
+	}
+	return c.Context.Value(key)
 }
 
 func (c *lazyDeadline) Deadline() (time.Time, bool) { return c.deadline, true }
@@ -56,6 +70,7 @@ func (c *lazyDeadline) Done() <-chan struct{}       { return c.armed().Done() }
 func (c *lazyDeadline) Err() error                  { return c.armed().Err() }
 
 func (c *lazyDeadline) release() {
+	// Released unmade, it is cancelled; Value still reads the parent's values.
 	c.once.Do(func() { c.ctx = released })
 	if c.cancel != nil {
 		c.cancel()
