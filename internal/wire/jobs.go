@@ -71,15 +71,6 @@ func (s *System) Jobs() []jobs.Job {
 			Run: s.businessBackfillJob(),
 		},
 		{
-			// Writes the business rows stored before the pair rollups into them (BackfillPairs),
-			// project by project; once none waits, a run reads one empty table.
-			Name: "pair-backfill", Schedule: "@every 1m", Jitter: 10 * time.Second, Timeout: 6 * time.Hour,
-			Run: counted(log, "pair rollups backfilled", "projects", func(ctx context.Context) (int64, error) {
-				n, err := s.BackfillPairs(ctx)
-				return int64(n), err
-			}),
-		},
-		{
 			// Syncs every active or error ad network connection whose tier interval (30, 10 or 5
 			// minutes) has passed since its last run; see adsync.Scheduler. A run that takes 30
 			// minutes (a network or store that stopped answering) ends, recorded as failed.
