@@ -81,7 +81,13 @@ func logRequests(log *slog.Logger) fiber.Handler {
 			attrs[n] = slog.String("workspace", p.WorkspaceID)
 			n++
 		}
-		log.LogAttrs(context.Background(), slog.LevelInfo, "request", attrs[:n]...)
+		// The handler directly, with no caller's PC: Logger.LogAttrs walks the stack for one
+		// (runtime.Callers, 2 % of a cache hit), which the request log never prints.
+		if h := log.Handler(); h.Enabled(context.Background(), slog.LevelInfo) {
+			r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+			r.AddAttrs(attrs[:n]...)
+			_ = h.Handle(context.Background(), r) // as LogAttrs does: a log that fails fails alone
+		}
 		return nil
 	}
 }

@@ -101,7 +101,7 @@ func (s *server) queryScope(c *fiber.Ctx, projectID string) (engine.Scope, error
 		return engine.Scope{}, apperr.Forbidden(apperr.CodeAccessDenied, "You do not have access to this project.")
 	}
 	return engine.Scope{ProjectID: project.ID, Currency: project.Currency, TimeZone: project.Timezone,
-		SubHour: platform.SubHourGranularities(p.Tier), ConnectionIDs: project.ConnectionIDs}, nil
+		SubHour: platform.SubHourGranularities(p.Tier), ConnectionIDs: project.ConnectionIDs, PairsPending: project.PairsPending}, nil
 }
 
 // fields answers GET /v3/fields[?source=]: the metrics and dimensions a query may use.

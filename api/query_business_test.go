@@ -32,11 +32,13 @@ func TestQueryByTrafficSourceAndProduct(t *testing.T) {
 	svc := engine.New(e.ch, engine.Options{Clock: e.clock})
 	scope := engine.Scope{ProjectID: tn.project.ID, Currency: tn.project.Currency, TimeZone: tn.project.Timezone, SubHour: true,
 		ConnectionIDs: []string{tn.alpha.ID, tn.custom.ID}}
-	bodies := []string{
-		`{"fields":["tx_revenue","tx_count","leads"],"time":{"start":"2026-02-25","end":"2026-03-09","granularity":"week"},"metadata":{"dimensions":["utm_source","device"]},"filters":[{"member":"utm_medium","operator":"notSet"}]}`,
-		`{"fields":["tx_revenue","tx_units","aov"],"time":{"start":"2026-02-25","end":"2026-03-09"},"metadata":{"dimensions":["product_name"],"revenue":"net","level":"campaign"},"total":true}`,
+	// Each body with the business table explain names: three dimensions read the wide rollup,
+	// one by a level the per-dimension rollup by ad entity.
+	tables := map[string]string{
+		`{"fields":["tx_revenue","tx_count","leads"],"time":{"start":"2026-02-25","end":"2026-03-09","granularity":"week"},"metadata":{"dimensions":["utm_source","device"]},"filters":[{"member":"utm_medium","operator":"notSet"}]}`: "business_daily",
+		`{"fields":["tx_revenue","tx_units","aov"],"time":{"start":"2026-02-25","end":"2026-03-09"},"metadata":{"dimensions":["product_name"],"revenue":"net","level":"campaign"},"total":true}`:                                       "business_dim_entity_daily",
 	}
-	for _, body := range bodies {
+	for body, table := range tables {
 		var in engine.QueryInput
 		if err := json.Unmarshal([]byte(body), &in); err != nil {
 			t.Fatal(err)
@@ -55,7 +57,7 @@ func TestQueryByTrafficSourceAndProduct(t *testing.T) {
 			t.Fatalf("%s: no missing value shown as null: %s", body, wantData)
 		}
 		x := e.do("POST", "/v3/query/explain", in, bearer(tn.readKey)...)
-		if x.Status != 200 || !strings.Contains(string(x.Body), `"table":"business_daily"`) {
+		if x.Status != 200 || !strings.Contains(string(x.Body), `"table":"`+table+`"`) {
 			t.Fatalf("explain %s: %d %s", body, x.Status, x.Body)
 		}
 	}

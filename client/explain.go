@@ -33,7 +33,7 @@ type PlanPart struct {
 	End   time.Time `json:"end"`
 	// Table is one of the ad facts' (facts_raw, facts_hourly, facts_daily) or the business
 	// facts' (business_raw, business_hourly, business_daily, business_dim_hourly,
-	// business_dim_daily).
+	// business_dim_daily, business_pair_daily, business_dim_entity_daily).
 	Table string `json:"table"`
 	// Granularity is the part's buckets (Granularity…); empty for totals.
 	Granularity string `json:"granularity"`

@@ -87,9 +87,9 @@ func BenchmarkCompile(b *testing.B) {
 
 // BenchmarkBusinessQuery writes -bench.rows business facts (events and orders over 90 days,
 // 5,000 utm_content values) and as many raw ad facts over the same days, copies the business
-// events into the events table, then times the traffic-source mix against the ad-hierarchy
-// queries of the same ranges and against asking the events table directly, reporting p50 and
-// p99 per query:
+// events into the events table, then times the traffic-source mix (one dimension, two, and one
+// by a level) against the ad-hierarchy queries of the same ranges and against asking the events
+// table directly, reporting p50 and p99 per query:
 // go test ./engine -run XXX -bench BusinessQuery -bench.rows 10000000
 func BenchmarkBusinessQuery(b *testing.B) {
 	ch := testenv.ClickHouse(b)
@@ -120,6 +120,11 @@ func BenchmarkBusinessQuery(b *testing.B) {
 		{"campaign_day_30d", `{"project_id":"prj_bench","fields":["page_views","leads","tx_revenue","tx_count"],"time":{` + r30 + `,"granularity":"day"},"metadata":{"level":"campaign"}}`},
 		{"utm_source_day_90d", `{"project_id":"prj_bench","fields":["page_views","leads","tx_revenue","tx_count"],"time":{` + r90 + `,"granularity":"day"},"metadata":{"dimensions":["utm_source"]}}`},
 		{"campaign_day_90d", `{"project_id":"prj_bench","fields":["page_views","leads","tx_revenue","tx_count"],"time":{` + r90 + `,"granularity":"day"},"metadata":{"level":"campaign"}}`},
+		// Two dimensions, and a dimension by a level: against the one-dimension queries above.
+		{"utm_source_medium_day_30d", `{"project_id":"prj_bench","fields":["page_views","leads","tx_revenue","tx_count"],"time":{` + r30 + `,"granularity":"day"},"metadata":{"dimensions":["utm_source","utm_medium"]}}`},
+		{"utm_source_medium_day_90d", `{"project_id":"prj_bench","fields":["page_views","leads","tx_revenue","tx_count"],"time":{` + r90 + `,"granularity":"day"},"metadata":{"dimensions":["utm_source","utm_medium"]}}`},
+		{"utm_source_campaign_day_30d", `{"project_id":"prj_bench","fields":["page_views","leads","tx_revenue","tx_count"],"time":{` + r30 + `,"granularity":"day"},"metadata":{"level":"campaign","dimensions":["utm_source"]}}`},
+		{"utm_source_campaign_day_90d", `{"project_id":"prj_bench","fields":["page_views","leads","tx_revenue","tx_count"],"time":{` + r90 + `,"granularity":"day"},"metadata":{"level":"campaign","dimensions":["utm_source"]}}`},
 		{"product_week_90d", `{"project_id":"prj_bench","fields":["tx_revenue","tx_units","tx_count"],"time":{` + r90 + `,"granularity":"week"},"metadata":{"dimensions":["product_name"]}}`},
 		{"campaign_week_90d", `{"project_id":"prj_bench","fields":["tx_revenue","tx_count"],"time":{` + r90 + `,"granularity":"week"},"metadata":{"level":"campaign"}}`},
 	} {

@@ -405,7 +405,7 @@ func (p *plan) sumSource(m measure) string {
 // kindFilter picks the business family's rows of one grain (schema 0008): its events and orders,
 // or its order lines for a product dimension, never both, so that nothing counts twice. In the
 // ad view it keeps the attributed rows (an ad source), those the ad facts hold too. On a
-// per-dimension rollup it also picks the rows of the plan's dimension.
+// per-dimension or pair rollup it also picks the rows of the plan's dimension or pair.
 func (p *plan) kindFilter(t table) []fragment {
 	var out []fragment
 	switch {
@@ -419,10 +419,7 @@ func (p *plan) kindFilter(t table) []fragment {
 	if p.attributed {
 		out = append(out, expr("source != ''"))
 	}
-	if p.onDimensionRollup(t) {
-		out = append(out, expr("dimension = ?", p.dimension.Name))
-	}
-	return out
+	return append(out, p.rollupFilter(t)...)
 }
 
 // scopeFilters are the conditions of the query's source, connections and dimension filters on

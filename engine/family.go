@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"mtk/facts"
@@ -10,22 +11,35 @@ import (
 // family is a set of fact tables at the three resolutions: the ad facts (facts_*: ad-network
 // metrics and the events and orders attribution linked to an ad entity) or the business facts
 // (business_*: every event and order, keyed by traffic source, product, payment and customer
-// type; schema/clickhouse/0008_business_facts.sql), whose rollups come in two forms: keyed by
-// every dimension, or per dimension (business_dim_*, 0009), far smaller where UTM values are
-// many, for a query about one dimension (plan.dimension).
+// type; schema/clickhouse/0008_business_facts.sql), whose rollups come in four forms: keyed by
+// every dimension and the ad entity; per dimension (business_dim_*, 0009), far smaller where
+// UTM values are many, for a query about one dimension (plan.dimension); per pair of paired
+// dimensions (business_pair_daily, 0017) for a query about two (plan.pair); per dimension and ad
+// entity (business_dim_entity_daily, 0017) for one dimension by a level, source or connection.
+// A form without a table at a resolution reads the wide one there (raw; the hour for the last
+// two: plan.form).
 type family int
 
 const (
 	familyAd family = iota
 	familyBusiness
 	familyBusinessDim
+	familyBusinessPair
+	familyBusinessDimEntity
 )
 
 // familyTables are each family's tables by resolution, from the families' descriptors.
 var familyTables = [...][3]string{
-	familyAd:          resolutions(facts.FactsFamily.At),
-	familyBusiness:    resolutions(facts.BusinessFamily.At),
-	familyBusinessDim: resolutions(facts.BusinessFamily.PerDimensionAt),
+	familyAd:                resolutions(facts.FactsFamily.At),
+	familyBusiness:          resolutions(facts.BusinessFamily.At),
+	familyBusinessDim:       businessForm(facts.FormPerDimension),
+	familyBusinessPair:      businessForm(facts.FormPairs),
+	familyBusinessDimEntity: businessForm(facts.FormPerDimensionEntity),
+}
+
+// businessForm are the business family's rollups of form f by resolution, business_raw first.
+func businessForm(f facts.Form) [3]string {
+	return resolutions(func(r facts.Resolution) string { return facts.BusinessFamily.FormAt(f, r) })
 }
 
 // Views an answer names (CONTRACT "Query: views"): the ad view counts what is credited to ad
@@ -192,40 +206,104 @@ func (in QueryInput) validateMetadata(p *problems) {
 // that names none: every fact lands once under each dimension, and this one has few values.
 const totalsDimension = "customer_type"
 
-// oneDimension is the dimension a business query is about when it is about at most one: every
-// dimension it groups or filters by is that one (totalsDimension when none), with no level, no
-// source, connection or entity filter and not only the attributed rows (the per-dimension
-// rollups hold none of those keys). It is nil otherwise.
-func (p *plan) oneDimension() *Dimension {
-	if p.attributed || p.level != "" || p.source != "" || len(p.connectionIDs) > 0 || len(p.dims) > 1 {
-		return nil
+// chooseRollup picks the business rollups that answer the plan with the fewest rows, when the
+// wide ones (every dimension and the ad entity in the key) need not: the per-dimension rollups
+// for a query about at most one dimension (no level, source or connection: they hold no ad
+// entity), the pair rollups for one about two paired dimensions (likewise), the per-dimension
+// rollups by ad entity for one dimension by a level, a source or connections. Not for the
+// attributed rows (the ad view), nor when a model credits orders (the credits are read with
+// the wide rows' keys). The last two only once the pair backfill has finished for the project
+// (pairsPending false): before, they lack its rows stored before them.
+func (p *plan) chooseRollup() {
+	if p.family != familyBusiness || p.attributed || p.crediting() {
+		return
 	}
-	d := dimensionsByName[totalsDimension]
-	if len(p.dims) == 1 {
-		d = p.dims[0]
-	}
-	for i, f := range p.dimFilters {
-		x := dimensionsByName[f.Member]
-		switch {
-		case !x.business:
-			return nil
-		case len(p.dims) == 0 && i == 0:
-			d = x
-		case x != d:
-			return nil
+	dims, ok := p.dimensionsAbout()
+	entity := p.level != "" || p.source != "" || len(p.connectionIDs) > 0
+	switch {
+	case !ok, p.pairsPending && (entity || len(dims) == 2):
+	case len(dims) <= 1:
+		d := dimensionsByName[totalsDimension]
+		if len(dims) == 1 {
+			d = dims[0]
+		}
+		p.family, p.dimension = familyBusinessDim, d
+		if entity {
+			p.family = familyBusinessDimEntity
+		}
+	case len(dims) == 2 && !entity:
+		a, b := dims[0], dims[1]
+		if bizIndex(b.column) < bizIndex(a.column) {
+			a, b = b, a
+		}
+		if slices.Contains(facts.BizPairs, [2]string{a.column, b.column}) {
+			p.family, p.pair = familyBusinessPair, [2]*Dimension{a, b}
 		}
 	}
-	return d
 }
 
-// onDimensionRollup reports whether the plan reads table t in its per-dimension form: the
-// dimension's value is then the column value, and rows of other dimensions are left out.
-func (p *plan) onDimensionRollup(t table) bool { return p.family == familyBusinessDim && t != tableRaw }
+// dimensionsAbout are the distinct dimensions the plan groups or filters by, in the order it
+// names them; false when a filter is on something else than a business dimension.
+func (p *plan) dimensionsAbout() ([]*Dimension, bool) {
+	dims := slices.Clone(p.dims)
+	for _, f := range p.dimFilters {
+		x := dimensionsByName[f.Member]
+		if x == nil || !x.business {
+			return nil, false
+		}
+		if !slices.Contains(dims, x) {
+			dims = append(dims, x)
+		}
+	}
+	return dims, true
+}
+
+// bizIndex is the position of a business dimension's column among facts.BizDimensions.
+func bizIndex(column string) int {
+	return slices.IndexFunc(facts.BizDimensions, func(d facts.BizDimension) bool { return d.Column == column })
+}
+
+// form is the form of the plan's table at resolution t (a form's family reads the wide table
+// where the form has none: raw, and the hour for the daily-only forms).
+func (p *plan) form(t table) facts.Form {
+	if p.family == familyAd {
+		return facts.FormWide
+	}
+	return facts.BusinessFamily.Table(p.tableName(t)).Form
+}
+
+// onDimensionRollup reports whether the plan reads table t in a per-dimension form (with or
+// without the ad entity): the dimension's value is then the column value, and rows of other
+// dimensions are left out.
+func (p *plan) onDimensionRollup(t table) bool {
+	f := p.form(t)
+	return f == facts.FormPerDimension || f == facts.FormPerDimensionEntity
+}
+
+// onPairRollup reports whether the plan reads table t in its pair form: each dimension's value is
+// then value_a or value_b, and rows of other pairs are left out.
+func (p *plan) onPairRollup(t table) bool { return p.form(t) == facts.FormPairs }
+
+// rollupFilter picks the rows of the plan's dimension, or pair, on a rollup of that form.
+func (p *plan) rollupFilter(t table) []fragment {
+	switch {
+	case p.onDimensionRollup(t):
+		return []fragment{expr("dimension = ?", p.dimension.Name)}
+	case p.onPairRollup(t):
+		return []fragment{expr("dimension_a = ? AND dimension_b = ?", p.pair[0].column, p.pair[1].column)}
+	}
+	return nil
+}
 
 // dimColumn is the column holding d's value in table t.
 func (p *plan) dimColumn(d *Dimension, t table) string {
-	if p.onDimensionRollup(t) {
+	switch {
+	case p.onDimensionRollup(t):
 		return "value"
+	case p.onPairRollup(t) && d == p.pair[0]:
+		return "value_a"
+	case p.onPairRollup(t):
+		return "value_b"
 	}
 	return d.column
 }

@@ -19,6 +19,10 @@ type Scope struct {
 	SubHour bool
 	// ConnectionIDs are the project's connections; connection_ids must be among them.
 	ConnectionIDs []string
+	// PairsPending says the pair backfill has not finished for the project (ingest/pairs): its
+	// pair rollups and per-dimension rollups by ad entity lack some stored rows, and the wide
+	// rollups answer what they would.
+	PairsPending bool
 }
 
 // plan is a validated query with everything resolved against its scope.
@@ -41,8 +45,14 @@ type plan struct {
 	attributed bool
 	net        bool
 	// dimension is the one dimension a business query is about, read from the per-dimension
-	// rollups (family familyBusinessDim; oneDimension).
-	dimension     *Dimension
+	// rollups (family familyBusinessDim or familyBusinessDimEntity), and pair the two it is
+	// about, read from the pair rollups (familyBusinessPair), in facts.BizDimensions order
+	// (chooseRollup).
+	dimension *Dimension
+	pair      [2]*Dimension
+	// pairsPending: the project's pair rollups and per-dimension rollups by ad entity are not
+	// complete yet (Scope.PairsPending), so chooseRollup never picks them.
+	pairsPending  bool
 	currency      string
 	fields        []*Metric
 	measures      measureSet
@@ -105,6 +115,7 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 		projectID: scope.ProjectID, zone: scope.TimeZone, loc: loc, level: in.level(),
 		currency: scope.Currency, source: in.Source, connectionIDs: in.ConnectionIDs,
 		order: in.Order, limit: DefaultLimit, measures: measureSet{}, credits: in.resolveCredits(),
+		pairsPending: scope.PairsPending,
 	}
 	pl.start, pl.end = resolveRange(in.Time, loc, now)
 	if in.Time != nil && in.Time.Range != "" {
@@ -173,11 +184,7 @@ func newPlan(scope Scope, in QueryInput, now time.Time) (*plan, []string, error)
 	}
 	pl.asked = pl.gran
 	pl.table = chooseTable(pl.gran, pl.start, pl.end, loc)
-	if pl.family == familyBusiness {
-		if d := pl.oneDimension(); d != nil {
-			pl.family, pl.dimension = familyBusinessDim, d
-		}
-	}
+	pl.chooseRollup()
 	warnings = append(warnings, pl.hourOnly(now)...)
 	if pl.reachSummed() {
 		warnings = append(warnings, "reach is summed over several days; the sum is an upper bound of the unique reach")

@@ -41,6 +41,13 @@ func prepareKey(scope Scope, in QueryInput, now time.Time) ([sha256.Size]byte, b
 	return key, true
 }
 
+func flag(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 func ended(end, now time.Time) byte {
 	if end.Before(now) {
 		return 1
@@ -55,11 +62,7 @@ func (s Scope) appendKey(b []byte) []byte {
 		return append(binary.AppendUvarint(b, uint64(len(v))), v...)
 	}
 	b = str(str(str(b, s.ProjectID), s.Currency), s.TimeZone)
-	if s.SubHour {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = append(b, flag(s.SubHour), flag(s.PairsPending))
 	b = binary.AppendUvarint(b, uint64(len(s.ConnectionIDs)))
 	for _, c := range s.ConnectionIDs {
 		b = str(b, c)

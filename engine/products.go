@@ -30,9 +30,7 @@ func (p *plan) countsOrders() bool {
 func (p *plan) overlapStatement() Statement {
 	where := []fragment{expr("project_id = ?", p.projectID), expr("kind IN ('order', 'item')"),
 		p.table.timeFilter(p.start, p.end, p.loc)}
-	if p.onDimensionRollup(p.table) {
-		where = append(where, expr("dimension = ?", p.dimension.Name))
-	}
+	where = append(where, p.rollupFilter(p.table)...)
 	q := *p
 	q.dimFilters = nil
 	for _, f := range p.dimFilters {

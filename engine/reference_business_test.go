@@ -372,8 +372,10 @@ func TestBusinessDifferential(t *testing.T) {
 	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
 	r := rand.New(rand.NewSource(diffSeed))
 	failures := 0
+	read := map[string]int{} // queries by the business rollup form they read
 	for i := 0; i < diffQueries/2 && failures < 5; i++ {
 		q := randomBizQuery(r, ds)
+		read[bizRollupRead(t, q)]++
 		got, err := svc.Query(context.Background(), bizScope(q.p), q.in)
 		body := asJSON(q.in)
 		if err != nil {
@@ -386,4 +388,26 @@ func TestBusinessDifferential(t *testing.T) {
 			failures++
 		}
 	}
+	for _, form := range []string{"business_dim_", "business_pair_", "business_dim_entity_"} {
+		if read[form] == 0 && failures == 0 {
+			t.Errorf("no query read the %s* rollups (%v): the reference does not pin them", form, read)
+		}
+	}
+}
+
+// bizRollupRead is the prefix of the business rollups q's first attempt reads ("business_dim_",
+// "business_pair_", "business_dim_entity_"), or "" for the wide tables and raw.
+func bizRollupRead(t *testing.T, q bizQuery) string {
+	t.Helper()
+	c, err := engine.Compile(bizScope(q.p), q.in, testNow)
+	if err != nil || len(c.Attempts) == 0 {
+		return ""
+	}
+	sql := c.Attempts[0].Query.SQL
+	for _, form := range []string{"business_dim_entity_", "business_pair_", "business_dim_"} {
+		if strings.Contains(sql, "FROM "+form) {
+			return form
+		}
+	}
+	return ""
 }

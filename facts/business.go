@@ -60,7 +60,7 @@ type BizFact struct {
 
 // InsertBizFacts writes business facts of projects in zone loc into business_raw as one batch.
 func InsertBizFacts(ctx context.Context, conn driver.Conn, loc *time.Location, fs []BizFact) error {
-	batch, err := conn.PrepareBatch(ctx, BusinessFamily.insertSQL("business_raw", nil, outboxColumn.Name))
+	batch, err := conn.PrepareBatch(ctx, BusinessFamily.insertSQL("business_raw", nil, outboxColumn.Name, pairRollupsColumn.Name))
 	if err != nil {
 		return fmt.Errorf("facts: insert business facts: %w", err)
 	}
@@ -68,13 +68,14 @@ func InsertBizFacts(ctx context.Context, conn driver.Conn, loc *time.Location, f
 	for i := range fs {
 		f := &fs[i]
 		minute, hour, day := Times(f.Time, loc)
-		row := make([]any, 0, 4+len(BizKeyColumns)+len(BusinessFamily.Measures)+1)
+		row := make([]any, 0, 4+len(BizKeyColumns)+len(BusinessFamily.Measures)+2)
 		row = append(row, f.ProjectID, minute, hour, day)
 		for _, k := range f.BizKeys.List() {
 			row = append(row, k)
 		}
 		row = append(row, f.Values.Pick(BusinessFamily.Measures)...)
-		if err := batch.Append(append(row, f.OutboxID)...); err != nil {
+		// pair_rollups 1: the pair rollups' views count the row (schema/clickhouse/0017).
+		if err := batch.Append(append(row, f.OutboxID, uint8(1))...); err != nil {
 			return fmt.Errorf("facts: insert business facts: %w", err)
 		}
 	}

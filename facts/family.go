@@ -88,13 +88,44 @@ type Table struct {
 	// Views are the materialized views that fill it (each outputs its columns), none for a
 	// table the application writes.
 	Views []string
-	// PerDimension marks the business family's per-dimension rollups: one row per dimension and
-	// value instead of every dimension's column.
-	PerDimension bool
+	// Form is how the table keys its rows by the business dimensions: every dimension's column
+	// (FormWide), or a rollup of few rows for the queries about one or two dimensions.
+	Form Form
 	// Landing marks a table rows land in whose views feed the others: the tables sync batches
 	// land in (facts/batches.go), which hold only the facts known per hour or per day, and
 	// credits_in (credits_write.go), a Null table that holds nothing.
 	Landing bool
+}
+
+// Form is how a table of the business family keys its rows by the dimensions.
+type Form uint8
+
+// The forms.
+const (
+	// FormWide: every key column (a table of any family).
+	FormWide Form = iota
+	// FormPerDimension: one row per dimension and value (business_dim_*, 0009).
+	FormPerDimension
+	// FormPairs: one row per pair of paired dimensions (BizPairs) and their values
+	// (business_pair_daily, 0017).
+	FormPairs
+	// FormPerDimensionEntity: one row per dimension, value and ad entity
+	// (business_dim_entity_daily, 0017), for a dimension by a level, source or connection.
+	FormPerDimensionEntity
+)
+
+// formKeys are the key columns of a rollup of form f, in table order (nil: the family's).
+func formKeys(f Form) []Column {
+	kind := Column{"kind", "String"}
+	switch f {
+	case FormPerDimension:
+		return []Column{kind, {"dimension", "String"}, {"value", "String"}, currencyColumn}
+	case FormPairs:
+		return cat([]Column{kind}, strs("dimension_a", "value_a", "dimension_b", "value_b"), []Column{currencyColumn, backfilledColumn})
+	case FormPerDimensionEntity:
+		return cat([]Column{kind}, strs(AdEntityColumns...), strs("dimension", "value"), []Column{currencyColumn, backfilledColumn})
+	}
+	return nil
 }
 
 // The column groups the families share.
@@ -102,6 +133,11 @@ var (
 	projectColumn  = Column{"project_id", "String"}
 	currencyColumn = Column{"currency", "FixedString(3)"}
 	outboxColumn   = Column{"outbox_id", "UInt64"}
+	// pairRollupsColumn is 1 on the business rows the pair rollups' views count (every row written
+	// since 0017), 0 on those stored before, which the pair backfill counts (PairBackfill).
+	pairRollupsColumn = Column{"pair_rollups", "UInt8"}
+	// backfilledColumn is 1 on the pair rollups' rows the pair backfill wrote, 0 on the views'.
+	backfilledColumn = Column{"backfilled", "UInt8"}
 	// batchColumn is a sync batch's id (facts/batches.go), on the tables sync batches land in.
 	batchColumn = Column{"batch_id", "String"}
 )
@@ -133,15 +169,34 @@ type BizDimension struct {
 	Column string
 	// Item marks a product's dimension, set on item rows only (BizItem).
 	Item bool
+	// Paired marks a dimension of few values (a channel, a device, a payment method): every
+	// pair of paired dimensions has its rows in the pair rollups (BizPairs). Free text (ad
+	// contents, terms, paths) and products are not paired: their pairs would hold about as many
+	// rows as the raw table.
+	Paired bool
 }
 
 // BizDimensions are the business family's dimensions, in the column order of its tables.
 var BizDimensions = []BizDimension{
-	{Column: "utm_source"}, {Column: "utm_medium"}, {Column: "utm_campaign"}, {Column: "utm_content"},
-	{Column: "utm_term"}, {Column: "referrer_host"}, {Column: "landing_path"}, {Column: "device"},
-	{Column: "product_id", Item: true}, {Column: "product_name", Item: true}, {Column: "payment_method"},
-	{Column: "customer_type"},
+	{Column: "utm_source", Paired: true}, {Column: "utm_medium", Paired: true}, {Column: "utm_campaign", Paired: true},
+	{Column: "utm_content"}, {Column: "utm_term"}, {Column: "referrer_host", Paired: true}, {Column: "landing_path"},
+	{Column: "device", Paired: true}, {Column: "product_id", Item: true}, {Column: "product_name", Item: true},
+	{Column: "payment_method", Paired: true}, {Column: "customer_type", Paired: true},
 }
+
+// BizPairs are the pairs of paired dimensions that the pair rollups keep, each in BizDimensions
+// order (the first is the pair's dimension_a): every pair of them, in that order.
+var BizPairs = func() [][2]string {
+	var out [][2]string
+	for i, a := range BizDimensions {
+		for _, b := range BizDimensions[i+1:] {
+			if a.Paired && b.Paired {
+				out = append(out, [2]string{a.Column, b.Column})
+			}
+		}
+	}
+	return out
+}()
 
 // bizKeys are the business family's keys (BizKeys), in BizKeyColumns order.
 var bizKeys = func() []Column {
@@ -187,15 +242,17 @@ var (
 			{Name: "facts_daily_in", Resolution: Day, Landing: true, Columns: cat([]Column{batchColumn, projectColumn}, Day.TimeColumns(), entityKeys)},
 		}})
 	// BusinessFamily is every event and order of a project, attributed or not (0008), with its
-	// per-dimension rollups (0009).
+	// per-dimension rollups (0009), its pair rollups and per-dimension rollups by ad entity (0017).
 	BusinessFamily = newFamily(Family{Name: "business", Origins: []Origin{OriginEvent, OriginOrder, OriginOrderLine},
 		Keys: bizKeys, Rollup: RollupSum, Tables: []Table{
 			{Name: "business_raw", Resolution: Minute, Columns: cat([]Column{projectColumn}, Minute.TimeColumns(), bizKeys,
-				[]Column{outboxColumn})},
+				[]Column{outboxColumn, pairRollupsColumn})},
 			{Name: "business_hourly", Resolution: Hour, Views: []string{"business_hourly_mv"}},
 			{Name: "business_daily", Resolution: Day, Views: []string{"business_daily_mv"}},
-			{Name: "business_dim_hourly", Resolution: Hour, PerDimension: true, Views: []string{"business_dim_hourly_mv"}},
-			{Name: "business_dim_daily", Resolution: Day, PerDimension: true, Views: []string{"business_dim_daily_mv"}},
+			{Name: "business_dim_hourly", Resolution: Hour, Form: FormPerDimension, Views: []string{"business_dim_hourly_mv"}},
+			{Name: "business_dim_daily", Resolution: Day, Form: FormPerDimension, Views: []string{"business_dim_daily_mv"}},
+			{Name: "business_pair_daily", Resolution: Day, Form: FormPairs, Views: []string{"business_pair_daily_mv"}},
+			{Name: "business_dim_entity_daily", Resolution: Day, Form: FormPerDimensionEntity, Views: []string{"business_dim_entity_daily_mv"}},
 		}})
 	// JourneysFamily is the touches, orders and merges of each lead that models credit (0010;
 	// journeys_by_lead, 0011, is its copy sorted by lead, fed by the application; 0013 adds the
@@ -242,8 +299,8 @@ func newFamily(f Family) *Family {
 			}
 		}
 		keys := f.Keys
-		if t.PerDimension {
-			keys = []Column{f.Keys[0], {"dimension", "String"}, {"value", "String"}, currencyColumn}
+		if t.Form != FormWide {
+			keys = formKeys(t.Form)
 		}
 		cols = cat(cols, t.Resolution.TimeColumns(), keys)
 		if raw {
@@ -264,26 +321,22 @@ func (f *Family) Table(name string) *Table {
 	return nil
 }
 
-// At is the name of the family's table at resolution r that holds every row (not a landing or
-// per-dimension table), "" when it has none.
-func (f *Family) At(r Resolution) string {
+// At is the name of the family's table at resolution r that holds every row (not a landing
+// table or a rollup of another form), "" when it has none.
+func (f *Family) At(r Resolution) string { return f.FormAt(FormWide, r) }
+
+// FormAt is the name of the family's rollup of form form at resolution r, else its table at r
+// (At): the raw table for the minute.
+func (f *Family) FormAt(form Form, r Resolution) string {
 	for _, t := range f.Tables {
-		if t.Resolution == r && !t.PerDimension && !t.Landing {
+		if t.Resolution == r && t.Form == form && !t.Landing {
 			return t.Name
 		}
+	}
+	if form != FormWide {
+		return f.At(r)
 	}
 	return ""
-}
-
-// PerDimensionAt is the name of the family's per-dimension rollup at resolution r, else its
-// table at r (At).
-func (f *Family) PerDimensionAt(r Resolution) string {
-	for _, t := range f.Tables {
-		if t.Resolution == r && t.PerDimension {
-			return t.Name
-		}
-	}
-	return f.At(r)
 }
 
 // MeasureColumns are f's measure columns, separated by ", " (a SELECT's or an INSERT's list).

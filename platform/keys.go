@@ -151,9 +151,8 @@ const lastUsedResolution = time.Minute
 // invalid_api_key, expired keys 401 expired_api_key. A key verified less than KeyCacheTTL ago is
 // not read again.
 func (s *Keys) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal, error) {
-	invalid := apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
 	if !auth.LooksLikeAPIKey(token) {
-		return nil, invalid
+		return nil, invalidKey()
 	}
 	now := s.clock.Now()
 	hash := auth.HashAPIKey(token)
@@ -168,7 +167,7 @@ func (s *Keys) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal,
 			FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, hash).
 			Scan(&p.KeyID, &p.WorkspaceID, &p.Tier, &p.Scopes, &k.expires, &revoked, &lastUsed)
 		if isNoRows(err) {
-			return k, invalid
+			return k, invalidKey()
 		}
 		if err != nil {
 			return k, err
@@ -192,6 +191,11 @@ func (s *Keys) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal,
 	}
 	p := k.principal
 	return &p, nil
+}
+
+// invalidKey is made where it is returned: a verified key (a cache hit) allocates no error.
+func invalidKey() error {
+	return apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Invalid API key.")
 }
 
 func expiredKey() error {

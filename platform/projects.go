@@ -104,6 +104,9 @@ func (p *Project) dest() []any {
 type ProjectScope struct {
 	Project
 	ConnectionIDs []string
+	// PairsPending says the pair backfill has not finished for the project (PostgreSQL
+	// pair_backfill): some of its stored rows are not in the pair rollups yet.
+	PairsPending bool
 }
 
 // ProjectScope returns one project by id, whatever its workspace (callers check access), with
@@ -122,11 +125,12 @@ func (s *Projects) readProjectScope(ctx context.Context, id string) (ProjectScop
 	return queryOne(ctx, s.db, func(row pgx.CollectableRow) (ProjectScope, error) {
 		var p ProjectScope
 		err := row.Scan(&p.ID, &p.Name, &p.Description, &p.Logo, &p.WorkspaceID, &p.Currency, &p.Timezone, &p.CreatedAt,
-			&p.ConnectionIDs)
+			&p.ConnectionIDs, &p.PairsPending)
 		return p, err
 	}, apperr.NotFound("Project not found."),
 		"SELECT "+projectColumns+`, ARRAY(SELECT c.id FROM connections c WHERE c.project_id = projects.id
-			ORDER BY c.created_at, c.id) FROM projects WHERE id = $1`, id)
+			ORDER BY c.created_at, c.id), EXISTS (SELECT 1 FROM pair_backfill b WHERE b.project_id = projects.id)
+		FROM projects WHERE id = $1`, id)
 }
 
 // ListProjects lists the projects of the given workspaces, oldest first.

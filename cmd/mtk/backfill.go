@@ -11,17 +11,47 @@ import (
 	"mtk/internal/wire"
 )
 
-// runBackfill: mtk backfill business|journeys writes what was stored before a family of rows
-// existed.
+// runBackfill: mtk backfill business|journeys|pairs writes what was stored before a family of
+// rows existed.
 func runBackfill(ctx context.Context, args []string, out io.Writer) error {
-	sub, rest, err := subcommand(args, "business", "journeys")
+	sub, rest, err := subcommand(args, "business", "journeys", "pairs")
 	if err != nil {
 		return err
 	}
-	if sub == "journeys" {
+	switch sub {
+	case "journeys":
 		return backfillJourneys(ctx, rest, out)
+	case "pairs":
+		return backfillPairs(ctx, rest, out)
 	}
 	return backfillBusiness(ctx, rest, out)
+}
+
+// backfillPairs: mtk backfill pairs [--json] writes the business rows stored before the pair
+// rollups into them (wire.System.BackfillPairs); a rerun goes on where a killed run stopped, and
+// a run with nothing left writes nothing.
+func backfillPairs(ctx context.Context, rest []string, out io.Writer) error {
+	fs := flag.NewFlagSet("backfill pairs", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the count as JSON")
+	if _, err := parseFlags(fs, rest); err != nil {
+		return err
+	}
+	return withStores(ctx, func(cfg config.Config, st stores) error {
+		log := slog.New(slog.NewTextHandler(out, nil))
+		if *asJSON {
+			log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		}
+		sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: log})
+		if err != nil {
+			return err
+		}
+		defer sys.Close()
+		n, err := sys.BackfillPairs(ctx)
+		if err != nil {
+			return err
+		}
+		return emit(out, *asJSON, map[string]any{"projects": n}, fmt.Sprintf("pair rollups backfilled: %d projects", n))
+	})
 }
 
 // backfillBusiness: mtk backfill business [--batch N] [--json] writes the business rows of the

@@ -379,6 +379,11 @@ func TestBackgroundJobsRun(t *testing.T) {
 	if out, errOut, code := cli(t, "backfill", "business"); code != 0 || !strings.HasSuffix(out, "business facts backfilled: 0 orders, 0 events\n") {
 		t.Fatalf("mtk backfill business: exit %d %s\n%s", code, errOut, out)
 	}
+	// The pair backfill finds no project made before the pair rollups (api's TestPairBackfill
+	// backfills real data).
+	if out, errOut, code := cli(t, "backfill", "pairs"); code != 0 || !strings.HasSuffix(out, "pair rollups backfilled: 0 projects\n") {
+		t.Fatalf("mtk backfill pairs: exit %d %s\n%s", code, errOut, out)
+	}
 
 	// mtk backfill journeys, and its old spelling, which still runs after a one-line notice.
 	out, errOut, code := cli(t, "backfill", "journeys", "--redo")

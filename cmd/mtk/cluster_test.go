@@ -22,6 +22,7 @@ import (
 	"mtk/ingest/events"
 	"mtk/ingest/factstream"
 	"mtk/ingest/outbox"
+	"mtk/ingest/pairs"
 	"mtk/internal/adsim"
 	"mtk/internal/auth"
 	"mtk/internal/clock"
@@ -293,6 +294,8 @@ func TestClusterAnswersLikeOneServer(t *testing.T) {
 		}
 	}
 
+	pairBackfillOnCluster(t, one, two)
+
 	var oneTime, twoTime time.Duration
 	for i := range one.tenants {
 		for _, q := range scaleQueries {
@@ -319,4 +322,54 @@ func TestClusterAnswersLikeOneServer(t *testing.T) {
 	t.Logf("%d queries through the API: one server %v (%v each), cluster %v (%v each)", n,
 		oneTime.Round(time.Millisecond), (oneTime / time.Duration(n)).Round(time.Microsecond),
 		twoTime.Round(time.Millisecond), (twoTime / time.Duration(n)).Round(time.Microsecond))
+}
+
+// pairBackfillOnCluster puts the cluster's business rows back as ClickHouse 0017 finds them
+// (pair_rollups 0 on every shard, the pair rollups empty, every project waiting), runs the pair
+// backfill over the Distributed tables, and checks that each shard's rollups then sum to what
+// the one server's views wrote.
+func pairBackfillOnCluster(t *testing.T, one, two *scaleWorld) {
+	t.Helper()
+	ctx := context.Background()
+	onCluster := " ON CLUSTER `" + testenv.ClusterName + "`"
+	if err := two.st.ch.Exec(ctx, "ALTER TABLE business_raw_local"+onCluster+" UPDATE pair_rollups = 0 WHERE pair_rollups = 1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range two.cluster.Shards {
+		for deadline := time.Now().Add(time.Minute); count(t, sh, "SELECT count() FROM system.mutations WHERE database = currentDatabase() AND is_done = 0") > 0; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the mutation of business_raw_local still runs after a minute")
+			}
+		}
+	}
+	for _, table := range pairs.Tables {
+		if err := two.st.ch.Exec(ctx, "TRUNCATE TABLE "+table+"_local"+onCluster); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := two.st.pg.Exec(ctx, "INSERT INTO pair_backfill (project_id) SELECT id FROM projects"); err != nil {
+		t.Fatal(err)
+	}
+	b := &pairs.Backfill{Pool: two.st.pg, CH: two.st.ch, Cluster: testenv.ClusterName}
+	if n, err := b.Run(ctx); err != nil || n < len(two.tenants) {
+		t.Fatalf("pair backfill on the cluster: %d projects, %v", n, err)
+	}
+	sums := "SELECT toString(tuple(count() > 0, toInt64(sum(tx_revenue)), toInt64(sum(tx_units)), toInt64(sum(page_views)), toInt64(sum(leads)))) FROM "
+	for _, table := range pairs.Tables {
+		var want, got string
+		if err := one.st.ch.QueryRow(ctx, sums+table).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if err := two.st.ch.QueryRow(ctx, sums+table).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		perShard := make([]uint64, len(two.cluster.Shards))
+		for i, sh := range two.cluster.Shards {
+			perShard[i] = count(t, sh, "SELECT count() FROM "+table+"_local WHERE backfilled = 1")
+		}
+		t.Logf("%s backfilled on the cluster: %s (rows per shard %v), one server's views: %s", table, got, perShard, want)
+		if got != want || strings.HasPrefix(want, "(0") || perShard[0] == 0 || perShard[1] == 0 {
+			t.Errorf("%s: cluster backfilled %s (per shard %v), one server %s", table, got, perShard, want)
+		}
+	}
 }

@@ -47,6 +47,8 @@ Usage:
   mtk backfill business [--batch N] [--json]   write the business facts of the orders and events
                                 stored before them (idempotent; the business-backfill job does it too)
   mtk backfill journeys [--redo]  queue the orders and touches stored before attribution models
+  mtk backfill pairs [--json]   write the business facts stored before the pair rollups into them
+                                (restartable; run it once every replica runs this version)
   mtk bench --body FILE | --queries DIR [--url U] [--key K] [--concurrency 1,8,32] [--rate 50,200]
             [--max-inflight N] [--duration 10s] [--warmup 2s] [--cache on|off|both] [--json] [--compare FILE.json]
                                 benchmark query bodies against a server (see docs/benchmarks.md)

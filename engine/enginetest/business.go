@@ -408,7 +408,7 @@ func InsertBusiness(ctx context.Context, conn driver.Conn, rows []BusinessRow, l
 	for _, m := range BusinessMeasures {
 		cols += ", " + m
 	}
-	batch, err := conn.PrepareBatch(ctx, "INSERT INTO business_raw ("+cols+", outbox_id)")
+	batch, err := conn.PrepareBatch(ctx, "INSERT INTO business_raw ("+cols+", outbox_id, pair_rollups)")
 	if err != nil {
 		return err
 	}
@@ -424,7 +424,8 @@ func InsertBusiness(ctx context.Context, conn driver.Conn, rows []BusinessRow, l
 		for _, m := range BusinessMeasures {
 			vals = append(vals, r.Values[m])
 		}
-		if err := batch.Append(append(vals, uint64(i+1))...); err != nil {
+		// pair_rollups 1, as facts.InsertBizFacts writes: the pair rollups' views count the row.
+		if err := batch.Append(append(vals, uint64(i+1), uint8(1))...); err != nil {
 			return err
 		}
 	}

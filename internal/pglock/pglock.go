@@ -26,6 +26,8 @@ const (
 	// CreditWorker is FactDrainer's lock for the credit worker's marks (ingest/credits), which
 	// it takes in partitions like an outbox.
 	CreditWorker int64 = 7_346_105
+	// PairBackfill lets one pair backfill run at a time (ingest/pairs).
+	PairBackfill int64 = 7_346_106
 )
 
 // KeyedID is the SQL expression of a keyed lock's id, from its name bound as $1.

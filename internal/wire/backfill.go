@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"mtk/ingest/events"
+	"mtk/ingest/pairs"
 )
 
 // BackfillBatch is how many orders or events one step of the business backfill takes.
@@ -114,4 +115,14 @@ func (s *System) afterQueuedEvents(ctx context.Context, step func() error) error
 		return fmt.Errorf("backfill business: %w; retry once they are drained", err)
 	}
 	return err
+}
+
+// BackfillPairs writes the business rows stored before the pair rollups existed into them, for
+// every project still waiting (ingest/pairs), and returns how many projects it finished. It is
+// race-free and restartable (see ingest/pairs). `mtk backfill pairs` runs it, by hand once every
+// replica runs this version: no job does, since a replica of the older code writes rows that
+// the pair rollups' views skip and that a finished backfill would never count.
+func (s *System) BackfillPairs(ctx context.Context) (int, error) {
+	b := &pairs.Backfill{Pool: s.Postgres, CH: s.ClickHouse, Cluster: s.Config.ClickHouseCluster, Log: s.Log}
+	return b.Run(ctx)
 }
