@@ -7,6 +7,8 @@ import (
 	"log"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -58,13 +60,19 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := writeFloorSQL(d.f.dash.floorSQL, ts); err != nil {
+		return err
+	}
 	qc := newQueryClient(srv.url, d.t, d.pages, 1)
 	hc := &http.Client{Timeout: queryTimeout}
 	chHTTP := strings.TrimSuffix(d.f.dash.chHTTP, "/")
 	paths := []floorPath{
 		{"mtk", func(t *floorTile) error { _, err := qc.check(t.req, false); return err }},
 		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t) }},
-		{"native, lz4", func(t *floorTile) error { return sendNative(ctx, d.ch, t) }},
+		{"native, lz4", func(t *floorTile) error { return sendNative(ctx, d.ch, t, t.settings) }},
+		// The engine's settings travel with every statement on the native protocol (clickhouse-go
+		// sends a connection's own settings with each statement too): what they cost.
+		{"native, no settings", func(t *floorTile) error { return sendNative(ctx, d.ch, t, nil) }},
 	}
 	// The driver's variants: without compression, and clickhouse-go's HTTP protocol.
 	for _, v := range []struct {
@@ -82,7 +90,7 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 			continue
 		}
 		defer conn.Close()
-		paths = append(paths, floorPath{v.name, func(t *floorTile) error { return sendNative(ctx, conn, t) }})
+		paths = append(paths, floorPath{v.name, func(t *floorTile) error { return sendNative(ctx, conn, t, t.settings) }})
 	}
 	for _, t := range ts {
 		t.lat = make([]cell, len(paths))
@@ -163,6 +171,27 @@ func (d *dashboard) floorTiles(ctx context.Context) ([]*floorTile, error) {
 		t.stmt, t.settings = fp.stmts[i], fp.settings[i]
 	}
 	return ts, nil
+}
+
+// writeFloorSQL writes each tile's statement, its values bound as the floor sends it, to
+// dir/<tile>.sql (nothing when dir is empty), to compare it with a hand-written one.
+func writeFloorSQL(dir string, ts []*floorTile) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		sql, err := engine.Bind(t.stmt)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, t.name+".sql"), []byte(sql+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openVariant opens the run's ClickHouse database with mtk's connection options as set changes
@@ -248,12 +277,12 @@ func sendHTTP(ctx context.Context, hc *http.Client, base, db string, t *floorTil
 	return nil
 }
 
-// sendNative sends a tile's statement through a clickhouse-go connection with the engine's
-// settings, as the engine does, and reads every row.
-func sendNative(ctx context.Context, conn driver.Conn, t *floorTile) error {
+// sendNative sends a tile's statement through a clickhouse-go connection with settings (the
+// engine's, as the engine does, or none) and reads every row.
+func sendNative(ctx context.Context, conn driver.Conn, t *floorTile, settings clickhouse.Settings) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := conn.Query(clickhouse.Context(ctx, clickhouse.WithSettings(t.settings)), t.stmt.SQL, t.stmt.Args...)
+	rows, err := conn.Query(clickhouse.Context(ctx, clickhouse.WithSettings(settings)), t.stmt.SQL, t.stmt.Args...)
 	if err != nil {
 		return err
 	}
