@@ -17,6 +17,9 @@ import (
 type directPath struct {
 	conn  driver.Conn
 	stmts []engine.Statement
+	// queries are the attempts' Query statements: the converting statement with every
+	// missing-rate flag, which stmts replace where a lighter one answers.
+	queries []engine.Statement
 	// spans are the day-spans statements the service runs before stmts (nil where it runs none).
 	spans    []*engine.Statement
 	settings []clickhouse.Settings
@@ -51,6 +54,7 @@ func compileMix(conn driver.Conn, svc *engine.Service, scope engine.Scope, mix [
 			}
 		}
 		p.stmts = append(p.stmts, st)
+		p.queries = append(p.queries, a.Query)
 		p.spans = append(p.spans, c.Spans)
 		p.tables = append(p.tables, a.Table)
 		p.settings = append(p.settings, svc.Settings(a.Table))
