@@ -60,7 +60,8 @@ services-stop:
 ## (benchmarks/channels: seeds its own demo as make run does),
 ## and the tag's cost (its gzipped size, its main-thread time per page load in Chromium); see
 ## benchmarks/README.md. The tables are printed; the query and dashboard JSON are written to
-## benchmarks/results/
+## benchmarks/results/, and the steps' headline figures to benchmarks/results/figures.tsv, which
+## the last step prints as issue 41's before/now table (benchmarks/summary)
 bench: services build
 	$(GO) run ./benchmarks/query -hits
 	$(GO) run ./benchmarks/query -rows 10000000 -out benchmarks/results/query.json
@@ -75,6 +76,7 @@ bench: services build
 	$(GO) run ./benchmarks/replicas
 	$(GO) run ./benchmarks/replicas -shared
 	$(GO) test ./tag -run XXX -bench TagCost -benchtime 20x
+	$(GO) run ./benchmarks/summary
 
 build:
 	$(GO) build -o bin/mtk ./cmd/mtk

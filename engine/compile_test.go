@@ -146,6 +146,9 @@ func render(c *engine.Compiled) string {
 		if a.OneCurrency != nil {
 			fmt.Fprintf(&b, "-- one currency\n%s\n%s", a.OneCurrency.SQL, formatArgs(a.OneCurrency.Args))
 		}
+		if a.Lean != nil {
+			fmt.Fprintf(&b, "-- lean\n%s\n%s", a.Lean.SQL, formatArgs(a.Lean.Args))
+		}
 		if a.Overlap != nil {
 			fmt.Fprintf(&b, "-- orders of several products\n%s\n%s", a.Overlap.SQL, formatArgs(a.Overlap.Args))
 		}

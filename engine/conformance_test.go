@@ -117,7 +117,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 			compiled = compiled.WithDaySpans(days)
 		}
 		for _, a := range compiled.Attempts {
-			for _, st := range []*engine.Statement{a.Probe, &a.Query, a.OneCurrency, a.Total} {
+			for _, st := range []*engine.Statement{a.Probe, &a.Query, a.OneCurrency, a.Lean, a.Total} {
 				if st != nil {
 					c.sameStatement(*st)
 				}
@@ -133,7 +133,7 @@ func TestConformanceWithCurrentClickHouse(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, a := range compiled.Attempts {
-			for _, st := range []*engine.Statement{a.Probe, &a.Query, a.OneCurrency, a.Total, a.Overlap} {
+			for _, st := range []*engine.Statement{a.Probe, &a.Query, a.OneCurrency, a.Lean, a.Total, a.Overlap} {
 				if st != nil {
 					c.sameStatement(*st)
 				}

@@ -42,7 +42,9 @@ func fxNull(m, target string) fragment {
 	return expr("toUInt8(countIf(currency != ? AND has_rate = 0 AND s_"+m+" != 0) > 0) AS "+fxNullColumn(m), target)
 }
 
-// noFxNull is fxNull for the one-currency statement, which converts nothing.
+// noFxNull is fxNull for the statements that assume it is 0 everywhere: the one-currency
+// statement, which converts nothing, and the lean one, which Query replaces when a rate is
+// missing.
 func noFxNull(m string) string { return "toUInt8(0) AS " + fxNullColumn(m) }
 
 func fxNullColumn(m string) string { return "fx_null_" + m }
@@ -51,6 +53,13 @@ func fxNullColumn(m string) string { return "fx_null_" + m }
 // row's money other than target, which void the assumption.
 func foreignMoney(target string, money []string) fragment {
 	return expr("groupUniqArrayIf(toString(currency), currency != ? AND "+anyNonzero(money)+") AS fx_missing", target)
+}
+
+// rateless is fxMissing for the lean statement (Attempt.Lean): the currencies of the row's money
+// that lack a rate on some day, without the days (Query, which replaces it then, lists them),
+// one aggregate over short strings for every flag of the converting statement.
+func rateless(target string, money []string) fragment {
+	return expr("groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND "+anyNonzero(money)+") AS fx_missing", target)
 }
 
 // anyNonzero is true for a first-aggregation row where one of the money measures is not 0.

@@ -70,7 +70,7 @@ func (s *Service) explainCompiled(ctx context.Context, c *Compiled, out *Explana
 	if err != nil {
 		return err
 	}
-	for _, st := range []*Statement{chosen.OneCurrency, &chosen.Query, chosen.Total, chosen.Overlap} {
+	for _, st := range []*Statement{chosen.OneCurrency, chosen.Lean, &chosen.Query, chosen.Total, chosen.Overlap} {
 		if st != nil {
 			if err := s.addSQL(out, *st); err != nil {
 				return err

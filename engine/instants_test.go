@@ -168,7 +168,7 @@ func checkLiterals(t *testing.T, name string, scope engine.Scope, body string) {
 	for _, c := range all {
 		sts = append(sts, c.Spans)
 		for _, a := range c.Attempts {
-			sts = append(sts, a.Probe, &a.Query, a.OneCurrency, a.Total)
+			sts = append(sts, a.Probe, &a.Query, a.OneCurrency, a.Lean, a.Total)
 		}
 	}
 	for _, st := range sts {

@@ -67,6 +67,8 @@ type plan struct {
 	flagFacts bool
 	// oneCurrency sums money without converting it (see Attempt.OneCurrency).
 	oneCurrency bool
+	// leanRates converts money without the per-measure missing-rate flags (see Attempt.Lean).
+	leanRates bool
 	// asked is the granularity the rows are meant to have (after the tier's limit); a row
 	// answered coarser says so (spans.go).
 	asked *granularity

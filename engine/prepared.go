@@ -83,6 +83,7 @@ func answerKey(scope Scope, in QueryInput, c *Compiled) (string, error) {
 		write(a.Probe)
 		write(&a.Query)
 		write(a.OneCurrency)
+		write(a.Lean)
 		write(a.Total)
 		write(a.Overlap)
 	}

@@ -389,8 +389,9 @@ func (s *Service) count(ctx context.Context, table string, st Statement) (uint64
 
 // run answers from one attempt, and reports whether its rows showed facts (only a statement
 // that flags them can). It sends the one-currency statement first when there is one and the
-// project is not known to mix currencies, and the converting statement when that one finds
-// money in another currency. seen hears of the day spans the first statement read.
+// project is not known to mix currencies, and the converting statements when that one finds
+// money in another currency: the lean one, then Query when the lean one finds a missing rate.
+// seen hears of the day spans the first statement read.
 func (s *Service) run(ctx context.Context, a Attempt, seen *spansSeen) (*Result, bool, error) {
 	project := a.plan.projectID
 	if a.OneCurrency != nil {
@@ -400,6 +401,12 @@ func (s *Service) run(ctx context.Context, a Attempt, seen *spansSeen) (*Result,
 				return res, facts, err
 			}
 			s.converting.Put(project, true, s.opts.Clock.Now())
+		}
+	}
+	if a.Lean != nil {
+		res, facts, rateless, err := s.runStatement(ctx, a, *a.Lean, seen)
+		if err != nil || !rateless {
+			return res, facts, err
 		}
 	}
 	res, facts, _, err := s.runStatement(ctx, a, a.Query, seen)

@@ -21,6 +21,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/benchmarks/internal/benchenv"
+	"mtk/benchmarks/internal/figures"
 	"mtk/facts"
 	"mtk/internal/config"
 	"mtk/internal/db"
@@ -88,6 +89,9 @@ func run(orders, batch int, seed uint64) error {
 	took := time.Since(start)
 	fmt.Printf("credits: %d credit_outbox rows, %d credit rows in %d inserts: %.2f s, %.0f credit rows/s\n",
 		orders, rows, len(batches), took.Seconds(), float64(rows)/took.Seconds())
+	if err := figures.Record(map[string]float64{"credits.rows_per_s": float64(rows) / took.Seconds()}); err != nil {
+		return err
+	}
 	return printStored(ctx, ch)
 }
 

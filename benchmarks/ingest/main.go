@@ -37,6 +37,7 @@ import (
 
 	"mtk/api"
 	"mtk/benchmarks/internal/benchenv"
+	"mtk/benchmarks/internal/figures"
 	"mtk/benchmarks/internal/httpload"
 	"mtk/benchmarks/internal/pgcost"
 	"mtk/benchmarks/internal/profile"
@@ -238,8 +239,14 @@ func run(clients int, duration, ordersDuration time.Duration) error {
 	ords.Report("orders (calls, two states per transaction; stored: transactions)", uint64(len(storedTx)))
 	fmt.Printf("  %d transactions answered, %d stored, each in its newest answered state\n", len(newest), len(storedTx))
 	if states := ords.OK(); states > 0 {
+		trips := float64(trips1-trips0) / float64(states)
 		fmt.Printf("  PostgreSQL per order state (the server's drainers included): %.2f round trips, %.0f µs of backend CPU\n",
-			float64(trips1-trips0)/float64(states), float64(cpu1.Since(cpu0).Microseconds())/float64(states))
+			trips, float64(cpu1.Since(cpu0).Microseconds())/float64(states))
+		if outage == 0 && pgFreeze == 0 { // the summary of make bench reads an undisturbed run's
+			if err := figures.Record(map[string]float64{"ingest.order_round_trips": trips}); err != nil {
+				return err
+			}
+		}
 	}
 	if len(storedTx) != len(newest) {
 		return fmt.Errorf("%d transactions answered 2xx but %d stored", len(newest), len(storedTx))

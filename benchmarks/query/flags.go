@@ -39,6 +39,8 @@ type dashFlags struct {
 	floor       bool
 	floorRounds int
 	chHTTP      string
+	// floorSQL, when set, is a directory the floor run writes each tile's bound statement to.
+	floorSQL string
 }
 
 func parseFlags() (flags, error) {
@@ -75,6 +77,7 @@ func parseFlags() (flags, error) {
 	flag.BoolVar(&d.floor, "floor", false, "measure, over the dashboard's data (its database and flags), the first project's tiles at one client: mtk over HTTP against each tile's own statement sent straight to ClickHouse's HTTP interface (the floor) and through clickhouse-go, with mtk's statements per answer")
 	flag.IntVar(&d.floorRounds, "floor-rounds", 200, "floor: requests per tile and path (after -warmup unmeasured ones)")
 	flag.StringVar(&d.chHTTP, "ch-http", "http://127.0.0.1:18123", "floor: ClickHouse's HTTP interface")
+	flag.StringVar(&d.floorSQL, "floor-sql", "", "floor: write each tile's statement, its values bound, to <tile>.sql in this directory")
 	var runs string
 	flag.StringVar(&runs, "runs", strings.Join(dashRunIDs, ","), "dashboard: the runs to make: day and project (cache on, versions per day or per project), off (cache off), off1 (cache off, one client, one tile at a time), floor1 and floor (the statements straight to ClickHouse)")
 	flag.Parse()

@@ -17,6 +17,9 @@ import (
 type directPath struct {
 	conn  driver.Conn
 	stmts []engine.Statement
+	// queries are the attempts' Query statements: the converting statement with every
+	// missing-rate flag, which stmts replace where a lighter one answers.
+	queries []engine.Statement
 	// spans are the day-spans statements the service runs before stmts (nil where it runs none).
 	spans    []*engine.Statement
 	settings []clickhouse.Settings
@@ -35,17 +38,23 @@ func compileMix(conn driver.Conn, svc *engine.Service, scope engine.Scope, mix [
 		}
 		a := c.Attempts[0]
 		st := a.Query
-		if a.OneCurrency != nil {
-			// The service sends this first, and it answers unless it finds other currencies.
-			one, err := oneCurrencyAnswers(conn, svc.Settings(a.Table), *a.OneCurrency)
+		// The service sends these first, in this order, and each answers unless its fx_missing
+		// voids it (other currencies, a missing rate).
+		for _, first := range []*engine.Statement{a.OneCurrency, a.Lean} {
+			if first == nil {
+				continue
+			}
+			ok, err := answersAlone(conn, svc.Settings(a.Table), *first)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", q.Name, err)
 			}
-			if one {
-				st = *a.OneCurrency
+			if ok {
+				st = *first
+				break
 			}
 		}
 		p.stmts = append(p.stmts, st)
+		p.queries = append(p.queries, a.Query)
 		p.spans = append(p.spans, c.Spans)
 		p.tables = append(p.tables, a.Table)
 		p.settings = append(p.settings, svc.Settings(a.Table))
@@ -53,9 +62,9 @@ func compileMix(conn driver.Conn, svc *engine.Service, scope engine.Scope, mix [
 	return p, nil
 }
 
-// oneCurrencyAnswers reports whether an Attempt.OneCurrency statement answers: whether none of
-// its rows lists a currency in fx_missing.
-func oneCurrencyAnswers(conn driver.Conn, settings clickhouse.Settings, st engine.Statement) (bool, error) {
+// answersAlone reports whether an Attempt.OneCurrency or Attempt.Lean statement answers:
+// whether none of its rows lists a currency in fx_missing.
+func answersAlone(conn driver.Conn, settings clickhouse.Settings, st engine.Statement) (bool, error) {
 	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(settings))
 	var n uint64
 	err := conn.QueryRow(ctx, "SELECT count() FROM ("+st.SQL+") WHERE notEmpty(fx_missing)", st.Args...).Scan(&n)

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/benchmarks/internal/figures"
 	"mtk/engine"
 	"mtk/internal/config"
 	"mtk/internal/db"
@@ -21,8 +25,9 @@ import (
 
 // The floor run (-floor): one client, no other load from this process, the first project's
 // tiles (the one whose ad facts a real sync wrote: minutes today, hours for the last days, days
-// before) at the 30-day range and today (-queries names some tiles). Request by request in turn, each tile is asked of mtk
-// over HTTP (cache off) and its own statement is sent straight to ClickHouse, through its HTTP
+// before) at the 30-day range and today (-queries names some tiles). Request by request, the
+// paths in a random order each round, each tile is asked of mtk over HTTP (cache off) and its
+// own statement is sent straight to ClickHouse, through its HTTP
 // interface (the floor, issue 41) and through clickhouse-go with the engine's settings: its
 // native protocol as mtk connects (LZ4), without compression, and its HTTP protocol (the driver's
 // fixed cost), so that what else the shared machine does weighs on every path alike. It prints
@@ -35,6 +40,7 @@ type floorTile struct {
 	req        request
 	input      engine.QueryInput
 	stmt       engine.Statement
+	query      engine.Statement // its attempt's Query (with every missing-rate flag)
 	settings   clickhouse.Settings
 	statements int    // mtk's statements for one answer, once the project's currency hint is known
 	lat        []cell // per floorPath
@@ -45,6 +51,12 @@ type floorPath struct {
 	name string
 	do   func(*floorTile) error
 }
+
+// The first two paths of every floor run: mtk, and the floor the others are compared with.
+const (
+	pathMTK   = 0
+	pathFloor = 1
+)
 
 // runFloor measures the chosen tiles of the first project on every path, -floor-rounds times
 // each.
@@ -58,13 +70,22 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := writeFloorSQL(d.f.dash.floorSQL, ts); err != nil {
+		return err
+	}
 	qc := newQueryClient(srv.url, d.t, d.pages, 1)
 	hc := &http.Client{Timeout: queryTimeout}
 	chHTTP := strings.TrimSuffix(d.f.dash.chHTTP, "/")
 	paths := []floorPath{
 		{"mtk", func(t *floorTile) error { _, err := qc.check(t.req, false); return err }},
-		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t) }},
-		{"native, lz4", func(t *floorTile) error { return sendNative(ctx, d.ch, t) }},
+		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t.stmt, t.settings) }},
+		// Query with every missing-rate flag, which a lighter statement replaces where it answers
+		// (Attempt.OneCurrency, Attempt.Lean): what they save on ClickHouse.
+		{"Query (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t.query, t.settings) }},
+		{"native, lz4", func(t *floorTile) error { return sendNative(ctx, d.ch, t, t.settings) }},
+		// The engine's settings travel with every statement on the native protocol (clickhouse-go
+		// sends a connection's own settings with each statement too): what they cost.
+		{"native, no settings", func(t *floorTile) error { return sendNative(ctx, d.ch, t, nil) }},
 	}
 	// The driver's variants: without compression, and clickhouse-go's HTTP protocol.
 	for _, v := range []struct {
@@ -82,16 +103,20 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 			continue
 		}
 		defer conn.Close()
-		paths = append(paths, floorPath{v.name, func(t *floorTile) error { return sendNative(ctx, conn, t) }})
+		paths = append(paths, floorPath{v.name, func(t *floorTile) error { return sendNative(ctx, conn, t, t.settings) }})
 	}
 	for _, t := range ts {
 		t.lat = make([]cell, len(paths))
 	}
 	log.Printf("floor: %d tiles × %d rounds on %d paths", len(ts), d.f.dash.floorRounds, len(paths))
+	// Each round asks the paths in a fresh random order: in a fixed rotation each path always
+	// follows the same one, and on 18.16 a statement right after a similar one measured up to a
+	// third faster (issue 41: the full Query after the lean floor "beat" it by 0.64–0.91×,
+	// and the lean one after Query beat that in turn).
+	order := rand.New(rand.NewPCG(uint64(d.f.seed), 41))
 	for round := range d.f.dash.floorRounds + d.f.warmup {
 		for _, t := range ts {
-			for k := range paths {
-				i := (k + round) % len(paths) // each path first in turn
+			for _, i := range order.Perm(len(paths)) {
 				start := time.Now()
 				err := paths[i].do(t)
 				if err != nil && round >= d.f.warmup {
@@ -118,7 +143,18 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		}
 	}
 	floorMarkdown(ts, paths, d.f.dash.floorRounds)
-	return nil
+	return recordFloor(ts)
+}
+
+// recordFloor records, for the summary of make bench, each tile's p50 over mtk ÷ its floor's
+// and mtk's statements for one answer (floorMarkdown sorted the latencies).
+func recordFloor(ts []*floorTile) error {
+	got := map[string]float64{}
+	for _, t := range ts {
+		got["floor."+t.name+".ratio"] = t.lat[pathMTK].percentile(50) / t.lat[pathFloor].percentile(50)
+		got["floor."+t.name+".statements"] = float64(t.statements)
+	}
+	return figures.Record(got)
 }
 
 // floorTiles are the first project's tiles (those of -queries) at the 30-day range, with their
@@ -160,9 +196,30 @@ func (d *dashboard) floorTiles(ctx context.Context) ([]*floorTile, error) {
 		return nil, err
 	}
 	for i, t := range ts {
-		t.stmt, t.settings = fp.stmts[i], fp.settings[i]
+		t.stmt, t.query, t.settings = fp.stmts[i], fp.queries[i], fp.settings[i]
 	}
 	return ts, nil
+}
+
+// writeFloorSQL writes each tile's statement, its values bound as the floor sends it, to
+// dir/<tile>.sql (nothing when dir is empty), to compare it with a hand-written one.
+func writeFloorSQL(dir string, ts []*floorTile) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		sql, err := engine.Bind(t.stmt)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, t.name+".sql"), []byte(sql+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openVariant opens the run's ClickHouse database with mtk's connection options as set changes
@@ -197,7 +254,7 @@ func floorMarkdown(ts []*floorTile, paths []floorPath, rounds int) {
 		floor, errs := 0.0, 0
 		for i := range paths {
 			slices.Sort(t.lat[i].latencies)
-			if i == 1 {
+			if i == pathFloor {
 				floor = t.lat[i].percentile(50)
 			}
 		}
@@ -215,15 +272,15 @@ func floorMarkdown(ts []*floorTile, paths []floorPath, rounds int) {
 	}
 }
 
-// sendHTTP sends a tile's statement, its values bound as clickhouse-go binds them, to
-// ClickHouse's HTTP interface with the engine's settings, and reads the whole answer.
-func sendHTTP(ctx context.Context, hc *http.Client, base, db string, t *floorTile) error {
-	sql, err := engine.Bind(t.stmt)
+// sendHTTP sends a statement, its values bound as clickhouse-go binds them, to ClickHouse's
+// HTTP interface with the engine's settings, and reads the whole answer.
+func sendHTTP(ctx context.Context, hc *http.Client, base, db string, st engine.Statement, settings clickhouse.Settings) error {
+	sql, err := engine.Bind(st)
 	if err != nil {
 		return err
 	}
 	q := url.Values{"database": {db}}
-	for k, v := range t.settings {
+	for k, v := range settings {
 		q.Set(k, fmt.Sprint(v))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/?"+q.Encode(), strings.NewReader(sql))
@@ -248,12 +305,12 @@ func sendHTTP(ctx context.Context, hc *http.Client, base, db string, t *floorTil
 	return nil
 }
 
-// sendNative sends a tile's statement through a clickhouse-go connection with the engine's
-// settings, as the engine does, and reads every row.
-func sendNative(ctx context.Context, conn driver.Conn, t *floorTile) error {
+// sendNative sends a tile's statement through a clickhouse-go connection with settings (the
+// engine's, as the engine does, or none) and reads every row.
+func sendNative(ctx context.Context, conn driver.Conn, t *floorTile, settings clickhouse.Settings) error {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := conn.Query(clickhouse.Context(ctx, clickhouse.WithSettings(t.settings)), t.stmt.SQL, t.stmt.Args...)
+	rows, err := conn.Query(clickhouse.Context(ctx, clickhouse.WithSettings(settings)), t.stmt.SQL, t.stmt.Args...)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"mtk/benchmarks/internal/figures"
 	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
 )
@@ -109,7 +110,8 @@ func runHits(ctx context.Context, f flags) error {
 	}
 	row(fmt.Sprintf("in memory, %d goroutines", 2*runtime.GOMAXPROCS(0)), n, wall.Seconds(), cpu)
 	row(fmt.Sprintf("HTTP, %d connections", hitsConns), res.Hits, res.Seconds, httpCPU)
-	return nil
+	perHit := func(cpu time.Duration, n int64) float64 { return float64(cpu.Microseconds()) / float64(n) }
+	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(httpCPU, res.Hits), "hits.memory_cpu_us": perHit(cpu, n)})
 }
 
 // memoryHits sends the request through the handler in memory (send), by two goroutines per

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"mtk/benchmarks/internal/figures"
 	"mtk/client"
 	"mtk/facts"
 	"mtk/internal/ids"
@@ -54,6 +55,9 @@ func runShared(ctx context.Context, f flags) (err error) {
 		rows = append(rows, cell)
 	}
 	printShared(rows)
+	if err := recordShared(rows); err != nil {
+		return err
+	}
 	for _, r := range rows {
 		if r.failed > 0 {
 			fmt.Printf("%d replicas, shared answers %v: failed requests' codes %v\n", r.replicas, r.shared, r.codes)
@@ -148,4 +152,16 @@ func printShared(rows []sharedRow) {
 		fmt.Printf("| %d | %s | %d (%d) | %.3f | %.2f× | %.1f ms | %s |\n", r.replicas, map[bool]string{true: "on", false: "off"}[r.shared],
 			r.requests, r.failed, r.statements, r.statements/rows[0].statements, r.p50, tier)
 	}
+}
+
+// recordShared records, for the summary of make bench, the statements per request of three
+// replicas as a ratio to one replica's, with shared answers off and on.
+func recordShared(rows []sharedRow) error {
+	got := map[string]float64{}
+	for _, r := range rows {
+		if r.replicas > 1 {
+			got[map[bool]string{true: "replicas.shared_on_x", false: "replicas.shared_off_x"}[r.shared]] = r.statements / rows[0].statements
+		}
+	}
+	return figures.Record(got)
 }

@@ -60,6 +60,34 @@ SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_
 -- $19 string 2024-02-29
 -- $20 int 10001
 -- $21 int 0
+-- lean
+SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_revenue, has_facts FROM (SELECT DISTINCT if(((toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?)) OR (toDate(ts, 'America/Sao_Paulo') >= toDate(?) AND toDate(ts, 'America/Sao_Paulo') < toDate(?))), toDateTime(toDate(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo'), toDateTime(toStartOfHour(ts, 'America/Sao_Paulo'), 'America/Sao_Paulo')) AS bucket FROM (SELECT toDateTime(? + number * 300) AS ts FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(0) AS fx_null_spend, toUInt8(0) AS fx_null_tx_revenue, toUInt8(count() > 0) AS has_facts FROM (SELECT toDateTime(day, 'America/Sao_Paulo') AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, day, currency UNION ALL SELECT toDateTime(hour, 'America/Sao_Paulo') AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_hourly WHERE project_id = ? AND hour >= ? AND hour < ? AND NOT ((day >= toDate(?) AND day < toDate(?)) OR (day >= toDate(?) AND day < toDate(?))) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, if(fx_null_spend = 1, NULL, toFloat64(spend) / 1000000) DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 string 2024-02-20
+-- $2 string 2024-02-23
+-- $3 string 2024-02-28
+-- $4 string 2024-02-29
+-- $5 int64 1708398000
+-- $6 int64 4896
+-- $7 string USD
+-- $8 string USD
+-- $9 string USD
+-- $10 string prj_1
+-- $11 string 2024-02-20
+-- $12 string 2024-02-23
+-- $13 string 2024-02-28
+-- $14 string 2024-02-29
+-- $15 string prj_1
+-- $16 time.Time 2024-02-20 03:00:00 +0000 UTC
+-- $17 time.Time 2024-03-08 03:00:00 +0000 UTC
+-- $18 string 2024-02-20
+-- $19 string 2024-02-23
+-- $20 string 2024-02-28
+-- $21 string 2024-02-29
+-- $22 string USD
+-- $23 string 2024-02-20
+-- $24 string 2024-03-08
+-- $25 int 10001
+-- $26 int 0
 
 -- attempt on facts_daily, warnings ["no hourly data for this range; answered from the daily table at day granularity"]
 -- probe
@@ -94,3 +122,18 @@ SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_
 -- $6 string 2024-03-08
 -- $7 int 10001
 -- $8 int 0
+-- lean
+SELECT bucket, spend, clicks, tx_revenue, fx_missing, fx_null_spend, fx_null_tx_revenue FROM (SELECT DISTINCT day AS bucket FROM (SELECT toDate(?) + number AS day FROM system.numbers LIMIT ?)) AS series ANY LEFT JOIN (SELECT bucket, sum(toDecimal128(s_spend, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS spend, sum(s_clicks) AS clicks, sum(toDecimal128(s_tx_revenue, 0) * if(currency = ?, toDecimal64(1, 8), rate)) AS tx_revenue, groupUniqArrayIf(toString(currency), currency != ? AND has_rate = 0 AND (s_spend != 0 OR s_tx_revenue != 0)) AS fx_missing, toUInt8(0) AS fx_null_spend, toUInt8(0) AS fx_null_tx_revenue FROM (SELECT day AS bucket, day, currency, sum(spend) AS s_spend, sum(clicks) AS s_clicks, sum(tx_revenue) AS s_tx_revenue FROM facts_daily WHERE project_id = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY bucket, day, currency) AS facts ANY LEFT JOIN (SELECT day, base AS currency, argMax(rate, version) AS rate, toUInt8(1) AS has_rate FROM fx_rates WHERE quote = ? AND day >= toDate(?) AND day < toDate(?) GROUP BY day, base) AS rates USING (day, currency) GROUP BY bucket) AS facts USING (bucket) ORDER BY notEmpty(fx_missing) DESC, bucket ASC, if(fx_null_spend = 1, NULL, toFloat64(spend) / 1000000) DESC NULLS LAST LIMIT ? OFFSET ?
+-- $1 string 2024-02-20
+-- $2 int 17
+-- $3 string USD
+-- $4 string USD
+-- $5 string USD
+-- $6 string prj_1
+-- $7 string 2024-02-20
+-- $8 string 2024-03-08
+-- $9 string USD
+-- $10 string 2024-02-20
+-- $11 string 2024-03-08
+-- $12 int 10001
+-- $13 int 0
