@@ -75,7 +75,7 @@ func (p *plan) creditedSource(t table, timeCond, factsWhere fragment) fragment {
 		cond += " AND source != ''"
 	}
 	credited := expr("SELECT "+strings.Join(append(creditKeys, fromCredits...), ", ")+" FROM "+t.creditsName()+" WHERE "+cond,
-		where, p.credits.model, p.credits.touches, bit(p.credits.click), p.windowCond(t))
+		where, p.credits.model, p.credits.touches, bit(p.credits.click), p.windowCond())
 	if !others { // the fact tables would add only zeros
 		return expr("(?)", credited)
 	}
@@ -111,18 +111,10 @@ func (p *plan) creditedKeys(t table) (factKeys, creditKeys []string) {
 }
 
 // windowCond picks the deltas that make the credits of the plan's window w: those entering at
-// w days or fewer. The rollups hold each delta in every aligned window block that contains its
-// own, and w's blocks tile [1, w] exactly (facts/credit_blocks.go: facts.WindowTiling).
-func (p *plan) windowCond(t table) fragment {
-	w := p.credits.windowDays
-	if t == tableRaw {
-		return expr("window_days <= ?", w)
-	}
-	var blocks []fragment
-	for _, b := range facts.WindowTiling(w) {
-		blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", int(b.Lo), int(b.Hi)))
-	}
-	return expr("(?)", join(" OR ", blocks...))
+// w days or fewer. Every credit table keeps each delta's own window_days, a range of its
+// sorting key.
+func (p *plan) windowCond() fragment {
+	return expr(facts.CreditsFamily.Window.Name+" <= ?", p.credits.windowDays)
 }
 
 // bit is b as by_click stores it (an int, which Bind writes as a literal).

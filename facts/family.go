@@ -21,8 +21,9 @@ type Family struct {
 	// the ad entity among them (AdEntityColumns), and the family's own (business dimensions,
 	// journey ids).
 	Keys []Column
-	// Windows are the credits' window columns: the raw table's, and the rollups' in its place.
-	Windows *Windows
+	// Window is the credits' window column, on each of their tables: the first window of
+	// attribution that counts a delta.
+	Window *Column
 	// Tables are the family's tables, raw first; Rollup says how the others are kept.
 	Tables []Table
 	Rollup Rollup
@@ -72,13 +73,6 @@ const (
 	RollupSum
 )
 
-// Windows are the credits' attribution window columns: a raw row holds the first window that
-// counts it (WindowDays); a rollup row the range of windows [Low, High] it is counted in.
-type Windows struct {
-	Raw       Column
-	Low, High Column
-}
-
 // Table is one table of a family.
 type Table struct {
 	Name       string
@@ -91,9 +85,8 @@ type Table struct {
 	// PerDimension marks the business family's per-dimension rollups: one row per dimension and
 	// value instead of every dimension's column.
 	PerDimension bool
-	// Landing marks a table rows land in whose views feed the others: the tables sync batches
-	// land in (facts/batches.go), which hold only the facts known per hour or per day, and
-	// credits_in (credits_write.go), a Null table that holds nothing.
+	// Landing marks a table sync batches land in (facts/batches.go), whose views feed the
+	// rollups: it holds only the facts known per hour or per day.
 	Landing bool
 }
 
@@ -160,9 +153,9 @@ var journeyKeys = cat(strs("kind", "lead_id", "merged_into", "order_id", "event_
 // journeyColumns are the journey tables' columns but the measures: the kind before the time.
 var journeyColumns = cat([]Column{projectColumn, journeyKeys[0]}, Instant.TimeColumns(), journeyKeys[1:], []Column{outboxColumn})
 
-// creditWindows are credits_raw's and its rollups' window columns.
-var creditWindows = &Windows{Raw: Column{"window_days", "UInt8"}, Low: Column{"window_lo", "UInt8"},
-	High: Column{"window_hi", "UInt8"}}
+// creditWindow is the credits' window column: a row's deltas count in the windows of
+// window_days days or more.
+var creditWindow = Column{"window_days", "UInt8"}
 
 // creditLead are the credits' columns before their times: the model, the touch set it credits
 // (TouchSets) and the date it credits by.
@@ -206,24 +199,21 @@ var (
 			{Name: "journeys_by_lead", Resolution: Instant, Columns: journeyColumns},
 		}})
 	// CreditsFamily is the credits of each order under every model, touch set and window (0011;
-	// 0014 adds the touch set and the touch's dimensions). Credits land in credits_in, a Null
-	// table whose views route its rows by grain to the others (InsertCredits).
+	// 0014 adds the touch set and the touch's dimensions; 0015 keeps each delta's own window in
+	// the rollups, fed by credits_raw's views).
 	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: creditKeys,
-		Windows: creditWindows, Rollup: RollupSum, Tables: []Table{
-			{Name: "credits_raw", Resolution: Minute, Views: []string{"credits_raw_mv"}},
+		Window: &creditWindow, Rollup: RollupSum, Tables: []Table{
+			{Name: creditsRaw, Resolution: Minute},
 			{Name: "credits_hourly", Resolution: Hour, Views: []string{"credits_hourly_mv"}},
 			{Name: "credits_daily", Resolution: Day, Views: []string{"credits_daily_mv"}},
-			{Name: creditsLanding, Resolution: Minute, Landing: true, Columns: cat([]Column{grainColumn, projectColumn}, creditLead,
-				[]Column{creditWindows.Raw, creditWindows.Low, creditWindows.High}, Minute.TimeColumns(), creditKeys,
-				[]Column{outboxColumn})},
 		}})
 	// Families are every family.
 	Families = []*Family{FactsFamily, BusinessFamily, JourneysFamily, CreditsFamily}
 )
 
 // newFamily completes f: its measures, and the columns of each table that does not list them:
-// the project, the credits' model and windows (the raw table's, the rollups' range), the times,
-// the keys, and outbox_id on the raw table (the first), which keeps each row's outbox row.
+// the project, the credits' model and window, the times, the keys, and outbox_id on the raw
+// table (the first), which keeps each row's outbox row.
 func newFamily(f Family) *Family {
 	f.Measures = From(f.Origins...)
 	for i := range f.Tables {
@@ -233,13 +223,8 @@ func newFamily(f Family) *Family {
 		}
 		raw := i == 0
 		cols := []Column{projectColumn}
-		if f.Windows != nil {
-			cols = append(cols, creditLead...)
-			if raw {
-				cols = append(cols, f.Windows.Raw)
-			} else {
-				cols = append(cols, f.Windows.Low, f.Windows.High)
-			}
+		if f.Window != nil {
+			cols = append(append(cols, creditLead...), *f.Window)
 		}
 		keys := f.Keys
 		if t.PerDimension {
