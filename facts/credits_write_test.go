@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,9 @@ func creditJourneys(r *rand.Rand, n int) []facts.OrderJourney {
 
 // TestCreditRollupsEqualRaw lands realistic credit batches (new journeys, and re-credits that
 // negate an older one; two zones, one with a half-hour offset) and checks that for every window
-// of 1 to 90 days, credits_hourly and credits_daily summed over window_days <= w equal
-// credits_raw summed so, per model, touch set, date, time and key.
+// of 1 to 90 days, credits_hourly, credits_daily and credits_traffic_daily summed over
+// window_days <= w equal credits_raw summed so, per model, touch set, date, time and the
+// rollup's keys (credits_traffic_daily has no ad entity).
 func TestCreditRollupsEqualRaw(t *testing.T) {
 	ctx := context.Background()
 	ch := testenv.ClickHouse(t)
@@ -70,9 +72,11 @@ func TestCreditRollupsEqualRaw(t *testing.T) {
 	}
 	for _, rollup := range []struct {
 		table, times string
-	}{{"credits_hourly", "toString(hour), toString(day)"}, {"credits_daily", "toString(day)"}} {
-		raw := creditSums(t, ch, "credits_raw", rollup.times)
-		rolled := creditSums(t, ch, rollup.table, rollup.times)
+	}{{"credits_hourly", "toString(hour), toString(day)"}, {"credits_daily", "toString(day)"},
+		{"credits_traffic_daily", "toString(day)"}} {
+		keys := rollupKeys(rollup.table)
+		raw := creditSums(t, ch, "credits_raw", rollup.times, keys)
+		rolled := creditSums(t, ch, rollup.table, rollup.times, keys)
 		if len(raw) == 0 {
 			t.Fatal("credits_raw holds no credit")
 		}
@@ -103,12 +107,23 @@ type windowed struct {
 	days uint8
 }
 
-// creditSums are a credit table's sums by key (model, touch set, date, times, the family's keys)
+// rollupKeys are the family's keys that the credit table holds, in the family's order.
+func rollupKeys(table string) []string {
+	var out []string
+	for _, c := range facts.CreditsFamily.Table(table).Columns {
+		if slices.Contains(facts.CreditsFamily.KeyColumns(), c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// creditSums are a credit table's sums by key (model, touch set, date, times, the keys given)
 // and window_days.
-func creditSums(t *testing.T, ch testenv.CH, table, times string) map[windowed]facts.Values {
+func creditSums(t *testing.T, ch testenv.CH, table, times string, keyColumns []string) map[windowed]facts.Values {
 	t.Helper()
 	keys := "project_id, model, touches, toString(by_click), " + times
-	for _, k := range facts.CreditsFamily.KeyColumns() {
+	for _, k := range keyColumns {
 		keys += ", toString(" + k + ")"
 	}
 	var sums []string

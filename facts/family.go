@@ -85,6 +85,9 @@ type Table struct {
 	// PerDimension marks the business family's per-dimension rollups: one row per dimension and
 	// value instead of every dimension's column.
 	PerDimension bool
+	// ByTraffic marks the credits' rollup keyed by the touch's traffic dimensions without the
+	// ad entity (0016): what a traffic-view query that reads no entity sums.
+	ByTraffic bool
 	// Landing marks a table sync batches land in (facts/batches.go), whose views feed the
 	// rollups: it holds only the facts known per hour or per day.
 	Landing bool
@@ -200,12 +203,13 @@ var (
 		}})
 	// CreditsFamily is the credits of each order under every model, touch set and window (0011;
 	// 0014 adds the touch set and the touch's dimensions; 0015 keeps each delta's own window in
-	// the rollups, fed by credits_raw's views).
+	// the rollups, fed by credits_raw's views; 0016 adds the daily rollup without the entity).
 	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: creditKeys,
 		Window: &creditWindow, Rollup: RollupSum, Tables: []Table{
 			{Name: creditsRaw, Resolution: Minute},
 			{Name: "credits_hourly", Resolution: Hour, Views: []string{"credits_hourly_mv"}},
 			{Name: "credits_daily", Resolution: Day, Views: []string{"credits_daily_mv"}},
+			{Name: "credits_traffic_daily", Resolution: Day, ByTraffic: true, Views: []string{"credits_traffic_daily_mv"}},
 		}})
 	// Families are every family.
 	Families = []*Family{FactsFamily, BusinessFamily, JourneysFamily, CreditsFamily}
@@ -227,8 +231,11 @@ func newFamily(f Family) *Family {
 			cols = append(append(cols, creditLead...), *f.Window)
 		}
 		keys := f.Keys
-		if t.PerDimension {
+		switch {
+		case t.PerDimension:
 			keys = []Column{f.Keys[0], {"dimension", "String"}, {"value", "String"}, currencyColumn}
+		case t.ByTraffic:
+			keys = slices.DeleteFunc(slices.Clone(keys), func(c Column) bool { return slices.Contains(AdEntityColumns, c.Name) })
 		}
 		cols = cat(cols, t.Resolution.TimeColumns(), keys)
 		if raw {
@@ -249,11 +256,22 @@ func (f *Family) Table(name string) *Table {
 	return nil
 }
 
-// At is the name of the family's table at resolution r that holds every row (not a landing or
-// per-dimension table), "" when it has none.
+// At is the name of the family's table at resolution r that holds every row and key (not a
+// landing, per-dimension or by-traffic table), "" when it has none.
 func (f *Family) At(r Resolution) string {
 	for _, t := range f.Tables {
-		if t.Resolution == r && !t.PerDimension && !t.Landing {
+		if t.Resolution == r && !t.PerDimension && !t.Landing && !t.ByTraffic {
+			return t.Name
+		}
+	}
+	return ""
+}
+
+// ByTrafficAt is the name of the family's by-traffic rollup at resolution r, "" when it has
+// none.
+func (f *Family) ByTrafficAt(r Resolution) string {
+	for _, t := range f.Tables {
+		if t.Resolution == r && t.ByTraffic {
 			return t.Name
 		}
 	}

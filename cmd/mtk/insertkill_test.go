@@ -168,8 +168,8 @@ func (w salesWorld) landedOnce(t *testing.T, projects []string, orders int) {
 		t.Logf("%s: %d rows of %d outbox rows", table, rows, ids)
 	}
 	models := 0
-	for _, table := range []string{"credits_raw", "credits_hourly", "credits_daily"} {
-		models += w.creditedOnce(t, table, in, orders)
+	for _, table := range facts.CreditsFamily.Tables { // the raw table and every rollup
+		models += w.creditedOnce(t, table.Name, in, orders)
 	}
 	if models == 0 {
 		t.Error("credits_raw credits no order")
