@@ -207,7 +207,7 @@ func TestChannelsEmailThenAdThenOrder(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
-	wantJSON(t, r.JSON(t)["attribution"], `{"date":"conversion","model":"linear","table":"credits_daily","touches":"all","window_days":28}`)
+	wantJSON(t, r.JSON(t)["attribution"], `{"date":"conversion","model":"linear","table":"credits_traffic_daily","touches":"all","window_days":28}`)
 	r = e.do("POST", "/v3/query", map[string]any{"project_id": a.project.ID, "fields": []string{"tx_revenue"},
 		"metadata": map[string]any{"dimensions": []string{"utm_source", "payment_method"}, "attribution": map[string]any{"model": "linear"}}},
 		bearer(a.readKey)...)

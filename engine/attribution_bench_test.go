@@ -37,7 +37,7 @@ func BenchmarkAttribution(b *testing.B) {
 	}
 	wrote := time.Since(start)
 	// The rollups as a day of background merges leaves them, for the credits and reported.
-	for _, t := range []string{"credits_hourly", "credits_daily", "facts_hourly", "facts_daily", "business_hourly", "business_daily",
+	for _, t := range []string{"credits_hourly", "credits_daily", "credits_traffic_daily", "facts_hourly", "facts_daily", "business_hourly", "business_daily",
 		"business_dim_hourly", "business_dim_daily"} {
 		if err == nil {
 			err = ch.Conn.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL")

@@ -329,16 +329,23 @@ func TestAttributionConvertsMoney(t *testing.T) {
 }
 
 // TestAttributionExplainNamesTheCreditsTable: explain names the model, window, date and the
-// credits table that answers: daily for whole days, hourly for hours, raw for sub-hour buckets.
+// credits table that answers: daily for whole days, hourly for hours, raw for sub-hour buckets;
+// in the traffic view with no entity level or filter, whole days come from the daily rollup
+// without the ad entity.
 func TestAttributionExplainNamesTheCreditsTable(t *testing.T) {
 	svc, scope := attributionService(t)
-	for _, c := range []struct{ time, table string }{
-		{`{"start":"2024-03-01","end":"2024-03-31"}`, "credits_daily"},
-		{`{"start":"2024-03-01","end":"2024-03-31","granularity":"hour"}`, "credits_hourly"},
-		{`{"start":"2024-03-14","end":"2024-03-15","granularity":"15min"}`, "credits_raw"},
+	const month, hours = `{"start":"2024-03-01","end":"2024-03-31"}`, `{"start":"2024-03-01","end":"2024-03-31","granularity":"hour"}`
+	for _, c := range []struct{ time, meta, touches, table string }{
+		{month, "", "ads", "credits_daily"},
+		{hours, "", "ads", "credits_hourly"},
+		{`{"start":"2024-03-14","end":"2024-03-15","granularity":"15min"}`, "", "ads", "credits_raw"},
+		{month, `"dimensions":["utm_source"],`, "all", "credits_traffic_daily"},
+		{month, `"dimensions":[],`, "all", "credits_traffic_daily"},
+		{hours, `"dimensions":["utm_source"],`, "all", "credits_hourly"},
+		{month, `"dimensions":["utm_source"],"level":"campaign",`, "all", "credits_daily"},
 	} {
 		p, err := svc.Prepare(scope, mustInput(t, `{"project_id":"prj_j","fields":["tx_revenue"],"time":`+c.time+
-			`,"metadata":{"attribution":{"model":"linear","window_days":7}}}`))
+			`,"metadata":{`+c.meta+`"attribution":{"model":"linear","window_days":7}}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -346,9 +353,9 @@ func TestAttributionExplainNamesTheCreditsTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := engine.AttributionUsed{Model: "linear", WindowDays: 7, Date: "conversion", Touches: "ads", Table: c.table}
+		want := engine.AttributionUsed{Model: "linear", WindowDays: 7, Date: "conversion", Touches: c.touches, Table: c.table}
 		if ex.Attribution != want || !strings.Contains(strings.Join(ex.SQL, "\n"), "FROM "+c.table+" WHERE") {
-			t.Errorf("%s: %+v, want %+v; %q", c.time, ex.Attribution, want, ex.SQL)
+			t.Errorf("%s %s: %+v, want %+v; %q", c.time, c.meta, ex.Attribution, want, ex.SQL)
 		}
 	}
 }

@@ -33,9 +33,34 @@ func (p *plan) creditsCount(m measure) bool { return !m.money && isOrderMeasure(
 // order metrics (their settings and probe are the credits table's), else the family's.
 func (p *plan) readTable(t table) string {
 	if p.crediting() {
-		return t.creditsName()
+		return p.creditsTable(t)
 	}
 	return p.tableName(t)
+}
+
+// creditsTable is the credits table the plan reads at resolution t: the rollup without the ad
+// entity when it has one at t and the plan reads no entity, which makes fewer rows and columns
+// to read (a traffic dimension's value is shared by many ads), else the table of every key.
+func (p *plan) creditsTable(t table) string {
+	if p.creditsByTraffic(t) {
+		return creditTrafficTables[t]
+	}
+	return t.creditsName()
+}
+
+// creditsByTraffic reports whether the plan reads the credits of resolution t from their rollup
+// without the ad entity: it has one at t, and the plan is in the traffic view with no level and
+// no source, connection or entity filter (it groups and filters by traffic dimensions only).
+func (p *plan) creditsByTraffic(t table) bool {
+	if creditTrafficTables[t] == "" || p.view() != ViewTraffic || p.level != "" || p.source != "" || len(p.connectionIDs) > 0 {
+		return false
+	}
+	for _, f := range p.dimFilters {
+		if !dimensionsByName[f.Member].business {
+			return false
+		}
+	}
+	return true
 }
 
 // creditedSource is what the first aggregation reads from resolution t when a model credits
@@ -74,8 +99,8 @@ func (p *plan) creditedSource(t table, timeCond, factsWhere fragment) fragment {
 	if p.view() == ViewAds {
 		cond += " AND source != ''"
 	}
-	credited := expr("SELECT "+strings.Join(append(creditKeys, fromCredits...), ", ")+" FROM "+t.creditsName()+" WHERE "+cond,
-		where, p.credits.model, p.credits.touches, bit(p.credits.click), p.windowCond(t))
+	credited := expr("SELECT "+strings.Join(append(creditKeys, fromCredits...), ", ")+" FROM "+p.creditsTable(t)+" WHERE "+cond,
+		where, p.credits.model, p.credits.touches, bit(p.credits.click), p.windowCond())
 	if !others { // the fact tables would add only zeros
 		return expr("(?)", credited)
 	}
@@ -85,7 +110,8 @@ func (p *plan) creditedSource(t table, timeCond, factsWhere fragment) fragment {
 
 // creditedKeys are the key columns creditedSource gives from resolution t, as the fact table
 // names them, and the credits table's expression of each: the times, the ad entity (unless t is
-// a per-dimension rollup, which has none), the plan's dimensions and the currency.
+// a per-dimension rollup or the credits are read without it), the plan's dimensions and the
+// currency.
 func (p *plan) creditedKeys(t table) (factKeys, creditKeys []string) {
 	factKeys = []string{"project_id", "day"}
 	switch t {
@@ -94,8 +120,8 @@ func (p *plan) creditedKeys(t table) (factKeys, creditKeys []string) {
 	case tableHourly:
 		factKeys = []string{"project_id", "hour", "day"}
 	}
-	if !p.onDimensionRollup(t) {
-		factKeys = append(factKeys, "source", "connection_id", "account_id", "campaign_id", "adset_id", "ad_id")
+	if !p.onDimensionRollup(t) && !p.creditsByTraffic(t) {
+		factKeys = append(factKeys, facts.AdEntityColumns...)
 	}
 	creditKeys = append([]string{}, factKeys...)
 	for _, d := range p.dims {
@@ -111,18 +137,10 @@ func (p *plan) creditedKeys(t table) (factKeys, creditKeys []string) {
 }
 
 // windowCond picks the deltas that make the credits of the plan's window w: those entering at
-// w days or fewer. The rollups hold each delta in every aligned window block that contains its
-// own, and w's blocks tile [1, w] exactly (facts/credit_blocks.go: facts.WindowTiling).
-func (p *plan) windowCond(t table) fragment {
-	w := p.credits.windowDays
-	if t == tableRaw {
-		return expr("window_days <= ?", w)
-	}
-	var blocks []fragment
-	for _, b := range facts.WindowTiling(w) {
-		blocks = append(blocks, expr("(window_lo = ? AND window_hi = ?)", int(b.Lo), int(b.Hi)))
-	}
-	return expr("(?)", join(" OR ", blocks...))
+// w days or fewer. Every credit table keeps each delta's own window_days, a range of its
+// sorting key.
+func (p *plan) windowCond() fragment {
+	return expr(facts.CreditsFamily.Window.Name+" <= ?", p.credits.windowDays)
 }
 
 // bit is b as by_click stores it (an int, which Bind writes as a literal).

@@ -31,6 +31,10 @@ var creditTables = resolutions(facts.CreditsFamily.At)
 
 func (t table) creditsName() string { return creditTables[t] }
 
+// creditTrafficTables are the credits' rollups without the ad entity, keyed by the touch's
+// traffic dimensions only (schema/clickhouse/0016), "" at a resolution that has none.
+var creditTrafficTables = resolutions(facts.CreditsFamily.ByTrafficAt)
+
 // timeFilter is the table's time condition on its raw stored time column, with bounds computed
 // here. A coarser table than the range allows widens it to whole hours or days.
 func (t table) timeFilter(start, end time.Time, loc *time.Location) fragment {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 )
@@ -298,26 +297,4 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// Every window's tiling is made of blocks that hold exactly the windows 1..w, each of them
-// written for every delta it contains: the blocks InsertCredits leaves out are in no tiling.
-func TestWindowBlocksCoverEveryTiling(t *testing.T) {
-	for w := 1; w <= MaxWindowDays; w++ {
-		next := 1
-		for _, blk := range WindowTiling(w) {
-			if int(blk.Lo) != next {
-				t.Fatalf("w=%d: tiling %v leaves a gap before %d", w, WindowTiling(w), next)
-			}
-			next = int(blk.Hi) + 1
-			for b := blk.Lo; b <= blk.Hi; b++ {
-				if !slices.Contains(appendWindowBlocks(nil, b), blk) {
-					t.Fatalf("w=%d: block %v of the tiling is not written for window_days %d", w, blk, b)
-				}
-			}
-		}
-		if next != w+1 {
-			t.Fatalf("w=%d: tiling %v ends at %d", w, WindowTiling(w), next-1)
-		}
-	}
 }

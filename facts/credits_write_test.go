@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,9 @@ func creditJourneys(r *rand.Rand, n int) []facts.OrderJourney {
 
 // TestCreditRollupsEqualRaw lands realistic credit batches (new journeys, and re-credits that
 // negate an older one; two zones, one with a half-hour offset) and checks that for every window
-// of 1 to 90 days, credits_hourly and credits_daily summed over the window's blocks equal
-// credits_raw summed over window_days <= w, per model, touch set, date, time and key.
+// of 1 to 90 days, credits_hourly, credits_daily and credits_traffic_daily summed over
+// window_days <= w equal credits_raw summed so, per model, touch set, date, time and the
+// rollup's keys (credits_traffic_daily has no ad entity).
 func TestCreditRollupsEqualRaw(t *testing.T) {
 	ctx := context.Background()
 	ch := testenv.ClickHouse(t)
@@ -70,23 +72,23 @@ func TestCreditRollupsEqualRaw(t *testing.T) {
 	}
 	for _, rollup := range []struct {
 		table, times string
-	}{{"credits_hourly", "toString(hour), toString(day)"}, {"credits_daily", "toString(day)"}} {
-		raw := creditSums(t, ch, "credits_raw", rollup.times, "window_days, window_days")
-		rolled := creditSums(t, ch, rollup.table, rollup.times, "window_lo, window_hi")
+	}{{"credits_hourly", "toString(hour), toString(day)"}, {"credits_daily", "toString(day)"},
+		{"credits_traffic_daily", "toString(day)"}} {
+		keys := rollupKeys(rollup.table)
+		raw := creditSums(t, ch, "credits_raw", rollup.times, keys)
+		rolled := creditSums(t, ch, rollup.table, rollup.times, keys)
 		if len(raw) == 0 {
 			t.Fatal("credits_raw holds no credit")
 		}
 		for w := 1; w <= facts.MaxWindowDays; w++ {
 			want, got := map[string]facts.Values{}, map[string]facts.Values{}
-			for k, v := range raw {
-				if int(k.hi) <= w {
-					want[k.key] = want[k.key].Add(v)
-				}
-			}
-			for _, b := range facts.WindowTiling(w) {
-				for k, v := range rolled {
-					if k.lo == b.Lo && k.hi == b.Hi {
-						got[k.key] = got[k.key].Add(v)
+			for _, sums := range []struct {
+				from map[windowed]facts.Values
+				to   map[string]facts.Values
+			}{{raw, want}, {rolled, got}} {
+				for k, v := range sums.from {
+					if int(k.days) <= w {
+						sums.to[k.key] = sums.to[k.key].Add(v)
 					}
 				}
 			}
@@ -99,26 +101,37 @@ func TestCreditRollupsEqualRaw(t *testing.T) {
 	}
 }
 
-// windowed is a credit table's key with the windows its sums hold.
+// windowed is a credit table's key with the window_days of its sums.
 type windowed struct {
-	key    string
-	lo, hi uint8
+	key  string
+	days uint8
 }
 
-// creditSums are a credit table's sums by key (model, touch set, date, times, the family's keys)
-// and window columns lo and hi.
-func creditSums(t *testing.T, ch testenv.CH, table, times, windows string) map[windowed]facts.Values {
+// rollupKeys are the family's keys that the credit table holds, in the family's order.
+func rollupKeys(table string) []string {
+	var out []string
+	for _, c := range facts.CreditsFamily.Table(table).Columns {
+		if slices.Contains(facts.CreditsFamily.KeyColumns(), c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// creditSums are a credit table's sums by key (model, touch set, date, times, the keys given)
+// and window_days.
+func creditSums(t *testing.T, ch testenv.CH, table, times string, keyColumns []string) map[windowed]facts.Values {
 	t.Helper()
 	keys := "project_id, model, touches, toString(by_click), " + times
-	for _, k := range facts.CreditsFamily.KeyColumns() {
+	for _, k := range keyColumns {
 		keys += ", toString(" + k + ")"
 	}
 	var sums []string
 	for _, m := range facts.CreditsFamily.Measures {
 		sums = append(sums, "toInt64(sum("+facts.Specs[m].Column+"))")
 	}
-	rows, err := ch.Conn.Query(context.Background(), "SELECT arrayStringConcat(["+keys+"], '|') AS k, "+windows+", ["+
-		strings.Join(sums, ", ")+"] FROM "+table+" GROUP BY k, "+windows)
+	rows, err := ch.Conn.Query(context.Background(), "SELECT arrayStringConcat(["+keys+"], '|') AS k, window_days, ["+
+		strings.Join(sums, ", ")+"] FROM "+table+" GROUP BY k, window_days")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +140,7 @@ func creditSums(t *testing.T, ch testenv.CH, table, times, windows string) map[w
 	for rows.Next() {
 		var k windowed
 		var v []int64
-		if err := rows.Scan(&k.key, &k.lo, &k.hi, &v); err != nil {
+		if err := rows.Scan(&k.key, &k.days, &v); err != nil {
 			t.Fatal(err)
 		}
 		var sum facts.Values

@@ -21,8 +21,9 @@ type Family struct {
 	// the ad entity among them (AdEntityColumns), and the family's own (business dimensions,
 	// journey ids).
 	Keys []Column
-	// Windows are the credits' window columns: the raw table's, and the rollups' in its place.
-	Windows *Windows
+	// Window is the credits' window column, on each of their tables: the first window of
+	// attribution that counts a delta.
+	Window *Column
 	// Tables are the family's tables, raw first; Rollup says how the others are kept.
 	Tables []Table
 	Rollup Rollup
@@ -72,13 +73,6 @@ const (
 	RollupSum
 )
 
-// Windows are the credits' attribution window columns: a raw row holds the first window that
-// counts it (WindowDays); a rollup row the range of windows [Low, High] it is counted in.
-type Windows struct {
-	Raw       Column
-	Low, High Column
-}
-
 // Table is one table of a family.
 type Table struct {
 	Name       string
@@ -88,16 +82,16 @@ type Table struct {
 	// Views are the materialized views that fill it (each outputs its columns), none for a
 	// table the application writes.
 	Views []string
-	// Form is how the table keys its rows by the business dimensions: every dimension's column
-	// (FormWide), or a rollup of few rows for the queries about one or two dimensions.
+	// Form is how the table keys its rows: every key column (FormWide), or a rollup of few rows
+	// for the queries about one or two dimensions (the business family) or about the traffic
+	// dimensions only (the credits).
 	Form Form
-	// Landing marks a table rows land in whose views feed the others: the tables sync batches
-	// land in (facts/batches.go), which hold only the facts known per hour or per day, and
-	// credits_in (credits_write.go), a Null table that holds nothing.
+	// Landing marks a table sync batches land in (facts/batches.go), whose views feed the
+	// rollups: it holds only the facts known per hour or per day.
 	Landing bool
 }
 
-// Form is how a table of the business family keys its rows by the dimensions.
+// Form is how a table keys its rows: by every key column or as one of the rollups below.
 type Form uint8
 
 // The forms.
@@ -112,6 +106,9 @@ const (
 	// FormPerDimensionEntity: one row per dimension, value and ad entity
 	// (business_dim_entity_daily, 0017), for a dimension by a level, source or connection.
 	FormPerDimensionEntity
+	// FormByTraffic: every key column but the ad entity's (credits_traffic_daily, 0016), for a
+	// traffic-view query that reads no entity.
+	FormByTraffic
 )
 
 // formKeys are the key columns of a rollup of form f, in table order (nil: the family's).
@@ -215,9 +212,9 @@ var journeyKeys = cat(strs("kind", "lead_id", "merged_into", "order_id", "event_
 // journeyColumns are the journey tables' columns but the measures: the kind before the time.
 var journeyColumns = cat([]Column{projectColumn, journeyKeys[0]}, Instant.TimeColumns(), journeyKeys[1:], []Column{outboxColumn})
 
-// creditWindows are credits_raw's and its rollups' window columns.
-var creditWindows = &Windows{Raw: Column{"window_days", "UInt8"}, Low: Column{"window_lo", "UInt8"},
-	High: Column{"window_hi", "UInt8"}}
+// creditWindow is the credits' window column: a row's deltas count in the windows of
+// window_days days or more.
+var creditWindow = Column{"window_days", "UInt8"}
 
 // creditLead are the credits' columns before their times: the model, the touch set it credits
 // (TouchSets) and the date it credits by.
@@ -263,24 +260,22 @@ var (
 			{Name: "journeys_by_lead", Resolution: Instant, Columns: journeyColumns},
 		}})
 	// CreditsFamily is the credits of each order under every model, touch set and window (0011;
-	// 0014 adds the touch set and the touch's dimensions). Credits land in credits_in, a Null
-	// table whose views route its rows by grain to the others (InsertCredits).
+	// 0014 adds the touch set and the touch's dimensions; 0015 keeps each delta's own window in
+	// the rollups, fed by credits_raw's views; 0016 adds the daily rollup without the entity).
 	CreditsFamily = newFamily(Family{Name: "credits", Origins: []Origin{OriginOrder}, Keys: creditKeys,
-		Windows: creditWindows, Rollup: RollupSum, Tables: []Table{
-			{Name: "credits_raw", Resolution: Minute, Views: []string{"credits_raw_mv"}},
+		Window: &creditWindow, Rollup: RollupSum, Tables: []Table{
+			{Name: creditsRaw, Resolution: Minute},
 			{Name: "credits_hourly", Resolution: Hour, Views: []string{"credits_hourly_mv"}},
 			{Name: "credits_daily", Resolution: Day, Views: []string{"credits_daily_mv"}},
-			{Name: creditsLanding, Resolution: Minute, Landing: true, Columns: cat([]Column{grainColumn, projectColumn}, creditLead,
-				[]Column{creditWindows.Raw, creditWindows.Low, creditWindows.High}, Minute.TimeColumns(), creditKeys,
-				[]Column{outboxColumn})},
+			{Name: "credits_traffic_daily", Resolution: Day, Form: FormByTraffic, Views: []string{"credits_traffic_daily_mv"}},
 		}})
 	// Families are every family.
 	Families = []*Family{FactsFamily, BusinessFamily, JourneysFamily, CreditsFamily}
 )
 
 // newFamily completes f: its measures, and the columns of each table that does not list them:
-// the project, the credits' model and windows (the raw table's, the rollups' range), the times,
-// the keys, and outbox_id on the raw table (the first), which keeps each row's outbox row.
+// the project, the credits' model and window, the times, the keys, and outbox_id on the raw
+// table (the first), which keeps each row's outbox row.
 func newFamily(f Family) *Family {
 	f.Measures = From(f.Origins...)
 	for i := range f.Tables {
@@ -290,16 +285,15 @@ func newFamily(f Family) *Family {
 		}
 		raw := i == 0
 		cols := []Column{projectColumn}
-		if f.Windows != nil {
-			cols = append(cols, creditLead...)
-			if raw {
-				cols = append(cols, f.Windows.Raw)
-			} else {
-				cols = append(cols, f.Windows.Low, f.Windows.High)
-			}
+		if f.Window != nil {
+			cols = append(append(cols, creditLead...), *f.Window)
 		}
 		keys := f.Keys
-		if t.Form != FormWide {
+		switch t.Form {
+		case FormWide:
+		case FormByTraffic:
+			keys = slices.DeleteFunc(slices.Clone(keys), func(c Column) bool { return slices.Contains(AdEntityColumns, c.Name) })
+		default:
 			keys = formKeys(t.Form)
 		}
 		cols = cat(cols, t.Resolution.TimeColumns(), keys)
@@ -335,6 +329,15 @@ func (f *Family) FormAt(form Form, r Resolution) string {
 	}
 	if form != FormWide {
 		return f.At(r)
+	}
+	return ""
+}
+
+// ByTrafficAt is the name of the family's rollup keyed by the traffic dimensions only at
+// resolution r, "" when it has none (where FormAt gives the table of every key).
+func (f *Family) ByTrafficAt(r Resolution) string {
+	if name := f.FormAt(FormByTraffic, r); name != f.At(r) {
+		return name
 	}
 	return ""
 }

@@ -15,9 +15,9 @@ import (
 	"mtk/internal/testenv"
 )
 
-// drainTargets are the ClickHouse tables the outbox drainers insert into (the credits' landing
-// table feeds credits_raw and its rollups in one statement).
-var drainTargets = []string{"events", "facts_raw", "business_raw", "journeys_by_lead", "credits_in"}
+// drainTargets are the ClickHouse tables the outbox drainers insert into (credits_raw's views
+// feed its rollups in the same statement).
+var drainTargets = []string{"events", "facts_raw", "business_raw", "journeys_by_lead", "credits_raw"}
 
 // A worker killed (SIGKILL) while its INSERT runs on a busy ClickHouse doubles nothing (issue 36,
 // point 1): two `--role worker` processes drain 4 partitions through proxies that hold each
@@ -168,8 +168,8 @@ func (w salesWorld) landedOnce(t *testing.T, projects []string, orders int) {
 		t.Logf("%s: %d rows of %d outbox rows", table, rows, ids)
 	}
 	models := 0
-	for _, table := range []string{"credits_raw", "credits_hourly", "credits_daily"} {
-		models += w.creditedOnce(t, table, in, orders)
+	for _, table := range facts.CreditsFamily.Tables { // the raw table and every rollup
+		models += w.creditedOnce(t, table.Name, in, orders)
 	}
 	if models == 0 {
 		t.Error("credits_raw credits no order")
@@ -181,21 +181,9 @@ func (w salesWorld) landedOnce(t *testing.T, projects []string, orders int) {
 // and unattributed parts), and returns how many of those it holds.
 func (w salesWorld) creditedOnce(t *testing.T, table string, in clickhouse.GroupSet, orders int) int {
 	t.Helper()
-	window := "window_days <= ?"
-	args := []any{in, facts.MaxWindowDays}
-	if table != "credits_raw" {
-		window, args = "(", []any{in}
-		for i, b := range facts.WindowTiling(facts.MaxWindowDays) {
-			if i > 0 {
-				window += " OR "
-			}
-			window += "(window_lo = ? AND window_hi = ?)"
-			args = append(args, b.Lo, b.Hi)
-		}
-		window += ")"
-	}
 	rows, err := w.st.ch.Query(context.Background(), `SELECT model, touches, by_click, toInt64(sum(tx_count_total)) FROM `+table+`
-		WHERE project_id IN ? AND `+window+` GROUP BY model, touches, by_click ORDER BY model, touches, by_click`, args...)
+		WHERE project_id IN ? AND window_days <= ? GROUP BY model, touches, by_click ORDER BY model, touches, by_click`,
+		in, facts.MaxWindowDays)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ import (
 const creditDrainBatch = 1000
 
 // Stream is the credit outbox as a Drainer drains it: each credit_outbox row as the credits of
-// its old journey negated and its new one's, into credits_raw and its rollups (one INSERT into
-// their landing table, facts.InsertCredits). An interrupted attempt is looked up in credits_raw,
+// its old journey negated and its new one's, into credits_raw and, through its views, its
+// rollups (one INSERT, facts.InsertCredits). An interrupted attempt is looked up in credits_raw,
 // which holds each row's outbox_id: the statement that stored its raw rows stored its rollups.
 var Stream = outbox.Stream{Table: creditOutbox, Targets: []string{"credits_raw"}, Lock: pglock.CreditDrainer,
 	Batch: creditDrainBatch, Load: loadCredits}
