@@ -82,7 +82,8 @@ func openClickHouse(ctx context.Context, cfg config.Config) (driver.Conn, error)
 // openServeStores is openStores for mtk serve, which starts while ClickHouse is down: ingest
 // needs PostgreSQL only (events and facts wait in its outboxes), queries answer 503 and /readyz
 // says which store is missing. ClickHouse is then reached through a connection that dials on
-// use, and opened and migrated again every clickhouseRetry until it answers.
+// use, and opened and migrated again every clickhouseRetry until it answers; the connection
+// writes nothing until then.
 func openServeStores(ctx context.Context, cfg config.Config, log *slog.Logger) (stores, error) {
 	pg, err := db.OpenPostgres(ctx, cfg.PostgresURL)
 	if err != nil {
@@ -97,21 +98,25 @@ func openServeStores(ctx context.Context, cfg config.Config, log *slog.Logger) (
 		return stores{pg: pg, ch: ch}, nil
 	}
 	log.Warn("clickhouse unavailable at start: serving ingest from PostgreSQL, retrying", "error", err.Error())
-	if ch, err = db.DialClickHouseOnUse(cfg.ClickHouseURL, cfg.ClickHouseCluster); err != nil {
+	onUse, err := db.DialClickHouseOnUse(cfg.ClickHouseURL, cfg.ClickHouseCluster)
+	if err != nil {
 		pg.Close()
 		return stores{}, err
 	}
+	// Nothing writes before the migrations ran (db.MigrationGate).
+	gate := db.GateWrites(onUse)
 	go func() {
 		for ctx.Err() == nil {
 			time.Sleep(clickhouseRetry)
 			if up, err := openClickHouse(ctx, cfg); err == nil {
 				up.Close()
+				gate.Migrated()
 				log.Info("clickhouse is back: migrated")
 				return
 			}
 		}
 	}()
-	return stores{pg: pg, ch: ch}, nil
+	return stores{pg: pg, ch: gate}, nil
 }
 
 // clickhouseRetry is how often mtk serve tries again a ClickHouse that was down at start.

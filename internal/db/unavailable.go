@@ -18,7 +18,8 @@ var unavailableStates = map[string]bool{"57P01": true, "57P02": true, "57P03": t
 	"08000": true, "08003": true, "08006": true, "08001": true, "08004": true, "57014": true}
 
 // Unavailable reports whether err means a store (PostgreSQL or ClickHouse) did not answer:
-// refused, reset or lost connections, a server shutting down or starting, a timeout. Such a
+// refused, reset or lost connections, a server shutting down or starting, a timeout, ClickHouse
+// not migrated yet (ErrNotMigrated). Such a
 // request may succeed if retried (503 with Retry-After), unlike a bug.
 func Unavailable(err error) bool {
 	var pgErr *pgconn.PgError
@@ -27,7 +28,7 @@ func Unavailable(err error) bool {
 	}
 	var connectErr *pgconn.ConnectError
 	var netErr *net.OpError
-	return errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.Timeout(err) || errors.Is(err, ErrNotMigrated) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || pgconn.SafeToRetry(err)
