@@ -12,7 +12,8 @@ import (
 // store is not ready, as if it were down (Unavailable), so writers keep their rows and retry.
 var ErrNotMigrated = errors.New("clickhouse: migrations not applied yet")
 
-// MigrationGate is a ClickHouse connection whose writes (inserts, statements) wait for Migrated.
+// MigrationGate is a ClickHouse connection whose writes (PrepareBatch, Exec: mtk's only ways to
+// write; the driver's deprecated AsyncInsert is not used) wait for Migrated.
 // mtk serve starts while ClickHouse is down and migrates it once it is back; a drainer's insert
 // that reached it first would land in a table a pending migration drops and makes again (credits
 // 0015) and be lost with it, though PostgreSQL was told it was stored. Reads pass: a query before
@@ -42,12 +43,4 @@ func (g *MigrationGate) Exec(ctx context.Context, query string, args ...any) err
 		return ErrNotMigrated
 	}
 	return g.Conn.Exec(ctx, query, args...)
-}
-
-// AsyncInsert is the connection's, once migrated.
-func (g *MigrationGate) AsyncInsert(ctx context.Context, query string, wait bool, args ...any) error {
-	if !g.migrated.Load() {
-		return ErrNotMigrated
-	}
-	return g.Conn.AsyncInsert(ctx, query, wait, args...)
 }
