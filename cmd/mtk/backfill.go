@@ -36,16 +36,7 @@ func backfillPairs(ctx context.Context, rest []string, out io.Writer) error {
 	if _, err := parseFlags(fs, rest); err != nil {
 		return err
 	}
-	return withStores(ctx, func(cfg config.Config, st stores) error {
-		log := slog.New(slog.NewTextHandler(out, nil))
-		if *asJSON {
-			log = slog.New(slog.NewTextHandler(io.Discard, nil))
-		}
-		sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: log})
-		if err != nil {
-			return err
-		}
-		defer sys.Close()
+	return withSystem(ctx, out, *asJSON, func(sys *wire.System) error {
 		n, err := sys.BackfillPairs(ctx)
 		if err != nil {
 			return err
@@ -68,9 +59,22 @@ func backfillBusiness(ctx context.Context, rest []string, out io.Writer) error {
 	if *batch < 1 {
 		return usageError{"--batch is at least 1"}
 	}
+	return withSystem(ctx, out, *asJSON, func(sys *wire.System) error {
+		orders, events, err := sys.BackfillBusiness(ctx, *batch)
+		if err != nil {
+			return err
+		}
+		return emit(out, *asJSON, map[string]any{"orders": orders, "events": events},
+			fmt.Sprintf("business facts backfilled: %d orders, %d events", orders, events))
+	})
+}
+
+// withSystem runs fn with the system built over both stores, logging its progress to out unless
+// quiet (--json: out holds the JSON answer only).
+func withSystem(ctx context.Context, out io.Writer, quiet bool, fn func(*wire.System) error) error {
 	return withStores(ctx, func(cfg config.Config, st stores) error {
 		log := slog.New(slog.NewTextHandler(out, nil))
-		if *asJSON {
+		if quiet {
 			log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		}
 		sys, err := wire.Build(cfg, st.pg, st.ch, wire.Options{Logger: log})
@@ -78,11 +82,6 @@ func backfillBusiness(ctx context.Context, rest []string, out io.Writer) error {
 			return err
 		}
 		defer sys.Close()
-		orders, events, err := sys.BackfillBusiness(ctx, *batch)
-		if err != nil {
-			return err
-		}
-		return emit(out, *asJSON, map[string]any{"orders": orders, "events": events},
-			fmt.Sprintf("business facts backfilled: %d orders, %d events", orders, events))
+		return fn(sys)
 	})
 }
