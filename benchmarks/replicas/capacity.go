@@ -13,6 +13,7 @@ import (
 
 	"mtk/benchmarks/internal/benchenv"
 	"mtk/benchmarks/internal/httpload"
+	"mtk/benchmarks/internal/procstat"
 	"mtk/client"
 	"mtk/internal/loadgen"
 )
@@ -72,12 +73,12 @@ func (p *probe) take(ctx context.Context) (sample, error) {
 		if err := rows.Scan(&pid); err != nil {
 			return s, err
 		}
-		s.pgCPU[pid] = processCPU(pid)
+		s.pgCPU[pid] = procstat.CPU(pid)
 	}
 	if err := rows.Err(); err != nil {
 		return s, err
 	}
-	s.chCPU = processCPU(p.chPID)
+	s.chCPU = procstat.CPU(p.chPID)
 	if p.rdb != nil {
 		if s.redisCalls, s.redisCPU, err = redisSpent(ctx, p.rdb); err != nil {
 			return s, err

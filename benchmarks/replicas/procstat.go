@@ -7,29 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
-
-// clockTick is the unit of /proc/<pid>/stat's times (USER_HZ, 100 on Linux).
-const clockTick = 10 * time.Millisecond
-
-// processCPU is the user and system CPU that process pid has used, from /proc/<pid>/stat; 0 for a
-// process that is gone.
-func processCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command (field 2) is in parentheses and may hold spaces: count from its end.
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * clockTick
-}
 
 // listener is the process listening on TCP port of the loopback or any address: its socket's
 // inode from /proc/net/tcp{,6}, then the process holding that socket.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"mtk/benchmarks/internal/procstat"
 )
 
 // TestListenerAndProcessCPU: the process listening on a port is found through /proc, and its
@@ -19,14 +21,14 @@ func TestListenerAndProcessCPU(t *testing.T) {
 	if err != nil || pid != os.Getpid() {
 		t.Fatalf("listener: %d, %v; want %d", pid, err, os.Getpid())
 	}
-	before := processCPU(pid)
+	before := procstat.CPU(pid)
 	// Work until the CPU read has grown, on a machine others may keep busy.
-	for end := time.Now().Add(5 * time.Second); processCPU(pid)-before < 2*clockTick; {
+	for end := time.Now().Add(5 * time.Second); procstat.CPU(pid)-before < 2*procstat.ClockTick; {
 		if time.Now().After(end) {
-			t.Fatalf("CPU still %s after 5 s of work", processCPU(pid))
+			t.Fatalf("CPU still %s after 5 s of work", procstat.CPU(pid))
 		}
 	}
-	if processCPU(-1) != 0 {
+	if procstat.CPU(-1) != 0 {
 		t.Error("a missing process has CPU")
 	}
 }

@@ -6,15 +6,13 @@ package pgcost
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mtk/benchmarks/internal/procstat"
 )
 
 // Counter counts the round trips and statements sent through the pools it traces.
@@ -67,7 +65,7 @@ func BackendCPU(ctx context.Context, q *pgxpool.Pool, database string) (CPU, err
 	}
 	out := CPU{}
 	for _, pid := range pids {
-		out[pid] = processCPU(pid)
+		out[pid] = procstat.CPU(pid)
 	}
 	return out, nil
 }
@@ -79,24 +77,4 @@ func (c CPU) Since(a CPU) time.Duration {
 		d += cpu - a[pid]
 	}
 	return d
-}
-
-// clockTick is the unit of /proc/<pid>/stat's times (USER_HZ, 100 on Linux).
-const clockTick = 10 * time.Millisecond
-
-// processCPU is the user and system CPU that process pid has used; 0 for a process that is gone.
-func processCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command (field 2) is in parentheses and may hold spaces: count from its end.
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * clockTick
 }
