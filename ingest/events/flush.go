@@ -145,22 +145,13 @@ func (s *Service) store(ctx context.Context, evs []*event, now time.Time) (_ []R
 		conn.Release()
 	}()
 	load := &pgx.Batch{}
-	load.Queue("BEGIN")
-	load.Queue(leads.GenericPlans)
-	outbox.QueueSizes(load)
+	leads.QueueBegin(load)
 	c := queueClaims(load, evs, now)
 	lp := planLeads(evs, func(int) bool { return true })
 	lp.queueLoad(load)
 	clicks := queueOpenClicks(load, evs)
 	br := conn.SendBatch(ctx, load)
-	_, err = br.Exec()
-	if err == nil {
-		_, err = br.Exec()
-	}
-	var sizes outbox.Sizes
-	if err == nil {
-		sizes, err = outbox.ReadSizes(br)
-	}
+	sizes, err := leads.ReadBegin(br)
 	if err == nil {
 		err = c.read(br)
 	}

@@ -144,23 +144,14 @@ func (s *Service) write(ctx context.Context, conn platform.WebhookConnection, en
 	var found bool
 	var ap approval
 	load := &pgx.Batch{}
-	load.Queue("BEGIN")
-	load.Queue(leads.GenericPlans)
-	outbox.QueueSizes(load)
+	leads.QueueBegin(load)
 	lookup.QueueLoad(load)
 	queueLockOrder(load, conn.ID, o.ID, &prev, &found)
 	if o.Status == StatusApproved {
 		ap.queueReads(load, p.ID, conn.TrackingEnabled)
 	}
 	br := c.SendBatch(ctx, load)
-	_, err = br.Exec()
-	if err == nil {
-		_, err = br.Exec()
-	}
-	var sizes outbox.Sizes
-	if err == nil {
-		sizes, err = outbox.ReadSizes(br)
-	}
+	sizes, err := leads.ReadBegin(br)
 	if err == nil {
 		err = lookup.ReadLoad(br)
 	}
