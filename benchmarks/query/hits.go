@@ -37,7 +37,12 @@ func runHits(ctx context.Context, f flags) error {
 	}
 	defer st.close()
 	t := st.t
-	srv, err := startServer(st.pg, st.ch, st.chURL, st.pgURL, serverOptions{})
+	logOut, closeLog, err := hitsLogWriter(f.hitsLog)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	srv, err := startServer(st.pg, st.ch, st.chURL, st.pgURL, serverOptions{log: logOut})
 	if err != nil {
 		return err
 	}
@@ -80,13 +85,13 @@ func runHits(ctx context.Context, f flags) error {
 		return fmt.Errorf("the answer was not served from the cache (Server-Timing %q)", rc.Response.Header.Peek("Server-Timing"))
 	}
 	size := len(rc.Response.Body())
-	log.Printf("hits: %d-byte answer, %s in memory at %d goroutines, then %s over HTTP at %d connections",
-		size, f.duration, 2*runtime.GOMAXPROCS(0), f.duration, hitsConns)
+	log.Printf("hits: %d-byte answer, request log %s; %s in memory at %d goroutines, then %s over HTTP at %d connections, then %s of the floor",
+		size, f.hitsLog, f.duration, 2*runtime.GOMAXPROCS(0), f.duration, hitsConns, f.duration)
 	stopProfile, err := profile.Start(f.cpuProfile)
 	if err != nil {
 		return err
 	}
-	n, cpu, wall, err := memoryHits(ctx, send, f.duration)
+	n, mem, wall, err := memoryHits(ctx, send, f.duration)
 	stopProfile()
 	if err != nil {
 		return err
@@ -98,28 +103,51 @@ func runHits(ctx context.Context, f flags) error {
 	if stopProfile, err = profile.Start(httpProfile); err != nil {
 		return err
 	}
-	res, httpCPU, err := httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration)
+	res, httpUse, calls, err := httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration, f.hitsSyscalls)
 	stopProfile()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit |\n|---|---|---|---|---|---|\n")
-	row := func(path string, n int64, seconds float64, cpu time.Duration) {
-		fmt.Printf("| %s | %d B | %d | %.1f | %.0f | %.1f µs |\n", path, size, n, seconds, float64(n)/seconds,
-			float64(cpu.Microseconds())/float64(n))
+	floorRes, floorUse, floorCalls, err := floorHits(ctx, &rc.Response, t.key.Token, body, f.duration, f.hitsSyscalls)
+	if err != nil {
+		return err
 	}
-	row(fmt.Sprintf("in memory, %d goroutines", 2*runtime.GOMAXPROCS(0)), n, wall.Seconds(), cpu)
-	row(fmt.Sprintf("HTTP, %d connections", hitsConns), res.Hits, res.Seconds, httpCPU)
-	perHit := func(cpu time.Duration, n int64) float64 { return float64(cpu.Microseconds()) / float64(n) }
-	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(httpCPU, res.Hits), "hits.memory_cpu_us": perHit(cpu, n)})
+	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit | user | system | context switches per hit |\n|---|---|---|---|---|---|---|---|---|\n")
+	perHit := func(d time.Duration, n int64) float64 { return float64(d.Nanoseconds()) / 1000 / float64(n) }
+	row := func(path string, n int64, seconds float64, u usage) {
+		fmt.Printf("| %s | %d B | %d | %.1f | %.0f | %.1f µs | %.1f µs | %.1f µs | %.2f |\n", path, size, n, seconds, float64(n)/seconds,
+			perHit(u.cpu(), n), perHit(u.user, n), perHit(u.sys, n), float64(u.switches)/float64(n))
+	}
+	row(fmt.Sprintf("in memory, %d goroutines", 2*runtime.GOMAXPROCS(0)), n, wall.Seconds(), mem)
+	row(fmt.Sprintf("HTTP, %d connections", hitsConns), res.Hits, res.Seconds, httpUse)
+	row(fmt.Sprintf("floor: fasthttp answering the same bytes, HTTP, %d connections", hitsConns), floorRes.Hits, floorRes.Seconds, floorUse)
+	if calls != nil {
+		fmt.Printf("\n| system calls per hit (perf stat) |")
+		for _, e := range syscallEvents {
+			fmt.Printf(" %s |", e.name)
+		}
+		fmt.Printf("\n|---|%s\n", strings.Repeat("---|", len(syscallEvents)))
+		for _, r := range []struct {
+			path  string
+			calls map[string]int64
+			hits  int64
+		}{{"mtk", calls, res.Hits}, {"floor", floorCalls, floorRes.Hits}} {
+			fmt.Printf("| %s |", r.path)
+			for _, e := range syscallEvents {
+				fmt.Printf(" %.2f |", float64(r.calls[e.name])/float64(r.hits))
+			}
+			fmt.Println()
+		}
+	}
+	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(httpUse.cpu(), res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n)})
 }
 
 // memoryHits sends the request through the handler in memory (send), by two goroutines per
-// core, for d: the hits, the process's CPU time and the wall time they took.
-func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, error), d time.Duration) (int64, time.Duration, time.Duration, error) {
+// core, for d: the hits, the process's usage and the wall time they took.
+func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, error), d time.Duration) (int64, usage, time.Duration, error) {
 	var hits atomic.Int64
 	var failed atomic.Value
-	cpu0, wall0 := processCPU(), time.Now()
+	u0, wall0 := processUsage(), time.Now()
 	deadline := wall0.Add(d)
 	var wg sync.WaitGroup
 	for range 2 * runtime.GOMAXPROCS(0) {
@@ -141,9 +169,9 @@ func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, erro
 		}()
 	}
 	wg.Wait()
-	cpu, wall := processCPU()-cpu0, time.Since(wall0)
+	u, wall := processUsage().since(u0), time.Since(wall0)
 	if err, _ := failed.Load().(error); err != nil {
-		return 0, 0, 0, err
+		return 0, usage{}, 0, err
 	}
-	return hits.Load(), cpu, wall, nil
+	return hits.Load(), u, wall, nil
 }
