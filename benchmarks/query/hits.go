@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
 	"mtk/benchmarks/internal/figures"
@@ -85,7 +86,7 @@ func runHits(ctx context.Context, f flags) error {
 		return fmt.Errorf("the answer was not served from the cache (Server-Timing %q)", rc.Response.Header.Peek("Server-Timing"))
 	}
 	size := len(rc.Response.Body())
-	log.Printf("hits: %d-byte answer, request log %s; %s in memory at %d goroutines, then %s over HTTP at %d connections, then %s of the floor",
+	log.Printf("hits: %d-byte answer, request log %s; %s in memory at %d goroutines, then %s over HTTP at %d connections, then twice %s of the floor (a plain fasthttp server answering the same bytes)",
 		size, f.hitsLog, f.duration, 2*runtime.GOMAXPROCS(0), f.duration, hitsConns, f.duration)
 	stopProfile, err := profile.Start(f.cpuProfile)
 	if err != nil {
@@ -103,14 +104,19 @@ func runHits(ctx context.Context, f flags) error {
 	if stopProfile, err = profile.Start(httpProfile); err != nil {
 		return err
 	}
-	res, httpUse, calls, err := httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration, f.hitsSyscalls)
+	var runs [3]httpRun // mtk, then the floor with fasthttp's defaults and with mtk's timeouts
+	runs[0].path = fmt.Sprintf("HTTP, %d connections", hitsConns)
+	runs[0].res, runs[0].use, runs[0].calls, err = httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration, f.hitsSyscalls)
 	stopProfile()
 	if err != nil {
 		return err
 	}
-	floorRes, floorUse, floorCalls, err := floorHits(ctx, &rc.Response, t.key.Token, body, f.duration, f.hitsSyscalls)
-	if err != nil {
-		return err
+	runs[1].path, runs[2].path = "floor: fasthttp's defaults", "floor: mtk's timeouts"
+	for i, timeouts := range []fiber.Config{{}, srv.app.Config()} {
+		r := &runs[1+i]
+		if r.res, r.use, r.calls, err = floorHits(ctx, &rc.Response, timeouts, t.key.Token, body, f.duration, f.hitsSyscalls); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit | user | system | context switches per hit |\n|---|---|---|---|---|---|---|---|---|\n")
 	perHit := func(d time.Duration, n int64) float64 { return float64(d.Nanoseconds()) / 1000 / float64(n) }
@@ -119,27 +125,34 @@ func runHits(ctx context.Context, f flags) error {
 			perHit(u.cpu(), n), perHit(u.user, n), perHit(u.sys, n), float64(u.switches)/float64(n))
 	}
 	row(fmt.Sprintf("in memory, %d goroutines", 2*runtime.GOMAXPROCS(0)), n, wall.Seconds(), mem)
-	row(fmt.Sprintf("HTTP, %d connections", hitsConns), res.Hits, res.Seconds, httpUse)
-	row(fmt.Sprintf("floor: fasthttp answering the same bytes, HTTP, %d connections", hitsConns), floorRes.Hits, floorRes.Seconds, floorUse)
-	if calls != nil {
+	for _, r := range runs {
+		row(r.path, r.res.Hits, r.res.Seconds, r.use)
+	}
+	if f.hitsSyscalls {
 		fmt.Printf("\n| system calls per hit (perf stat) |")
 		for _, e := range syscallEvents {
 			fmt.Printf(" %s |", e.name)
 		}
 		fmt.Printf("\n|---|%s\n", strings.Repeat("---|", len(syscallEvents)))
-		for _, r := range []struct {
-			path  string
-			calls map[string]int64
-			hits  int64
-		}{{"mtk", calls, res.Hits}, {"floor", floorCalls, floorRes.Hits}} {
+		for _, r := range runs {
 			fmt.Printf("| %s |", r.path)
 			for _, e := range syscallEvents {
-				fmt.Printf(" %.2f |", float64(r.calls[e.name])/float64(r.hits))
+				fmt.Printf(" %.2f |", float64(r.calls[e.name])/float64(r.res.Hits))
 			}
 			fmt.Println()
 		}
 	}
-	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(httpUse.cpu(), res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n)})
+	mtk := runs[0]
+	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(mtk.use.cpu(), mtk.res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n)})
+}
+
+// httpRun is one load over HTTP of the -hits run: what it did, the server's usage, and its
+// system calls by syscallEvents' names (when counted).
+type httpRun struct {
+	path  string
+	res   hitsLoadResult
+	use   usage
+	calls map[string]int64
 }
 
 // memoryHits sends the request through the handler in memory (send), by two goroutines per

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,7 +59,9 @@ func httpHits(ctx context.Context, addr, key string, body []byte, conns int, d t
 		name, args = "perf", append(perfStatArgs(os.Getpid(), perfOut), self)
 	}
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), hitsLoadEnv+"="+addr, hitsKeyEnv+"="+key,
+	// The load runs with the Go runtime's defaults: GOMAXPROCS, when set, is the server's knob.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
+	cmd.Env = append(env, hitsLoadEnv+"="+addr, hitsKeyEnv+"="+key,
 		hitsConnsEnv+"="+strconv.Itoa(conns), hitsTimeEnv+"="+d.String())
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stderr = os.Stderr
