@@ -28,9 +28,11 @@ const hitsDB = "mtk_bench_query_hits"
 // once, is sent again and again, first through the API's handler in memory (fasthttp without
 // sockets, with authentication, the request log in JSON, the deadline and the scope check as
 // served) by two goroutines per core, then over HTTP on loopback at hitsConns connections from a
-// child process, each for -duration. It prints the process's CPU time (user and system, from
-// getrusage) per hit and the hits per second: the handler's whole cost in memory (the load
-// generator's being only the copy of a request), the server's alone over HTTP.
+// child process, then the floor (floorHits) loaded the same way, each for -duration. It prints
+// the process's CPU time (user and system, from getrusage) and context switches per hit and the
+// hits per second: the handler's whole cost in memory (the load generator's being only the copy
+// of a request), the server's alone over HTTP; with -hits-syscalls, the server's system calls
+// per hit over HTTP.
 func runHits(ctx context.Context, f flags) error {
 	st, err := openBenchStores(ctx, f)
 	if err != nil {
