@@ -1,8 +1,9 @@
 // Package logbuf batches a process's log lines into few writes. A line written straight to
-// stdout costs a write system call per request (5–6 µs of an answer cache hit's 14–15 in memory,
-// benchmarks/README.md "Answer cache hits"); here lines wait in a buffer that is written out when the next line would not
-// fit, every Interval, and at Close. What a crash may lose is what waits: at most Interval's or
-// Size bytes' worth of lines (a process killed with SIGKILL, or a runtime fatal error).
+// stdout costs a write system call per request (5–6 µs of an answer cache hit's 14–15 in
+// memory, benchmarks/README.md "Answer cache hits"); here lines wait in a buffer that is written
+// out when the next line would not fit, every Interval, and at Close. What a crash may lose is
+// what waits: at most Interval's or Size bytes' worth of lines (a process killed with SIGKILL,
+// or a runtime fatal error).
 package logbuf
 
 import (
