@@ -19,8 +19,11 @@ type flags struct {
 	only                            []string
 	out, dbName, cpuProfile         string
 	fresh                           bool
-	// hits measures answer cache hits instead of the cells (hits.go).
-	hits bool
+	// hits measures answer cache hits instead of the cells (hits.go); hitsLog is where the
+	// server's request log goes, hitsSyscalls counts its system calls over HTTP.
+	hits         bool
+	hitsLog      string
+	hitsSyscalls bool
 	// dash holds the flags of the dashboard run (-dashboard).
 	dash dashFlags
 }
@@ -61,6 +64,8 @@ func parseFlags() (flags, error) {
 	flag.BoolVar(&f.fresh, "fresh", false, "regenerate the ClickHouse data even when the marker says it matches")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured cells (client and server) to this file")
 	flag.BoolVar(&f.hits, "hits", false, "measure answer cache hits instead of the cells (own database "+hitsDB+"): server CPU per hit and hits per second at saturation, over -duration")
+	flag.StringVar(&f.hitsLog, "hits-log", hitsLogBuffered, "hits: the server's request log, written to a temporary file: "+hitsLogBuffered+" (as mtk serve writes stdout: lines batched, internal/logbuf), "+hitsLogDirect+" (a write per line) or "+hitsLogDiscard+" (formatted, not written)")
+	flag.BoolVar(&f.hitsSyscalls, "hits-syscalls", false, "hits: count the server's system calls per hit over HTTP with `perf stat` (its tracepoints cost the server CPU: compare CPU figures of runs without it)")
 	d := &f.dash
 	flag.BoolVar(&d.on, "dashboard", false, "run the dashboard benchmark instead of the cells (own database "+dashDB+", JSON "+dashOut+"): pages of queries by Zipf-chosen viewers over -projects projects, with live writes and syncs, cache on (day and project grain), off, and the floor")
 	flag.IntVar(&d.projects, "projects", 50, "dashboard: projects sharing the -rows rows")

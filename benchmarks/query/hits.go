@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
 	"mtk/benchmarks/internal/figures"
@@ -27,9 +28,11 @@ const hitsDB = "mtk_bench_query_hits"
 // once, is sent again and again, first through the API's handler in memory (fasthttp without
 // sockets, with authentication, the request log in JSON, the deadline and the scope check as
 // served) by two goroutines per core, then over HTTP on loopback at hitsConns connections from a
-// child process, each for -duration. It prints the process's CPU time (user and system, from
-// getrusage) per hit and the hits per second: the handler's whole cost in memory (the load
-// generator's being only the copy of a request), the server's alone over HTTP.
+// child process, then the floor (floorHits) loaded the same way, each for -duration. It prints
+// the process's CPU time (user and system, from getrusage) and context switches per hit and the
+// hits per second: the handler's whole cost in memory (the load generator's being only the copy
+// of a request), the server's alone over HTTP; with -hits-syscalls, the server's system calls
+// per hit over HTTP.
 func runHits(ctx context.Context, f flags) error {
 	st, err := openBenchStores(ctx, f)
 	if err != nil {
@@ -37,7 +40,12 @@ func runHits(ctx context.Context, f flags) error {
 	}
 	defer st.close()
 	t := st.t
-	srv, err := startServer(st.pg, st.ch, st.chURL, st.pgURL, serverOptions{})
+	logOut, closeLog, err := hitsLogWriter(f.hitsLog)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	srv, err := startServer(st.pg, st.ch, st.chURL, st.pgURL, serverOptions{log: logOut})
 	if err != nil {
 		return err
 	}
@@ -80,13 +88,13 @@ func runHits(ctx context.Context, f flags) error {
 		return fmt.Errorf("the answer was not served from the cache (Server-Timing %q)", rc.Response.Header.Peek("Server-Timing"))
 	}
 	size := len(rc.Response.Body())
-	log.Printf("hits: %d-byte answer, %s in memory at %d goroutines, then %s over HTTP at %d connections",
-		size, f.duration, 2*runtime.GOMAXPROCS(0), f.duration, hitsConns)
+	log.Printf("hits: %d-byte answer, request log %s; %s in memory at %d goroutines, then %s over HTTP at %d connections, then twice %s of the floor (a plain fasthttp server answering the same bytes)",
+		size, f.hitsLog, f.duration, 2*runtime.GOMAXPROCS(0), f.duration, hitsConns, f.duration)
 	stopProfile, err := profile.Start(f.cpuProfile)
 	if err != nil {
 		return err
 	}
-	n, cpu, wall, err := memoryHits(ctx, send, f.duration)
+	n, mem, wall, err := memoryHits(ctx, send, f.duration)
 	stopProfile()
 	if err != nil {
 		return err
@@ -98,28 +106,63 @@ func runHits(ctx context.Context, f flags) error {
 	if stopProfile, err = profile.Start(httpProfile); err != nil {
 		return err
 	}
-	res, httpCPU, err := httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration)
+	var runs [3]httpRun // mtk, then the floor with fasthttp's defaults and with mtk's timeouts
+	runs[0].path = fmt.Sprintf("HTTP, %d connections", hitsConns)
+	runs[0].res, runs[0].use, runs[0].calls, err = httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration, f.hitsSyscalls)
 	stopProfile()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit |\n|---|---|---|---|---|---|\n")
-	row := func(path string, n int64, seconds float64, cpu time.Duration) {
-		fmt.Printf("| %s | %d B | %d | %.1f | %.0f | %.1f µs |\n", path, size, n, seconds, float64(n)/seconds,
-			float64(cpu.Microseconds())/float64(n))
+	runs[1].path, runs[2].path = "floor: fasthttp's defaults", "floor: mtk's timeouts"
+	for i, timeouts := range []fiber.Config{{}, srv.app.Config()} {
+		r := &runs[1+i]
+		if r.res, r.use, r.calls, err = floorHits(ctx, &rc.Response, timeouts, t.key.Token, body, f.duration, f.hitsSyscalls); err != nil {
+			return err
+		}
 	}
-	row(fmt.Sprintf("in memory, %d goroutines", 2*runtime.GOMAXPROCS(0)), n, wall.Seconds(), cpu)
-	row(fmt.Sprintf("HTTP, %d connections", hitsConns), res.Hits, res.Seconds, httpCPU)
-	perHit := func(cpu time.Duration, n int64) float64 { return float64(cpu.Microseconds()) / float64(n) }
-	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(httpCPU, res.Hits), "hits.memory_cpu_us": perHit(cpu, n)})
+	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit | user | system | context switches per hit |\n|---|---|---|---|---|---|---|---|---|\n")
+	perHit := func(d time.Duration, n int64) float64 { return float64(d.Nanoseconds()) / 1000 / float64(n) }
+	row := func(path string, n int64, seconds float64, u usage) {
+		fmt.Printf("| %s | %d B | %d | %.1f | %.0f | %.1f µs | %.1f µs | %.1f µs | %.2f |\n", path, size, n, seconds, float64(n)/seconds,
+			perHit(u.cpu(), n), perHit(u.user, n), perHit(u.sys, n), float64(u.switches)/float64(n))
+	}
+	row(fmt.Sprintf("in memory, %d goroutines", 2*runtime.GOMAXPROCS(0)), n, wall.Seconds(), mem)
+	for _, r := range runs {
+		row(r.path, r.res.Hits, r.res.Seconds, r.use)
+	}
+	if f.hitsSyscalls {
+		fmt.Printf("\n| system calls per hit (perf stat) |")
+		for _, e := range syscallEvents {
+			fmt.Printf(" %s |", e.name)
+		}
+		fmt.Printf("\n|---|%s\n", strings.Repeat("---|", len(syscallEvents)))
+		for _, r := range runs {
+			fmt.Printf("| %s |", r.path)
+			for _, e := range syscallEvents {
+				fmt.Printf(" %.2f |", float64(r.calls[e.name])/float64(r.res.Hits))
+			}
+			fmt.Println()
+		}
+	}
+	mtk := runs[0]
+	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(mtk.use.cpu(), mtk.res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n)})
+}
+
+// httpRun is one load over HTTP of the -hits run: what it did, the server's usage, and its
+// system calls by syscallEvents' names (when counted).
+type httpRun struct {
+	path  string
+	res   hitsLoadResult
+	use   usage
+	calls map[string]int64
 }
 
 // memoryHits sends the request through the handler in memory (send), by two goroutines per
-// core, for d: the hits, the process's CPU time and the wall time they took.
-func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, error), d time.Duration) (int64, time.Duration, time.Duration, error) {
+// core, for d: the hits, the process's usage and the wall time they took.
+func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, error), d time.Duration) (int64, usage, time.Duration, error) {
 	var hits atomic.Int64
 	var failed atomic.Value
-	cpu0, wall0 := processCPU(), time.Now()
+	u0, wall0 := processUsage(), time.Now()
 	deadline := wall0.Add(d)
 	var wg sync.WaitGroup
 	for range 2 * runtime.GOMAXPROCS(0) {
@@ -141,9 +184,9 @@ func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, erro
 		}()
 	}
 	wg.Wait()
-	cpu, wall := processCPU()-cpu0, time.Since(wall0)
+	u, wall := processUsage().since(u0), time.Since(wall0)
 	if err, _ := failed.Load().(error); err != nil {
-		return 0, 0, 0, err
+		return 0, usage{}, 0, err
 	}
-	return hits.Load(), cpu, wall, nil
+	return hits.Load(), u, wall, nil
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,31 +40,49 @@ type hitsLoadResult struct {
 }
 
 // httpHits runs the child load against addr for d over conns connections with body and returns
-// the hits it counted and the server's (this process's) CPU time meanwhile.
-func httpHits(ctx context.Context, addr, key string, body []byte, conns int, d time.Duration) (hitsLoadResult, time.Duration, error) {
+// the hits it counted and the server's (this process's) usage meanwhile. With syscalls, the child
+// runs under `perf stat`, which counts this process's system calls for as long as the child
+// runs (its tracepoints cost the server some CPU: figures of such a run are not compared).
+func httpHits(ctx context.Context, addr, key string, body []byte, conns int, d time.Duration, syscalls bool) (hitsLoadResult, usage, map[string]int64, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return hitsLoadResult{}, 0, err
+		return hitsLoadResult{}, usage{}, nil, err
 	}
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Env = append(os.Environ(), hitsLoadEnv+"="+addr, hitsKeyEnv+"="+key,
+	name, args, perfOut := self, []string(nil), ""
+	if syscalls {
+		dir, err := os.MkdirTemp("", "mtk-hits-perf")
+		if err != nil {
+			return hitsLoadResult{}, usage{}, nil, err
+		}
+		defer os.RemoveAll(dir)
+		perfOut = filepath.Join(dir, "stat.csv")
+		name, args = "perf", append(perfStatArgs(os.Getpid(), perfOut), self)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	// The load runs with the Go runtime's defaults: GOMAXPROCS, when set, is the server's knob.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
+	cmd.Env = append(env, hitsLoadEnv+"="+addr, hitsKeyEnv+"="+key,
 		hitsConnsEnv+"="+strconv.Itoa(conns), hitsTimeEnv+"="+d.String())
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stderr = os.Stderr
-	cpu0 := processCPU()
+	u0 := processUsage()
 	out, err := cmd.Output()
-	cpu := processCPU() - cpu0
+	u := processUsage().since(u0)
 	if err != nil {
-		return hitsLoadResult{}, 0, fmt.Errorf("the HTTP load: %w", err)
+		return hitsLoadResult{}, usage{}, nil, fmt.Errorf("the HTTP load: %w", err)
 	}
 	var res hitsLoadResult
 	if err := json.Unmarshal(out, &res); err != nil {
-		return hitsLoadResult{}, 0, fmt.Errorf("the HTTP load's report %q: %w", out, err)
+		return hitsLoadResult{}, usage{}, nil, fmt.Errorf("the HTTP load's report %q: %w", out, err)
 	}
 	if res.Error != "" {
-		return res, 0, fmt.Errorf("the HTTP load: %s", res.Error)
+		return res, usage{}, nil, fmt.Errorf("the HTTP load: %s", res.Error)
 	}
-	return res, cpu, nil
+	if !syscalls {
+		return res, u, nil, nil
+	}
+	counts, err := readPerfStat(perfOut)
+	return res, u, counts, err
 }
 
 // hitsLoad is the child's whole work: the body from stdin posted to /v3/query again and again,

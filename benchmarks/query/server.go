@@ -38,16 +38,22 @@ type serverOptions struct {
 	clock clock.Clock
 	// workers runs the outbox workers (the fact and event drainers) as mtk serve does.
 	workers bool
+	// log receives the request log (nil: it is formatted and discarded).
+	log io.Writer
 }
 
 // startServer serves the API on 127.0.0.1 at a free port, built as `mtk serve` builds it
 // (wire.Build) over pg and ch; its engine is svc's twin. Request logs are formatted as in
-// production (JSON through slog) and then discarded.
+// production (JSON through slog) and written to o.log, or discarded.
 func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o serverOptions) (*server, error) {
 	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: config.Off,
 		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1",
 		QueryCache: o.cache, QueryCacheGrain: o.grain}
-	sys, err := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	logOut := o.log
+	if logOut == nil {
+		logOut = io.Discard
+	}
+	sys, err := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(logOut, nil))})
 	if err != nil {
 		return nil, err
 	}

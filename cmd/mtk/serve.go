@@ -14,6 +14,7 @@ import (
 	"mtk/api"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/logbuf"
 	"mtk/internal/wire"
 )
 
@@ -45,7 +46,11 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	// Log lines are batched (a write per line was a system call per request); what a crash may
+	// lose is docs/operations.md's "Logs".
+	logOut := logbuf.New(os.Stdout)
+	defer logOut.Close() //nolint:errcheck // stdout gone: nothing left to tell
+	logger := slog.New(slog.NewJSONHandler(logOut, nil))
 	st, err := openServeStores(ctx, cfg, logger)
 	if err != nil {
 		return err
