@@ -315,7 +315,9 @@ func TestSettingsPerTable(t *testing.T) {
 func TestOneCurrencyStatementNeverHidesForeignMoney(t *testing.T) {
 	_, ds, ch := seeded(t, smallConfig)
 	scope := scopeOf(ds.Projects[0])
-	fresh := func() *engine.Service { return engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)}) }
+	fresh := func() *engine.Service {
+		return engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
+	}
 	base := `"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-08","end":"2024-03-11"},"metadata":{"level":"campaign"}`
 	for _, extra := range []string{
 		`"order":{"spend":"desc"}`,

@@ -12,7 +12,8 @@ import (
 
 	"mtk/engine"
 	"mtk/internal/chhttp"
-	"mtk/internal/db"
+	"mtk/internal/config"
+	"mtk/internal/wire"
 )
 
 // The floor run's two driver paths for the engine's reads, timed on the server too: clickhouse-go's
@@ -119,11 +120,8 @@ func serverMarkdown(ts []*floorTile, got map[string]map[string][2]float64) {
 	}
 }
 
-// floorReader is an HTTP reader on the run's database, with the credentials of its native DSN.
-func floorReader(dsn, chHTTP, database string) (*chhttp.Client, error) {
-	opts, err := db.ClickHouseOptions(dsn)
-	if err != nil {
-		return nil, err
-	}
-	return chhttp.New(chhttp.Options{URL: chHTTP, Database: database, User: opts.Auth.Username, Password: opts.Auth.Password})
+// floorReader is the HTTP reader mtk's server reads through (wire.HTTPReader), on the run's
+// database.
+func floorReader(dsn, chHTTP string) (*chhttp.Client, error) {
+	return wire.HTTPReader(config.Config{ClickHouseURL: dsn, ClickHouseHTTPURL: chHTTP})
 }

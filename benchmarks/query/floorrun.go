@@ -87,7 +87,7 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		// sends a connection's own settings with each statement too): what they cost.
 		{"native, no settings", func(t *floorTile) error { return sendNative(ctx, d.ch, t, nil) }},
 	}
-	reader, err := floorReader(d.chURL, chHTTP, d.f.dbName)
+	reader, err := floorReader(d.chURL, chHTTP)
 	if err != nil {
 		return err
 	}
