@@ -26,7 +26,7 @@ func clickhouseHTTP() string {
 // test that compares servers wants their text.
 func (c CH) Text(t testing.TB, sql string) string {
 	t.Helper()
-	resp, err := http.Post(clickhouseHTTP()+"?database="+url.QueryEscape(c.Name), "text/plain", strings.NewReader(sql))
+	resp, err := http.Post(c.HTTPURL+"?database="+url.QueryEscape(c.Name), "text/plain", strings.NewReader(sql))
 	if err != nil {
 		t.Fatalf("testenv: clickhouse http: %v", err)
 	}
@@ -45,7 +45,7 @@ func (c CH) Text(t testing.TB, sql string) string {
 func (c CH) HTTPReader(t testing.TB) *chhttp.Client {
 	t.Helper()
 	opts := ClickHouseOptions(t, c.Name)
-	r, err := chhttp.New(chhttp.Options{URL: clickhouseHTTP(), Database: c.Name, User: opts.Auth.Username, Password: opts.Auth.Password})
+	r, err := chhttp.New(chhttp.Options{URL: c.HTTPURL, Database: c.Name, User: opts.Auth.Username, Password: opts.Auth.Password})
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
