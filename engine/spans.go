@@ -178,16 +178,14 @@ func (p *plan) spanSeries() fragment {
 // bucketLabel is a row's date (YYYY-MM-DD for a day or coarser, RFC 3339 in the project's offset
 // for finer) and, for a row answered coarser than asked, the granularity it has.
 func (p *plan) bucketLabel(b time.Time) (label, mark any) {
-	// The bucket is in the project's zone as SQL computed it; the native protocol gives it in that
-	// zone, the HTTP reader on 18.16 in the server's (chhttp).
-	b, g := b.In(p.loc), p.gran.name
+	g := p.gran.name
 	switch {
 	case p.gran.dayBased:
 		label = b.Format(time.DateOnly)
 	case p.spans.has(facts.LocalDay(b, p.loc)):
-		label, g = b.Format(time.DateOnly), "day"
+		label, g = b.In(p.loc).Format(time.DateOnly), "day"
 	default:
-		label = b.Format(time.RFC3339)
+		label = b.In(p.loc).Format(time.RFC3339)
 	}
 	if g != p.asked.name {
 		mark = g
