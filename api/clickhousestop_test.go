@@ -16,6 +16,7 @@ import (
 func TestOrderAndEventWithClickHouseStopped(t *testing.T) {
 	own := testenv.StartClickHouse(t)
 	t.Setenv("MTK_CLICKHOUSE_URL", own.URL)
+	t.Setenv("MTK_CH_HTTP_PORT", own.HTTPPort)
 	e := newEnv(t)
 	a := e.newTrackingTenant("acme", "act_111", "acme.example")
 	e.seedEntities(a)

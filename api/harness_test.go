@@ -52,7 +52,7 @@ func newEnv(t *testing.T) *env {
 	ch := testenv.ClickHouse(t)
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	cfg := config.Config{
-		Listen: "127.0.0.1:0", ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: testSecret,
+		Listen: "127.0.0.1:0", ClickHouseURL: ch.URL, ClickHouseHTTPURL: ch.HTTPURL, PostgresURL: pg.URL, JWTSecret: testSecret,
 		BaseURL: "https://mtk.example", RateLimits: config.On,
 	}
 	e := &env{t: t, store: platform.New(pg.Pool, clk), clock: clk, cfg: cfg, logs: &bytes.Buffer{}, ch: ch.Conn}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/internal/config"
 	"mtk/internal/runner"
 	"mtk/platform"
 )
@@ -51,6 +52,7 @@ func (c *panickingCH) QueryRow(ctx context.Context, query string, args ...any) d
 func (e *env) withPanickingCH() *panickingCH {
 	ch := &panickingCH{Conn: e.ch}
 	e.ch = ch
+	e.cfg.ClickHouseHTTPURL = config.ReadsNative // the queries' statements through ch too
 	e.rebuild()
 	return ch
 }

@@ -25,7 +25,7 @@ func TestCreditedCountTotalIsExact(t *testing.T) {
 			journey{kind: "order", lead: lead, order: "O" + lead, at: at(4), revenue: 10 * dollar, count: 1, total: 1})
 	}
 	writeCredits(t, ch.Conn, "prj_j", "UTC", js)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	scope := engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: "UTC"}
 	for _, meta := range []string{`{`, `{"level":"ad",`} {
 		res := query(t, svc, scope, `{"project_id":"prj_j","fields":["tx_count","tx_revenue"],"time":{"start":"2024-03-01","end":"2024-03-01"},`+

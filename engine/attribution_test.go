@@ -93,7 +93,7 @@ var handJourneys = []journey{
 func attributionService(t *testing.T) (*engine.Service, engine.Scope) {
 	ch := testenv.ClickHouse(t)
 	writeCredits(t, ch.Conn, "prj_j", "UTC", handJourneys)
-	return engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)}),
+	return engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)}),
 		engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: "UTC", SubHour: true}
 }
 
@@ -312,7 +312,7 @@ func TestAttributionConvertsMoney(t *testing.T) {
 	if err := enginetest.InsertRates(context.Background(), ch.Conn, []enginetest.Rate{rate(2, "0.25"), rate(3, "0.2")}); err != nil {
 		t.Fatal(err)
 	}
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	scope := engine.Scope{ProjectID: "prj_fx", Currency: "USD", TimeZone: "UTC"}
 	for date, want := range map[string]string{"conversion": `[{"tx_revenue":100.00}]`, "click": `[{"tx_revenue":125.00}]`} {
 		res := query(t, svc, scope, `{"project_id":"prj_fx","fields":["tx_revenue"],"time":{"start":"2024-03-01","end":"2024-03-31"},`+
@@ -370,7 +370,7 @@ func TestAttributionHalfHourZone(t *testing.T) {
 		{kind: "touch", lead: "L1", at: at(10, 1, 40), ad: "A2"}, // 12:10 local
 		{kind: "order", lead: "L1", order: "O1", at: at(11, 2, 0), revenue: 10 * dollar, count: 1, total: 1},
 	})
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	scope := engine.Scope{ProjectID: "prj_lh", Currency: "USD", TimeZone: "Australia/Lord_Howe"}
 	res := query(t, svc, scope, `{"project_id":"prj_lh","fields":["tx_revenue"],"time":{"start":"2024-06-10T11:00:00",`+
 		`"end":"2024-06-10T14:00:00","granularity":"hour"},"metadata":{"attribution":{"model":"linear","date":"click"}}}`)

@@ -5,13 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 )
 
-// Bind is st's SQL with its arguments written in as clickhouse-go binds them on the client
-// (quoting and escaping as it does): the text ClickHouse receives. The conformance test sends it
-// to current ClickHouse, which has no driver here.
+// Bind is st's SQL with its arguments written in, the values ClickHouse reads as clickhouse-go
+// binds them on the native protocol (quote): the text the HTTP reader sends (Options.HTTP), and
+// the conformance test to current ClickHouse, which has no driver here.
 func Bind(st Statement) (string, error) {
 	var b strings.Builder
 	rest := st.SQL
@@ -35,14 +36,35 @@ func Bind(st Statement) (string, error) {
 	return b.String(), nil
 }
 
-// quoteReplacer escapes a string literal as clickhouse-go does.
-var quoteReplacer = strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", `\0`)
+// quote is s as a string literal: \ and ' escaped as clickhouse-go escapes them, and every
+// control byte and every byte of invalid UTF-8 as \xHH (read back as the same byte by 18.16 and
+// current ClickHouse alike), so that the statement's text is valid UTF-8 whatever the value.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('\'')
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		case r == utf8.RuneError && n <= 1, r < 0x20, r == 0x7f:
+			fmt.Fprintf(&b, `\x%02X`, s[i])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
 
 // literal is one argument as SQL: the kinds the compiler binds.
 func literal(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
-		return "'" + quoteReplacer.Replace(x) + "'", nil
+		return quote(x), nil
 	case int:
 		return strconv.Itoa(x), nil
 	case int64:

@@ -74,7 +74,7 @@ func bizBody(p enginetest.BusinessProject, fields []string, rng, timeExtra, meta
 func TestBusinessDimensionsSumToTotals(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ds := seededBusiness(t, ch.Conn)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	for _, p := range ds.Projects {
 		for ri, rng := range bizRanges(p) {
 			total := query(t, svc, bizScope(p), bizBody(p, bizFields, rng, "", `"dimensions":[]`))
@@ -150,7 +150,7 @@ func hasWarning(res *engine.Result, part string) bool {
 func TestBusinessDimensionsCombineAndFilter(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ds := seededBusiness(t, ch.Conn)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	p := ds.Projects[0]
 	rng := bizRanges(p)[0]
 	fields := []string{"tx_revenue", "tx_count", "leads"}
@@ -222,7 +222,7 @@ func TestBusinessDimensionsCombineAndFilter(t *testing.T) {
 func TestBusinessRevenueBasis(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ds := seededBusiness(t, ch.Conn)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	for _, p := range ds.Projects {
 		rng := bizRanges(p)[0]
 		fields := []string{"tx_revenue", "aov", "tx_count"}
@@ -261,7 +261,7 @@ func TestBusinessRevenueBasis(t *testing.T) {
 func TestBusinessViewsKeepValues(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ds := seededBusiness(t, ch.Conn)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	for _, p := range ds.Projects {
 		for ri, rng := range bizRanges(p) {
 			for _, view := range []string{"", `"dimensions":[]`} {
@@ -423,7 +423,7 @@ func refBound(s string, loc *time.Location, end bool) time.Time {
 func TestBusinessCompareByDimension(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ds := seededBusiness(t, ch.Conn)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	p := ds.Projects[0]
 	meta := `"dimensions":["utm_source","payment_method"],"level":"campaign"`
 	fields := []string{"tx_revenue", "tx_count"}

@@ -264,7 +264,7 @@ func TestDifferential(t *testing.T) {
 	for i := 0; i < queries && failures < 5; i++ {
 		p := pick(r, ds.Projects)
 		pnow := p.SyncedAt
-		svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(pnow)})
+		svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(pnow)})
 		q := resolve(ds, randomQuery(r, ds, p, pnow))
 		want, wantMore, _ := reference(ds, q)
 		seen["table "+q.table]++

@@ -203,7 +203,7 @@ func TestEdgeInstantsAnswer(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ctx := context.Background()
 	first, last := facts.MinTime, facts.MaxTime.Add(-time.Minute)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	for _, tc := range []struct {
 		zone string
 		want map[string]string // body's time → rows

@@ -45,7 +45,7 @@ func TestObserveTablesFallbacksAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var obs observed
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow), Observe: obs.observe})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow), Observe: obs.observe})
 	scope := scopeOf(ds.Projects[0])
 	run := func(body string) engine.Observation {
 		t.Helper()

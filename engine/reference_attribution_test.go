@@ -238,7 +238,7 @@ func referenceMarch(t *testing.T, js []journey) (svc *engine.Service, scope engi
 	ch := testenv.ClickHouse(t)
 	zone := "America/Sao_Paulo"
 	writeCredits(t, ch.Conn, "prj_j", zone, js)
-	svc = engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc = engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	loc, _ = time.LoadLocation(zone)
 	scope = engine.Scope{ProjectID: "prj_j", Currency: "USD", TimeZone: zone, SubHour: true}
 	start, end = time.Date(2024, 3, 1, 0, 0, 0, 0, loc), time.Date(2024, 3, 31, 0, 0, 0, 0, loc)

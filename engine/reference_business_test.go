@@ -369,7 +369,7 @@ func sortedKeys(m map[string]any) []string {
 func TestBusinessDifferential(t *testing.T) {
 	ch := testenv.ClickHouse(t)
 	ds := seededBusiness(t, ch.Conn)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	r := rand.New(rand.NewSource(diffSeed))
 	failures := 0
 	read := map[string]int{} // queries by the business rollup form they read

@@ -43,6 +43,9 @@ type Options struct {
 	// projects it holds (ClickHouse refuses it otherwise). The entity names and the exchange
 	// rates that answers join are read whole where the statement started.
 	Cluster bool
+	// HTTP, when set, reads every statement over ClickHouse's HTTP interface instead of the
+	// native connection (reads.go; issue 41: the native protocol's fixed cost per statement).
+	HTTP *HTTPReader
 }
 
 // clusterSettings end every statement of a Service on a cluster. A string setting cannot
@@ -343,9 +346,9 @@ func (s *Service) daySpans(ctx context.Context, c *Compiled) ([]time.Time, error
 		return nil, err
 	}
 	defer release()
-	rows, err := s.conn.Query(s.limited(ctx, familyAd.tableName(tableDaily)), s.sql(*c.Spans), c.Spans.Args...)
+	rows, err := s.read(ctx, familyAd.tableName(tableDaily), *c.Spans)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var days []time.Time
@@ -380,8 +383,19 @@ func (s *Service) count(ctx context.Context, table string, st Statement) (uint64
 		return 0, err
 	}
 	defer release()
+	rows, err := s.read(ctx, table, st)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
 	var n uint64
-	if err := s.conn.QueryRow(s.limited(ctx, table), s.sql(st), st.Args...).Scan(&n); err != nil {
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, mapError(err)
+		}
+		return 0, fmt.Errorf("engine: a count without a row")
+	}
+	if err := rows.Scan(&n); err != nil {
 		return 0, mapError(err)
 	}
 	return n, nil
@@ -423,9 +437,9 @@ func (s *Service) runStatement(ctx context.Context, a Attempt, st Statement, see
 	}
 	defer release()
 	p := a.plan
-	rows, err := s.conn.Query(s.limited(ctx, a.Table), s.sql(st), st.Args...)
+	rows, err := s.read(ctx, a.Table, st)
 	if err != nil {
-		return nil, false, false, mapError(err)
+		return nil, false, false, err
 	}
 	defer rows.Close()
 	res := &Result{Data: []Row{}, View: p.view(), Warnings: []string{}}

@@ -27,7 +27,7 @@ func seeded(t *testing.T, cfg enginetest.Config) (*engine.Service, *enginetest.D
 	if err := ds.Write(context.Background(), ch.Conn); err != nil {
 		t.Fatal(err)
 	}
-	return engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)}), ds, ch
+	return engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)}), ds, ch
 }
 
 func scopeOf(p enginetest.Project) engine.Scope {
@@ -246,7 +246,7 @@ func TestQueryValidationErrors(t *testing.T) {
 
 func TestQueryTimeout(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow), MaxExecutionTime: time.Second})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow), MaxExecutionTime: time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	<-ctx.Done() // the request's deadline has passed before the query starts
@@ -284,7 +284,7 @@ func TestNoFallbackForDataAtTheEdges(t *testing.T) {
 	if err := facts.InsertFacts(ctx, ch.Conn, loc, []facts.Fact{fact}); err != nil {
 		t.Fatal(err)
 	}
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
 	scope := engine.Scope{ProjectID: "prj_1", Currency: "USD", TimeZone: "America/New_York", SubHour: true}
 	// The hour 10:00-11:00 holds the fact, but not the range 10:30-12:00: raw answers, with 0.
 	res := query(t, svc, scope, `{"project_id":"prj_1","fields":["leads"],"time":{"start":"2024-03-05T10:30:00","end":"2024-03-05T12:00:00"}}`)
@@ -315,7 +315,9 @@ func TestSettingsPerTable(t *testing.T) {
 func TestOneCurrencyStatementNeverHidesForeignMoney(t *testing.T) {
 	_, ds, ch := seeded(t, smallConfig)
 	scope := scopeOf(ds.Projects[0])
-	fresh := func() *engine.Service { return engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(testNow)}) }
+	fresh := func() *engine.Service {
+		return engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(testNow)})
+	}
 	base := `"project_id":"prj_1","fields":["spend","clicks"],"time":{"start":"2024-03-08","end":"2024-03-11"},"metadata":{"level":"campaign"}`
 	for _, extra := range []string{
 		`"order":{"spend":"desc"}`,

@@ -34,7 +34,7 @@ func TestOneStatementPerAnswer(t *testing.T) {
 	if err := ds.Write(context.Background(), ch.Conn); err != nil {
 		t.Fatal(err)
 	}
-	svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(statementsNow)})
+	svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(statementsNow)})
 	scope := scopeOf(ds.Projects[0])
 	// A project whose facts mix currencies learns it from its first money query, which then
 	// sends its converting statement after the one-currency one (Attempt.OneCurrency); the

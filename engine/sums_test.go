@@ -31,7 +31,7 @@ func TestBucketsAndLevelsSumToTotals(t *testing.T) {
 	}
 	fields := []string{"spend", "impressions", "clicks", "tx_revenue", "tx_count", "page_views"}
 	for _, p := range ds.Projects {
-		svc := engine.New(ch.Conn, engine.Options{Clock: clock.NewFake(p.SyncedAt)})
+		svc := engine.New(ch.Conn, engine.Options{HTTP: ch.Reads(t), Clock: clock.NewFake(p.SyncedAt)})
 		first := p.Start.Format("2006-01-02")
 		ranges := []string{
 			`{"start":"` + first + `","end":"` + p.SyncedAt.In(p.Loc).Format("2006-01-02") + `"`,

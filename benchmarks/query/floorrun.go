@@ -87,6 +87,15 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		// sends a connection's own settings with each statement too): what they cost.
 		{"native, no settings", func(t *floorTile) error { return sendNative(ctx, d.ch, t, nil) }},
 	}
+	reader, err := floorReader(d.chURL, chHTTP)
+	if err != nil {
+		return err
+	}
+	sent := 0
+	paths = append(paths,
+		floorPath{"native, logged", func(t *floorTile) error { sent++; return sendLoggedNative(ctx, d.ch, t, sent) }},
+		floorPath{"HTTP reader, logged", func(t *floorTile) error { return sendReader(ctx, reader, t) }})
+	since := time.Now().Add(-time.Second)
 	// The driver's variants: without compression, and clickhouse-go's HTTP protocol.
 	for _, v := range []struct {
 		name string
@@ -143,6 +152,11 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		}
 	}
 	floorMarkdown(ts, paths, d.f.dash.floorRounds)
+	got, err := serverTimes(ctx, d.ch, ts, since)
+	if err != nil {
+		return err
+	}
+	serverMarkdown(ts, got)
 	return recordFloor(ts)
 }
 

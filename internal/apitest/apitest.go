@@ -71,7 +71,7 @@ func Start(t testing.TB, opts Options) *Server {
 		t.Fatal(err)
 	}
 	url := "http://" + ln.Addr().String()
-	cfg := config.Config{Listen: ln.Addr().String(), ClickHouseURL: ch.URL, PostgresURL: pg.URL, JWTSecret: jwtSecret,
+	cfg := config.Config{Listen: ln.Addr().String(), ClickHouseURL: ch.URL, ClickHouseHTTPURL: ch.HTTPURL, PostgresURL: pg.URL, JWTSecret: jwtSecret,
 		BaseURL: url, RateLimits: config.On}
 	if opts.RateLimitsOff {
 		cfg.RateLimits = config.Off

@@ -37,6 +37,10 @@ type Config struct {
 	// ClickHouseCluster names the ClickHouse cluster (in the servers' remote_servers) that the
 	// database is spread over, empty for one server (MTK_CLICKHOUSE_CLUSTER).
 	ClickHouseCluster string
+	// ClickHouseHTTPURL is ClickHouse's HTTP interface, over which the engine reads
+	// (MTK_CLICKHOUSE_HTTP_URL): empty derives it from ClickHouseURL, "off" reads over the native
+	// protocol (ClickHouseReadURL). Writes always use the native protocol.
+	ClickHouseHTTPURL string
 	// PostgresURL is a postgres:// connection string (MTK_POSTGRES_URL).
 	PostgresURL string
 	// JWTSecret signs login tokens (MTK_JWT_SECRET). In development it is generated once and
@@ -168,6 +172,7 @@ func FromEnv() Config {
 		Listen:            env("MTK_LISTEN", DefaultListen),
 		ClickHouseURL:     env("MTK_CLICKHOUSE_URL", DefaultClickHouseURL),
 		ClickHouseCluster: env("MTK_CLICKHOUSE_CLUSTER", ""),
+		ClickHouseHTTPURL: env("MTK_CLICKHOUSE_HTTP_URL", ""),
 		PostgresURL:       env("MTK_POSTGRES_URL", DefaultPostgresURL),
 		JWTSecret:         os.Getenv("MTK_JWT_SECRET"),
 		BaseURL:           os.Getenv("MTK_BASE_URL"),
@@ -251,6 +256,9 @@ func (c Config) Validate() error {
 	}
 	if err := checkURL(c.ClickHouseURL, "clickhouse"); err != nil {
 		problems = append(problems, "MTK_CLICKHOUSE_URL: "+err.Error())
+	}
+	if err := c.checkHTTPURL(); err != nil {
+		problems = append(problems, err.Error())
 	}
 	if c.ClickHouseCluster != "" && !schema.ValidClusterName(c.ClickHouseCluster) {
 		problems = append(problems, fmt.Sprintf("MTK_CLICKHOUSE_CLUSTER %q: use letters, digits, _, . and -", c.ClickHouseCluster))

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"mtk/internal/chhttp"
 )
 
 // clickhouseHTTP is the test server's HTTP interface, from MTK_CH_HTTP_PORT (scripts/services.sh
@@ -24,7 +26,7 @@ func clickhouseHTTP() string {
 // test that compares servers wants their text.
 func (c CH) Text(t testing.TB, sql string) string {
 	t.Helper()
-	resp, err := http.Post(clickhouseHTTP()+"?database="+url.QueryEscape(c.Name), "text/plain", strings.NewReader(sql))
+	resp, err := http.Post(c.HTTPURL+"?database="+url.QueryEscape(c.Name), "text/plain", strings.NewReader(sql))
 	if err != nil {
 		t.Fatalf("testenv: clickhouse http: %v", err)
 	}
@@ -37,4 +39,35 @@ func (c CH) Text(t testing.TB, sql string) string {
 		t.Fatalf("testenv: clickhouse http %d: %s\n%s", resp.StatusCode, body, sql)
 	}
 	return string(body)
+}
+
+// HTTPReader is an HTTP reader (internal/chhttp) on the test database.
+func (c CH) HTTPReader(t testing.TB) *chhttp.Client {
+	t.Helper()
+	opts := ClickHouseOptions(t, c.Name)
+	r, err := chhttp.New(chhttp.Options{URL: c.HTTPURL, Database: c.Name, User: opts.Auth.Username, Password: opts.Auth.Password})
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	return r
+}
+
+// ReadsEnv names the variable that sends the engine tests' reads over ClickHouse's HTTP
+// interface: MTK_TEST_READS=http (the native protocol otherwise), so that the same tests prove
+// both paths answer alike.
+const ReadsEnv = "MTK_TEST_READS"
+
+// Reads is the HTTP reader when MTK_TEST_READS=http, nil (the native protocol) otherwise: what a
+// test passes as engine.Options.HTTP.
+func (c CH) Reads(t testing.TB) *chhttp.Client {
+	t.Helper()
+	switch v := os.Getenv(ReadsEnv); v {
+	case "", "native":
+		return nil
+	case "http":
+		return c.HTTPReader(t)
+	default:
+		t.Fatalf("testenv: %s=%q: want http or native", ReadsEnv, v)
+		return nil
+	}
 }

@@ -15,10 +15,12 @@ import (
 
 // OwnClickHouse is a clickhouse-server of one test's own, for faults no test may cause on the
 // shared one (SIGSTOP, kill): its URL (for MTK_CLICKHOUSE_URL, so that ClickHouse(t) makes the
-// test's database there) and its process.
+// test's database there), its HTTP port (for MTK_CH_HTTP_PORT, so that the database's HTTPURL
+// is there too) and its process.
 type OwnClickHouse struct {
-	URL     string
-	Process *os.Process
+	URL      string
+	HTTPPort string
+	Process  *os.Process
 }
 
 // StartClickHouse starts a clickhouse-server on free loopback ports with its data in a temporary
@@ -56,7 +58,7 @@ func StartClickHouse(t testing.TB) OwnClickHouse {
 			t.Fatalf("testenv: clickhouse-server on %s did not start (its log: %s)", addr, filepath.Join(dir, "log"))
 		}
 	}
-	return OwnClickHouse{URL: "clickhouse://" + addr + "/default", Process: cmd.Process}
+	return OwnClickHouse{URL: "clickhouse://" + addr + "/default", HTTPPort: fmt.Sprint(http), Process: cmd.Process}
 }
 
 // freePort is a loopback port nothing listens on now.

@@ -40,6 +40,9 @@ type CH struct {
 	Conn driver.Conn
 	URL  string
 	Name string
+	// HTTPURL is the same server's HTTP interface (MTK_CH_HTTP_PORT), for
+	// config.Config.ClickHouseHTTPURL.
+	HTTPURL string
 }
 
 func postgresURL() string {
@@ -201,7 +204,7 @@ func ClickHouse(t testing.TB) CH {
 		}
 		conn.Close()
 	})
-	return CH{Conn: conn, URL: u, Name: name}
+	return CH{Conn: conn, URL: u, Name: name, HTTPURL: clickhouseHTTP()}
 }
 
 // ClickHouseOptions returns driver options for the test server, for tests that open their own

@@ -121,10 +121,14 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) (*
 			return nil, fmt.Errorf("wire: MTK_REDIS_URL: %w", err)
 		}
 	}
+	reader, err := HTTPReader(cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &System{Config: cfg, Postgres: pg, ClickHouse: ch, Clock: clk, Log: log, Metrics: m,
 		Store: platform.New(pg, clk), Resolver: attribution.New(pg, clk, 0), run: runner.New(log)}
 	engOpts := engine.Options{Clock: clk, Cluster: cfg.ClickHouseCluster != "", MaxConcurrent: cfg.QuerySlots,
-		MaxExecutionTime: cfg.StoreDeadline()}
+		MaxExecutionTime: cfg.StoreDeadline(), HTTP: reader}
 	if m != nil {
 		evCfg.Batch.Observe, evCfg.QueueFull, engOpts.Observe = m.EventFlush, m.EventRefused, m.Query
 	}
