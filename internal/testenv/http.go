@@ -52,19 +52,19 @@ func (c CH) HTTPReader(t testing.TB) *chhttp.Client {
 	return r
 }
 
-// ReadsEnv names the variable that sends the engine tests' reads over ClickHouse's HTTP
-// interface: MTK_TEST_READS=http (the native protocol otherwise), so that the same tests prove
-// both paths answer alike.
+// ReadsEnv names the variable that sends the engine tests' reads over the native protocol:
+// MTK_TEST_READS=native (ClickHouse's HTTP interface otherwise, the product's default), so that
+// the same tests prove both paths answer alike.
 const ReadsEnv = "MTK_TEST_READS"
 
-// Reads is the HTTP reader when MTK_TEST_READS=http, nil (the native protocol) otherwise: what a
-// test passes as engine.Options.HTTP.
+// Reads is the HTTP reader, as the product reads by default, or nil (the native protocol) when
+// MTK_TEST_READS=native: what a test passes as engine.Options.HTTP.
 func (c CH) Reads(t testing.TB) *chhttp.Client {
 	t.Helper()
 	switch v := os.Getenv(ReadsEnv); v {
-	case "", "native":
+	case "native":
 		return nil
-	case "http":
+	case "", "http":
 		return c.HTTPReader(t)
 	default:
 		t.Fatalf("testenv: %s=%q: want http or native", ReadsEnv, v)
