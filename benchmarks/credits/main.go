@@ -6,7 +6,10 @@
 // database of its own (mtk_bench_credits on the server of MTK_CLICKHOUSE_URL). It prints the
 // credit rows landed per second and the rows the credit tables then hold.
 //
-//	go run ./benchmarks/credits [-orders 4000] [-batch 1000] [-seed 1]
+// With -cpuprofile it writes a CPU profile of the timed landing; it also prints what ClickHouse's
+// query log says the inserts cost the server.
+//
+//	go run ./benchmarks/credits [-orders 4000] [-batch 1000] [-seed 1] [-cpuprofile FILE]
 package main
 
 import (
@@ -22,6 +25,7 @@ import (
 
 	"mtk/benchmarks/internal/benchenv"
 	"mtk/benchmarks/internal/figures"
+	"mtk/benchmarks/internal/profile"
 	"mtk/facts"
 	"mtk/internal/config"
 	"mtk/internal/db"
@@ -40,14 +44,15 @@ func main() {
 	orders := flag.Int("orders", 4000, "credit_outbox rows (orders credited, one in four again)")
 	batch := flag.Int("batch", 1000, "credit_outbox rows a drain batch lands in one insert (ingest/credits' creditDrainBatch)")
 	seed := flag.Uint64("seed", 1, "the journeys' random seed")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed landing to this file")
 	flag.Parse()
-	if err := run(*orders, *batch, *seed); err != nil {
+	if err := run(*orders, *batch, *seed, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(orders, batch int, seed uint64) error {
+func run(orders, batch int, seed uint64, cpuProfile string) error {
 	ctx := context.Background()
 	env := config.FromEnv()
 	_, chURL, err := benchenv.FreshDatabases(ctx, env, dbName)
@@ -80,19 +85,28 @@ func run(orders, batch int, seed uint64) error {
 		}
 		batches = append(batches, bs)
 	}
+	stop, err := profile.Start(cpuProfile)
+	if err != nil {
+		return err
+	}
+	runID := fmt.Sprintf("bench_credits_%d", time.Now().UnixNano())
 	start := time.Now()
-	for _, bs := range batches {
-		if err := facts.InsertCredits(ctx, ch, bs); err != nil {
+	for i, bs := range batches {
+		if err := facts.InsertCredits(logged(ctx, runID, i), ch, bs); err != nil {
 			return err
 		}
 	}
 	took := time.Since(start)
+	stop()
 	fmt.Printf("credits: %d credit_outbox rows, %d credit rows in %d inserts: %.2f s, %.0f credit rows/s\n",
 		orders, rows, len(batches), took.Seconds(), float64(rows)/took.Seconds())
 	if err := figures.Record(map[string]float64{"credits.rows_per_s": float64(rows) / took.Seconds()}); err != nil {
 		return err
 	}
-	return printStored(ctx, ch)
+	if err := printStored(ctx, ch); err != nil {
+		return err
+	}
+	return serverSide(ctx, ch, runID, len(batches))
 }
 
 // outboxRow is credit_outbox row id as the drainer lands it: its new journey's credits, and for
