@@ -9,7 +9,7 @@
 // With -cpuprofile it writes a CPU profile of the timed landing; it also prints what ClickHouse's
 // query log says the inserts cost the server.
 //
-//	go run ./benchmarks/credits [-orders 4000] [-batch 1000] [-seed 1] [-cpuprofile FILE]
+//	go run ./benchmarks/credits [-orders 4000] [-batch 1000] [-days 30] [-seed 1] [-cpuprofile FILE]
 package main
 
 import (
@@ -43,16 +43,17 @@ const (
 func main() {
 	orders := flag.Int("orders", 4000, "credit_outbox rows (orders credited, one in four again)")
 	batch := flag.Int("batch", 1000, "credit_outbox rows a drain batch lands in one insert (ingest/credits' creditDrainBatch)")
+	days := flag.Int("days", 30, "the days the orders spread over (a re-credit of all stored orders spans many months' partitions)")
 	seed := flag.Uint64("seed", 1, "the journeys' random seed")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed landing to this file")
 	flag.Parse()
-	if err := run(*orders, *batch, *seed, *cpuProfile); err != nil {
+	if err := run(*orders, *batch, *days, *seed, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(orders, batch int, seed uint64, cpuProfile string) error {
+func run(orders, batch, days int, seed uint64, cpuProfile string) error {
 	ctx := context.Background()
 	env := config.FromEnv()
 	_, chURL, err := benchenv.FreshDatabases(ctx, env, dbName)
@@ -78,7 +79,7 @@ func run(orders, batch int, seed uint64, cpuProfile string) error {
 	for o := 0; o < orders; o += batch {
 		var bs []facts.CreditBatch
 		for id := o; id < min(orders, o+batch); id++ {
-			for _, b := range outboxRow(r, from, loc, uint64(id+1)) {
+			for _, b := range outboxRow(r, from, days, loc, uint64(id+1)) {
 				rows += len(b.Credits)
 				bs = append(bs, b)
 			}
@@ -111,8 +112,8 @@ func run(orders, batch int, seed uint64, cpuProfile string) error {
 
 // outboxRow is credit_outbox row id as the drainer lands it: its new journey's credits, and for
 // one in four its old journey's (the same order before its latest touch arrived) negated.
-func outboxRow(r *rand.Rand, from time.Time, loc *time.Location, id uint64) []facts.CreditBatch {
-	j := journey(r, from)
+func outboxRow(r *rand.Rand, from time.Time, days int, loc *time.Location, id uint64) []facts.CreditBatch {
+	j := journey(r, from, days)
 	out := []facts.CreditBatch{{ProjectID: project, Zone: loc, OutboxID: id, Credits: facts.Credits(j)}}
 	if len(j.Touches) > 1 && r.IntN(4) == 0 {
 		old := j
@@ -122,11 +123,11 @@ func outboxRow(r *rand.Rand, from time.Time, loc *time.Location, id uint64) []fa
 	return out
 }
 
-// journey is a buyer's order in the 30 days from from: 4 in 5 after 1 to 6 touches an hour to 30
+// journey is a buyer's order in the days from from: 4 in 5 after 1 to 6 touches an hour to 30
 // days before (log-uniform: most journeys are short), 2 in 3 of them on an ad, the rest e-mail,
 // WhatsApp or organic search; the others come direct.
-func journey(r *rand.Rand, from time.Time) facts.OrderJourney {
-	at := from.Add(time.Duration(r.Int64N(30*86400)) * time.Second)
+func journey(r *rand.Rand, from time.Time, days int) facts.OrderJourney {
+	at := from.Add(time.Duration(r.Int64N(int64(days)*86400)) * time.Second)
 	j := facts.OrderJourney{Time: at, Currency: "BRL",
 		Values: facts.Values{facts.TxRevenue: int64(1000+r.IntN(50000)) * 10_000, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	if r.IntN(5) == 0 {
