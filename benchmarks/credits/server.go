@@ -42,7 +42,7 @@ func serverSide(ctx context.Context, ch driver.Conn, run string, inserts int) er
 	fmt.Printf("  server: %d inserts logged, %.2f s, CPU %.2f s user + %.2f s system, %.2f s waiting for a core\n",
 		n, float64(dur)/1e3, float64(user)/1e6, float64(sys)/1e6, float64(wait)/1e6)
 	rows, err := ch.Query(ctx, `SELECT table, count(), uniqExact(partition) FROM system.parts
-		WHERE database = currentDatabase() AND level = 0 GROUP BY table ORDER BY table`)
+		WHERE database = currentDatabase() AND level = 0 AND startsWith(table, 'credits_') GROUP BY table ORDER BY table`)
 	if err != nil {
 		return err
 	}
