@@ -1,5 +1,7 @@
 package facts
 
+import "hash/maphash"
+
 // creditKey is everything of a credit row but its values: two deltas of one key land on the same
 // row of every credit table, so their sum is what any reader sees.
 type creditKey struct {
@@ -25,41 +27,78 @@ type batchKey struct {
 // keep their credits (a touch after the order changes none; in benchmarks/credits a fourth of all
 // rows cancel). Rows are only summed within one credit_outbox row, so credits_raw.outbox_id, the
 // credit drainer's exactly-once key, says of each row as before whether its attempt stored it; a
-// row whose deltas all cancel stores nothing, and landing it again stores nothing again. The
-// batches of one row come out as one, in the order they first appear, their keys in first order.
+// row whose deltas all cancel stores nothing, and landing it again stores nothing again. Each
+// batch comes out at its place, holding the keys it was first to bring; batches is left as it was.
 func NetCredits(batches []CreditBatch) []CreditBatch {
-	out := make([]CreditBatch, 0, len(batches))
-	groups := map[batchKey]int{} // index in out
-	at := map[batchKey]map[creditKey]int{}
+	n := 0
 	for _, b := range batches {
+		n += len(b.Credits)
+	}
+	// One array for every row, never grown: rows are summed in place by index, and the
+	// batches' slices of it stay valid. Rows are found by a hash of their key (a map keyed by the
+	// keys themselves, seventeen strings each, cost more than the rows it saved the server), and
+	// a row of the same hash is compared in full; keys whose hash another key took first go to
+	// clash.
+	rows := make([]Credit, 0, n)
+	owner := make([]int, 0, n) // the batch each row came first from
+	byHash := make(map[uint64]int, n)
+	var clash map[netKey]int
+	out := make([]CreditBatch, len(batches))
+	for i, b := range batches {
 		bk := batchKey{project: b.ProjectID, zone: b.Zone.String(), outbox: b.OutboxID}
-		g, ok := groups[bk]
-		if !ok {
-			g = len(out)
-			groups[bk] = g
-			out = append(out, CreditBatch{ProjectID: b.ProjectID, Zone: b.Zone, OutboxID: b.OutboxID})
-			at[bk] = map[creditKey]int{}
-		}
-		rows := at[bk]
+		first := len(rows)
 		for _, c := range b.Credits {
-			k := creditKey{model: c.Model, touches: c.Touches, byClick: c.ByClick, windowDays: c.WindowDays, at: c.Time.UnixNano(),
-				entity: c.Entity, dims: c.Dims, currency: c.Currency}
-			if i, ok := rows[k]; ok {
-				out[g].Credits[i].Values = out[g].Credits[i].Values.Add(c.Values)
+			k := netKey{bk, keyOf(&c)}
+			h := maphash.Comparable(netSeed, k)
+			j, ok := byHash[h]
+			if ok && (!batches[owner[j]].sameRow(bk) || keyOf(&rows[j]) != k.credit) {
+				j, ok = clash[k]
+				if !ok {
+					if clash == nil {
+						clash = map[netKey]int{}
+					}
+					clash[k] = len(rows)
+				}
+			} else if !ok {
+				byHash[h] = len(rows)
+			}
+			if ok {
+				rows[j].Values = rows[j].Values.Add(c.Values)
 				continue
 			}
-			rows[k] = len(out[g].Credits)
-			out[g].Credits = append(out[g].Credits, c)
+			owner = append(owner, i)
+			rows = append(rows, c)
 		}
+		out[i] = CreditBatch{ProjectID: b.ProjectID, Zone: b.Zone, OutboxID: b.OutboxID, Credits: rows[first:len(rows):len(rows)]}
 	}
-	for g := range out {
-		kept := out[g].Credits[:0]
-		for _, c := range out[g].Credits {
+	for i := range out {
+		kept := out[i].Credits[:0]
+		for _, c := range out[i].Credits {
 			if !c.Values.IsZero() {
 				kept = append(kept, c)
 			}
 		}
-		out[g].Credits = kept
+		out[i].Credits = kept
 	}
 	return out
 }
+
+// keyOf is c's key.
+func keyOf(c *Credit) creditKey {
+	return creditKey{model: c.Model, touches: c.Touches, byClick: c.ByClick, windowDays: c.WindowDays, at: c.Time.UnixNano(),
+		entity: c.Entity, dims: c.Dims, currency: c.Currency}
+}
+
+// sameRow says whether b's rows are of the credit_outbox row of k.
+func (b *CreditBatch) sameRow(k batchKey) bool {
+	return b.OutboxID == k.outbox && b.ProjectID == k.project && b.Zone.String() == k.zone
+}
+
+// netKey is a row's key in NetCredits: its credit_outbox row's and its own.
+type netKey struct {
+	batch  batchKey
+	credit creditKey
+}
+
+// netSeed seeds NetCredits' hashes of keys.
+var netSeed = maphash.MakeSeed()
