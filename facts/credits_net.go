@@ -24,7 +24,7 @@ type batchKey struct {
 // NetCredits are batches with the deltas of each credit_outbox row that fall on the same key
 // summed into one, and the sums of zero left out. A re-credit lands its old journey negated
 // beside its new one, and most of their rows cancel: the touches the new journey did not change
-// keep their credits (a touch after the order changes none; in benchmarks/credits a fourth of all
+// keep their credits (a touch after the order changes none; in benchmarks/credits a fifth of all
 // rows cancel). Rows are only summed within one credit_outbox row, so credits_raw.outbox_id, the
 // credit drainer's exactly-once key, says of each row as before whether its attempt stored it; a
 // row whose deltas all cancel stores nothing, and landing it again stores nothing again. Each
@@ -36,9 +36,8 @@ func NetCredits(batches []CreditBatch) []CreditBatch {
 	}
 	// One array for every row, never grown: rows are summed in place by index, and the
 	// batches' slices of it stay valid. Rows are found by a hash of their key (a map keyed by the
-	// keys themselves, seventeen strings each, cost more than the rows it saved the server), and
-	// a row of the same hash is compared in full; keys whose hash another key took first go to
-	// clash.
+	// keys themselves, nineteen strings each, cost 2.2 µs a credit against 1.3), and a row of the
+	// same hash is compared in full; keys whose hash another key took first go to clash.
 	rows := make([]Credit, 0, n)
 	owner := make([]int, 0, n) // the batch each row came first from
 	byHash := make(map[uint64]int, n)
