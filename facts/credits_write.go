@@ -26,9 +26,13 @@ const creditsRaw = "credits_raw"
 // hour and local day in its batch's zone, as facts_raw's rows. credits_raw's views write each
 // row into both rollups with its own window_days, so that one statement keeps the credit
 // drainer's exactly-once look-up of credits_raw.outbox_id and its query fence whole: the rollups
-// land with the raw rows or not at all.
+// land with the raw rows or not at all. The deltas of each credit_outbox row are netted first
+// (NetCredits); when nothing is left, nothing is sent.
 func InsertCredits(ctx context.Context, conn driver.Conn, batches []CreditBatch) error {
-	cols := creditRows(batches)
+	cols := creditRows(NetCredits(batches))
+	if len(cols.outbox) == 0 {
+		return nil
+	}
 	names := CreditsFamily.ColumnNames(creditsRaw)
 	batch, err := conn.PrepareBatch(ctx, "INSERT INTO "+creditsRaw+" ("+strings.Join(names, ", ")+")")
 	if err != nil {

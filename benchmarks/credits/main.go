@@ -6,7 +6,10 @@
 // database of its own (mtk_bench_credits on the server of MTK_CLICKHOUSE_URL). It prints the
 // credit rows landed per second and the rows the credit tables then hold.
 //
-//	go run ./benchmarks/credits [-orders 4000] [-batch 1000] [-seed 1]
+// With -cpuprofile it writes a CPU profile of the timed landing; it also prints what ClickHouse's
+// query log says the inserts cost the server.
+//
+//	go run ./benchmarks/credits [-orders 4000] [-batch 1000] [-days 30] [-seed 1] [-cpuprofile FILE]
 package main
 
 import (
@@ -22,6 +25,7 @@ import (
 
 	"mtk/benchmarks/internal/benchenv"
 	"mtk/benchmarks/internal/figures"
+	"mtk/benchmarks/internal/profile"
 	"mtk/facts"
 	"mtk/internal/config"
 	"mtk/internal/db"
@@ -39,15 +43,17 @@ const (
 func main() {
 	orders := flag.Int("orders", 4000, "credit_outbox rows (orders credited, one in four again)")
 	batch := flag.Int("batch", 1000, "credit_outbox rows a drain batch lands in one insert (ingest/credits' creditDrainBatch)")
+	days := flag.Int("days", 30, "the days the orders spread over (a re-credit of all stored orders spans many months' partitions)")
 	seed := flag.Uint64("seed", 1, "the journeys' random seed")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed landing to this file")
 	flag.Parse()
-	if err := run(*orders, *batch, *seed); err != nil {
+	if err := run(*orders, *batch, *days, *seed, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(orders, batch int, seed uint64) error {
+func run(orders, batch, days int, seed uint64, cpuProfile string) error {
 	ctx := context.Background()
 	env := config.FromEnv()
 	_, chURL, err := benchenv.FreshDatabases(ctx, env, dbName)
@@ -73,32 +79,41 @@ func run(orders, batch int, seed uint64) error {
 	for o := 0; o < orders; o += batch {
 		var bs []facts.CreditBatch
 		for id := o; id < min(orders, o+batch); id++ {
-			for _, b := range outboxRow(r, from, loc, uint64(id+1)) {
+			for _, b := range outboxRow(r, from, days, loc, uint64(id+1)) {
 				rows += len(b.Credits)
 				bs = append(bs, b)
 			}
 		}
 		batches = append(batches, bs)
 	}
+	stop, err := profile.Start(cpuProfile)
+	if err != nil {
+		return err
+	}
+	runID := fmt.Sprintf("bench_credits_%d", time.Now().UnixNano())
 	start := time.Now()
-	for _, bs := range batches {
-		if err := facts.InsertCredits(ctx, ch, bs); err != nil {
+	for i, bs := range batches {
+		if err := facts.InsertCredits(logged(ctx, runID, i), ch, bs); err != nil {
 			return err
 		}
 	}
 	took := time.Since(start)
+	stop()
 	fmt.Printf("credits: %d credit_outbox rows, %d credit rows in %d inserts: %.2f s, %.0f credit rows/s\n",
 		orders, rows, len(batches), took.Seconds(), float64(rows)/took.Seconds())
 	if err := figures.Record(map[string]float64{"credits.rows_per_s": float64(rows) / took.Seconds()}); err != nil {
 		return err
 	}
-	return printStored(ctx, ch)
+	if err := printStored(ctx, ch); err != nil {
+		return err
+	}
+	return serverSide(ctx, ch, runID, len(batches))
 }
 
 // outboxRow is credit_outbox row id as the drainer lands it: its new journey's credits, and for
 // one in four its old journey's (the same order before its latest touch arrived) negated.
-func outboxRow(r *rand.Rand, from time.Time, loc *time.Location, id uint64) []facts.CreditBatch {
-	j := journey(r, from)
+func outboxRow(r *rand.Rand, from time.Time, days int, loc *time.Location, id uint64) []facts.CreditBatch {
+	j := journey(r, from, days)
 	out := []facts.CreditBatch{{ProjectID: project, Zone: loc, OutboxID: id, Credits: facts.Credits(j)}}
 	if len(j.Touches) > 1 && r.IntN(4) == 0 {
 		old := j
@@ -108,11 +123,11 @@ func outboxRow(r *rand.Rand, from time.Time, loc *time.Location, id uint64) []fa
 	return out
 }
 
-// journey is a buyer's order in the 30 days from from: 4 in 5 after 1 to 6 touches an hour to 30
+// journey is a buyer's order in the days from from: 4 in 5 after 1 to 6 touches an hour to 30
 // days before (log-uniform: most journeys are short), 2 in 3 of them on an ad, the rest e-mail,
 // WhatsApp or organic search; the others come direct.
-func journey(r *rand.Rand, from time.Time) facts.OrderJourney {
-	at := from.Add(time.Duration(r.Int64N(30*86400)) * time.Second)
+func journey(r *rand.Rand, from time.Time, days int) facts.OrderJourney {
+	at := from.Add(time.Duration(r.Int64N(int64(days)*86400)) * time.Second)
 	j := facts.OrderJourney{Time: at, Currency: "BRL",
 		Values: facts.Values{facts.TxRevenue: int64(1000+r.IntN(50000)) * 10_000, facts.TxCount: 1, facts.TxCountTotal: 1}}
 	if r.IntN(5) == 0 {

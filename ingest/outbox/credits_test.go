@@ -75,7 +75,11 @@ func TestCreditDrainerCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every model on both dates under both touch sets: 20 times the refunded order, in count units.
-	wantRows := uint64(2*len(facts.Credits(sold)) + len(facts.Credits(back)))
+	// The refund lands its deltas netted (facts.NetCredits): one row per key, not two.
+	loc, _ := time.LoadLocation(zone)
+	refund := facts.NetCredits([]facts.CreditBatch{{ProjectID: "prj_1", Zone: loc, OutboxID: 2, Credits: facts.NegateCredits(facts.Credits(sold))},
+		{ProjectID: "prj_1", Zone: loc, OutboxID: 2, Credits: facts.Credits(back)}})
+	wantRows := uint64(len(facts.Credits(sold)) + len(refund[0].Credits))
 	want := int64(2*len(facts.CreditModels)*len(facts.TouchSets)) * facts.CountUnit
 	if revenue != 0 || refunded != want || total != want || rows != wantRows {
 		t.Fatalf("credits_raw: revenue %d refunded %d total %d in %d rows, want 0, %d, %d in %d", revenue, refunded, total, rows,
