@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"mtk/internal/config"
 )
 
 // statementLog is the env's ClickHouse connection, noting the statements the engine sends.
@@ -50,6 +52,7 @@ func TestQueryExplain(t *testing.T) {
 	w := cacheWorld{e: e, ow: newObjectsWorld(t, e)}
 	log := &statementLog{Conn: e.ch}
 	e.ch = log
+	e.cfg.ClickHouseHTTPURL = config.ReadsNative // every read through log, so that none escapes the check
 	e.rebuild()
 	e.heard()
 	type explanation struct {

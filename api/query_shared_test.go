@@ -17,6 +17,7 @@ import (
 	"mtk/api"
 	"mtk/internal/apitest/fixture"
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/internal/metrics"
 	"mtk/internal/metrics/metricstest"
 	"mtk/internal/testenv"
@@ -35,6 +36,9 @@ type sharedWorld struct {
 // measured by m (nil: none).
 func newSharedWorld(t *testing.T, n int, redisURL, prefix string, m *metrics.Metrics) sharedWorld {
 	e := newEnv(t)
+	// The replicas read over the native protocol, through their statementLog, so that every
+	// statement is counted; the engine's tests prove the HTTP reader answers alike.
+	e.cfg.ClickHouseHTTPURL = config.ReadsNative
 	sw := sharedWorld{cacheWorld: cacheWorld{e: e, ow: newObjectsWorld(t, e)}}
 	chs := make([]driver.Conn, n)
 	for i := range chs {

@@ -110,7 +110,9 @@ func TestClickHouseOutageLogsItsCauseOnce(t *testing.T) {
 	}
 	defer down.Close()
 	var logs bytes.Buffer
-	e.app = api.New(systemOver(t, e.cfg, e.store.Pool(), down, e.clock, slog.New(slog.NewJSONHandler(&logs, nil))).API())
+	cfg := e.cfg
+	cfg.ClickHouseHTTPURL = "http://127.0.0.1:1" // the reads' path is down too
+	e.app = api.New(systemOver(t, cfg, e.store.Pool(), down, e.clock, slog.New(slog.NewJSONHandler(&logs, nil))).API())
 	r := e.do("POST", "/v3/query", map[string]any{"project_id": tn.project.ID, "fields": []string{"spend"},
 		"time": map[string]any{"start": "2026-03-01", "end": "2026-03-31"}}, bearer(tn.readKey)...)
 	wantError(t, r, 503, "api_error", "service_unavailable")
