@@ -17,6 +17,7 @@ import (
 	"mtk/api"
 	"mtk/internal/apitest/fixture"
 	"mtk/internal/clock"
+	"mtk/internal/config"
 	"mtk/internal/metrics"
 	"mtk/internal/metrics/metricstest"
 	"mtk/internal/testenv"
@@ -36,6 +37,9 @@ type sharedWorld struct {
 func newSharedWorld(t *testing.T, n int, redisURL, prefix string, m *metrics.Metrics) sharedWorld {
 	e := newEnv(t)
 	sw := sharedWorld{cacheWorld: cacheWorld{e: e, ow: newObjectsWorld(t, e)}}
+	// The replicas read through their native connections, where each statement is noted (over
+	// the HTTP reader, the default, none would be).
+	e.cfg.ClickHouseHTTPURL = config.ReadsNative
 	chs := make([]driver.Conn, n)
 	for i := range chs {
 		sw.sent = append(sw.sent, &statementLog{Conn: e.ch})
