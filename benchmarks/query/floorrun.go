@@ -18,6 +18,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"mtk/benchmarks/internal/figures"
+	"mtk/benchmarks/internal/pgcost"
+	"mtk/benchmarks/internal/profile"
 	"mtk/engine"
 	"mtk/internal/config"
 	"mtk/internal/db"
@@ -42,8 +44,10 @@ type floorTile struct {
 	stmt       engine.Statement
 	query      engine.Statement // its attempt's Query (with every missing-rate flag)
 	settings   clickhouse.Settings
-	statements int    // mtk's statements for one answer, once the project's currency hint is known
-	lat        []cell // per floorPath
+	statements int         // mtk's statements for one answer, once the project's currency hint is known
+	lat        []cell      // per floorPath
+	cost       []floorCost // per floorPath, measured rounds
+	timing     mtkTiming   // mtk's Server-Timing, measured rounds
 }
 
 // floorPath is one way a tile is asked.
@@ -58,10 +62,19 @@ const (
 	pathFloor = 1
 )
 
+// pathReader is the path that sends mtk's statement through mtk's HTTP reader alone.
+const pathReader = "HTTP reader, logged"
+
 // runFloor measures the chosen tiles of the first project on every path, -floor-rounds times
 // each.
 func (d *dashboard) runFloor(ctx context.Context) error {
-	srv, err := startServer(d.pg, d.serverCH, d.chURL, d.pgURL, serverOptions{cache: config.Off, clock: d.clk})
+	var pg pgcost.Counter // the server's PostgreSQL round trips
+	pool, err := pg.Traced(ctx, d.pg.Config())
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	srv, err := startServer(pool, d.serverCH, d.chURL, d.pgURL, serverOptions{cache: config.Off, clock: d.clk})
 	if err != nil {
 		return err
 	}
@@ -77,7 +90,7 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 	hc := &http.Client{Timeout: queryTimeout}
 	chHTTP := strings.TrimSuffix(d.f.dash.chHTTP, "/")
 	paths := []floorPath{
-		{"mtk", func(t *floorTile) error { _, err := qc.check(t.req, false); return err }},
+		{"mtk", func(t *floorTile) error { return qc.timed(t.req, &t.timing) }},
 		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t.stmt, t.settings) }},
 		// Query with every missing-rate flag, which a lighter statement replaces where it answers
 		// (Attempt.OneCurrency, Attempt.Lean): what they save on ClickHouse.
@@ -94,7 +107,7 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 	sent := 0
 	paths = append(paths,
 		floorPath{"native, logged", func(t *floorTile) error { sent++; return sendLoggedNative(ctx, d.ch, t, sent) }},
-		floorPath{"HTTP reader, logged", func(t *floorTile) error { return sendReader(ctx, reader, t) }})
+		floorPath{pathReader, func(t *floorTile) error { return sendReader(ctx, reader, t) }})
 	since := time.Now().Add(-time.Second)
 	// The driver's variants: without compression, and clickhouse-go's HTTP protocol.
 	for _, v := range []struct {
@@ -115,8 +128,15 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		paths = append(paths, floorPath{v.name, func(t *floorTile) error { return sendNative(ctx, conn, t, t.settings) }})
 	}
 	for _, t := range ts {
-		t.lat = make([]cell, len(paths))
+		t.lat, t.cost = make([]cell, len(paths)), make([]floorCost, len(paths))
 	}
+	readerPath := slices.IndexFunc(paths, func(p floorPath) bool { return p.name == pathReader })
+	stopProfile, err := profile.Start(d.f.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	var pgBase int64
 	log.Printf("floor: %d tiles × %d rounds on %d paths", len(ts), d.f.dash.floorRounds, len(paths))
 	// Each round asks the paths in a fresh random order: in a fixed rotation each path always
 	// follows the same one, and on 18.16 a statement right after a similar one measured up to a
@@ -124,10 +144,17 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 	// and the lean one after Query beat that in turn).
 	order := rand.New(rand.NewPCG(uint64(d.f.seed), 41))
 	for round := range d.f.dash.floorRounds + d.f.warmup {
+		if round == d.f.warmup {
+			pgBase = pg.Trips()
+			for _, t := range ts {
+				t.timing = mtkTiming{}
+			}
+		}
 		for _, t := range ts {
 			for _, i := range order.Perm(len(paths)) {
-				start := time.Now()
+				start, cpu := time.Now(), processCPU()
 				err := paths[i].do(t)
+				used := processCPU() - cpu
 				if err != nil && round >= d.f.warmup {
 					log.Printf("floor: %s, %s: %v", t.name, paths[i].name, err)
 				}
@@ -136,6 +163,8 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 				}
 				c := &t.lat[i]
 				c.latencies = append(c.latencies, time.Since(start))
+				t.cost[i].cpu += used
+				t.cost[i].n++
 				if err != nil {
 					c.Errors++
 					if c.FirstErr == "" {
@@ -152,6 +181,7 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		}
 	}
 	floorMarkdown(ts, paths, d.f.dash.floorRounds)
+	costMarkdown(ts, paths, readerPath, &pg, pgBase)
 	got, err := serverTimes(ctx, d.ch, ts, since)
 	if err != nil {
 		return err

@@ -84,3 +84,14 @@ func (c *queryClient) check(r request, fresh bool) ([]byte, error) {
 	}
 	return bytes.Clone(resp.Body()), nil
 }
+
+// timed asks a tile once and adds its Server-Timing to m.
+func (c *queryClient) timed(r request, m *mtkTiming) error {
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(resp)
+	if err := c.post(r, resp, false); err != nil {
+		return err
+	}
+	m.add(resp)
+	return nil
+}

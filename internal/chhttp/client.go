@@ -76,8 +76,10 @@ func (c *Client) Query(ctx context.Context, sql string, settings clickhouse.Sett
 	}
 	// wait_end_of_query: the server buffers the whole answer before it sends the status, so an
 	// exception is always a status, never text after the first rows.
+	// buffer_size: where it buffers it (answerBuffer).
 	// default_format: the statement's text stays as bound (decode.go reads Native).
-	q := url.Values{"query_id": {id}, "wait_end_of_query": {"1"}, "default_format": {"Native"}}
+	q := url.Values{"query_id": {id}, "wait_end_of_query": {"1"}, "buffer_size": {answerBuffer},
+		"default_format": {"Native"}}
 	if c.database != "" {
 		q.Set("database", c.database)
 	}
@@ -97,6 +99,16 @@ func (c *Client) Query(ctx context.Context, sql string, settings clickhouse.Sett
 	}
 	return decode(body, zone)
 }
+
+// answerBuffer is the buffer_size sent with every statement: the bytes of its answer the server
+// keeps in memory before the rest goes to a temporary file. With wait_end_of_query and the
+// default buffer_size (1 MiB), both ClickHouse 18.16 and current ClickHouse keep nothing in
+// memory (HTTPHandler only does for a buffer_size above 1 MiB) and write every answer to a
+// temporary file, read it back and delete it: an extra file per statement, measured at several
+// milliseconds a statement on a loaded machine (issue 41, docs/benchmarks.md). Dashboard
+// answers are kilobytes; the rare one beyond 4 MiB (tens of thousands of rows) still goes on to
+// the file, as every answer did before.
+const answerBuffer = "4194304"
 
 // serverZone is the server's time zone, in which clickhouse-go gives a Date and a DateTime
 // whose type names none (the HTTP interface of 18.16 names none in Native's types).

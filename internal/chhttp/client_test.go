@@ -152,3 +152,57 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestAnswerStaysInMemory: an answer within the reader's buffer opens no file on the server
+// (with wait_end_of_query alone, ClickHouse writes every answer to a temporary file), counted by
+// the statement's FileOpen in system.query_log.
+func TestAnswerStaysInMemory(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	marker := ids.Random(12)
+	rows, err := ch.HTTPReader(t).Query(context.Background(), "SELECT '"+marker+"' AS m", clickhouse.Settings{"log_queries": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rows.Next() {
+		t.Fatal("no row")
+	}
+	// The server logs the statement once its answer is sent: flush until its row is there.
+	var got string
+	waitFor(t, "the statement's query_log row", func() bool {
+		ch.Text(t, "SYSTEM FLUSH LOGS")
+		got = ch.Text(t, "SELECT arraySum(arrayFilter((v, n) -> n = 'FileOpen', ProfileEvents.Values, ProfileEvents.Names)) FROM system.query_log WHERE type = 2 AND event_date >= today() - 1 AND query LIKE '%"+marker+"%' AND query NOT LIKE '%query_log%' FORMAT TabSeparated")
+		return got != ""
+	})
+	if got != "0\n" {
+		t.Fatalf("files the server opened for a one-row answer: %q, want 0", got)
+	}
+}
+
+// TestLargeAnswerStillBuffered: an answer beyond the reader's buffer goes on to the server's
+// temporary file: it comes whole, and an exception after its first megabytes is still a status.
+func TestLargeAnswerStillBuffered(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	r := ch.HTTPReader(t)
+	const n = 1_000_000 // 8 MB of UInt64, twice the buffer
+	rows, err := r.Query(context.Background(), fmt.Sprintf("SELECT number FROM system.numbers LIMIT %d", n), clickhouse.Settings{"max_block_size": 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, v uint64
+	count := 0
+	for rows.Next() {
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		sum += v
+		count++
+	}
+	if count != n || sum != n*(n-1)/2 {
+		t.Fatalf("rows %d, sum %d; want %d, %d", count, sum, n, n*(n-1)/2)
+	}
+	_, err = r.Query(context.Background(), fmt.Sprintf("SELECT number, throwIf(number = %d) FROM system.numbers LIMIT %d", n-1, n), clickhouse.Settings{"max_block_size": 8192})
+	var ex *clickhouse.Exception
+	if !errors.As(err, &ex) || ex.Code != 395 {
+		t.Fatalf("an exception after %d rows: %v, want exception 395", n-1, err)
+	}
+}
