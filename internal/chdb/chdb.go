@@ -76,14 +76,17 @@ func (d *DB) Query(sql, format string) (string, error) {
 	if err := d.enc.Encode(map[string]string{"sql": sql, "format": format}); err != nil {
 		return "", fmt.Errorf("chdb: send: %w", err)
 	}
-	var res struct{ Out, Error string }
+	var res struct {
+		Out   []byte // base64 in JSON: binary formats (Native) arrive whole
+		Error string
+	}
 	if err := d.dec.Decode(&res); err != nil {
 		return "", fmt.Errorf("chdb: the runner stopped: %w", err)
 	}
 	if res.Error != "" {
 		return "", errors.New(res.Error)
 	}
-	return res.Out, nil
+	return string(res.Out), nil
 }
 
 // Close ends the runner: it leaves at the end of its input (killed if it has not within 10 s).

@@ -11,20 +11,16 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/shopspring/decimal"
 
+	"mtk/internal/chdb"
+	"mtk/internal/chhttp"
 	"mtk/internal/ids"
 	"mtk/internal/testenv"
 )
 
-// TestDecodesAsNative reads one answer over HTTP and over the native protocol into the same
-// destinations: the values must be equal, time zones included, but for a DateTime whose type
-// names a zone (the same instant; the engine labels buckets in the project's zone).
-func TestDecodesAsNative(t *testing.T) {
-	ch := testenv.ClickHouse(t)
-	r := ch.HTTPReader(t)
-	ctx := context.Background()
-	// What differs between formats: the repeated hour of a DST change, Decimals of each width
-	// with trailing zeros and signs, NULLs, empty and hostile strings, arrays.
-	sql := `SELECT toDateTime(1667108400 + number * 3600, 'America/Sao_Paulo') AS sp,
+// decodeSQL is an answer with what differs between formats: the repeated hour of a DST change,
+// Decimals of each width with trailing zeros and signs, NULLs, empty and hostile strings, arrays;
+// decodeDests are destinations for one of its rows.
+var decodeSQL = `SELECT toDateTime(1667108400 + number * 3600, 'America/Sao_Paulo') AS sp,
 		toDateTime(1667280600 + number * 3600, 'America/New_York') AS ny,
 		toDate('2024-02-28') + number AS d,
 		concat('a\'b\\c\0\t\n', toString(number), unhex('FF00C3')) AS s,
@@ -36,17 +32,26 @@ func TestDecodesAsNative(t *testing.T) {
 		arrayMap(x -> toString(x), range(toUInt64(number))) AS strs,
 		[toDate('2024-03-31'), toDate('1970-01-02')] AS days
 		FROM system.numbers LIMIT 3`
-	dests := func() []any {
-		return []any{new(time.Time), new(time.Time), new(time.Time), new(string), new(decimal.Decimal),
-			new(decimal.Decimal), new(decimal.Decimal), new(uint8), new(uint64), new(int64), new(float64),
-			new(*decimal.Decimal), new([]string), new([]time.Time)}
-	}
-	native, err := ch.Conn.Query(ctx, sql)
+
+func decodeDests() []any {
+	return []any{new(time.Time), new(time.Time), new(time.Time), new(string), new(decimal.Decimal),
+		new(decimal.Decimal), new(decimal.Decimal), new(uint8), new(uint64), new(int64), new(float64),
+		new(*decimal.Decimal), new([]string), new([]time.Time)}
+}
+
+// TestDecodesAsNative reads one answer over HTTP and over the native protocol into the same
+// destinations: the values must be equal, time zones included, but for a DateTime whose type
+// names a zone (the same instant; the engine labels buckets in the project's zone).
+func TestDecodesAsNative(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	r := ch.HTTPReader(t)
+	ctx := context.Background()
+	native, err := ch.Conn.Query(ctx, decodeSQL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer native.Close()
-	got, err := r.Query(ctx, sql, clickhouse.Settings{"max_threads": 1})
+	got, err := r.Query(ctx, decodeSQL, clickhouse.Settings{"max_threads": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +60,7 @@ func TestDecodesAsNative(t *testing.T) {
 		if !got.Next() {
 			t.Fatalf("HTTP: %d rows, native more", n)
 		}
-		want, have := dests(), dests()
+		want, have := decodeDests(), decodeDests()
 		if err := native.Scan(want...); err != nil {
 			t.Fatal(err)
 		}
@@ -80,6 +85,68 @@ func TestDecodesAsNative(t *testing.T) {
 	}
 	if got.Next() || n != 3 {
 		t.Fatalf("HTTP has more rows than native's %d", n)
+	}
+}
+
+// TestDecodesCurrentClickHouse: the Native format current ClickHouse writes (chDB, 26.x, the
+// bytes its HTTP interface sends without a client revision) decodes into the values 18.16's
+// does over HTTP, so that the reader is proven on both versions. DateTimes are compared as
+// instants: current ClickHouse names their zone in the type, 18.16 over HTTP does not.
+func TestDecodesCurrentClickHouse(t *testing.T) {
+	cur, err := chdb.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	out, err := cur.Query(decodeSQL, "Native")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Dates come in the zone of the server the reader talks to: 18.16's, here too.
+	ch := testenv.ClickHouse(t)
+	var zoneName string
+	if err := ch.Conn.QueryRow(context.Background(), "SELECT timezone()").Scan(&zoneName); err != nil {
+		t.Fatal(err)
+	}
+	zone, err := time.LoadLocation(zoneName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := chhttp.Decode([]byte(out), zone)
+	if err != nil {
+		t.Fatalf("current ClickHouse's Native: %v", err)
+	}
+	old, err := ch.HTTPReader(t).Query(context.Background(), decodeSQL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for old.Next() {
+		if !got.Next() {
+			t.Fatalf("current ClickHouse: %d rows, 18.16 more", n)
+		}
+		want, have := decodeDests(), decodeDests()
+		if err := old.Scan(want...); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Scan(have...); err != nil {
+			t.Fatalf("row %d: %v", n, err)
+		}
+		for i := range want {
+			if i < 2 {
+				if w, h := *want[i].(*time.Time), *have[i].(*time.Time); !w.Equal(h) {
+					t.Errorf("row %d, column %s: current %s, 18.16 %s", n, got.Columns()[i], h, w)
+				}
+				continue
+			}
+			if w, h := show(want[i]), show(have[i]); w != h {
+				t.Errorf("row %d, column %s: current %s, 18.16 %s", n, got.Columns()[i], h, w)
+			}
+		}
+		n++
+	}
+	if got.Next() || n != 3 {
+		t.Fatalf("current ClickHouse has more rows than 18.16's %d", n)
 	}
 }
 

@@ -3,7 +3,7 @@
 // stdout. It loads the library with dlopen, so that the module builds and vets without it.
 //
 // Each input line is a JSON object {"sql": "...", "format": "TabSeparated"}; each output line is
-// {"out": "..."} or {"error": "..."}. At the end of its input it leaves at once (os.Exit, which
+// {"out": "<the output, base64>"} or {"error": "..."}. At the end of its input it leaves at once (os.Exit, which
 // runs no C exit handlers: chDB may hang in them). It needs a 64 MB thread stack (package chdb
 // starts it under `ulimit -s 65536`); it crashes at the default 8 MB.
 package main
@@ -78,8 +78,10 @@ type request struct {
 	Format string `json:"format"`
 }
 
+// response carries the output as bytes (base64 in JSON), so that a binary format such as
+// Native arrives whole.
 type response struct {
-	Out   string `json:"out,omitempty"`
+	Out   []byte `json:"out,omitempty"`
 	Error string `json:"error,omitempty"`
 }
 
@@ -122,7 +124,7 @@ func query(req request) response {
 	if buf == nil {
 		return response{}
 	}
-	return response{Out: C.GoStringN(buf, C.int(n))}
+	return response{Out: C.GoBytes(unsafe.Pointer(buf), C.int(n))}
 }
 
 func fail(format string, a ...any) {
