@@ -12,15 +12,7 @@ func BenchmarkCreditRows(b *testing.B) {
 	var batch []CreditBatch
 	n := 0
 	for i := range 1000 {
-		o := OrderJourney{Time: creditOrderTime.Add(time.Duration(i) * time.Minute), Currency: "BRL", Values: Values{TxRevenue: 1e9, TxCount: 1, TxCountTotal: 1}}
-		for k := range 1 + i%6 {
-			t := Touch{Time: o.Time.Add(-time.Duration(1+(i*7+k*13)%(30*24)) * time.Hour), Dims: TouchDims{UTMSource: "newsletter", Device: "mobile"}}
-			if k%3 > 0 {
-				t.Entity, t.Dims = ad(string(rune('a'+(i+k)%20))), TouchDims{UTMSource: "alpha_ads", UTMMedium: "cpc"}
-			}
-			o.Touches = append(o.Touches, t)
-		}
-		cs := Credits(o)
+		cs := Credits(benchJourney(i, 1+i%6))
 		n += len(cs)
 		batch = append(batch, CreditBatch{ProjectID: "prj", Zone: loc, OutboxID: uint64(i + 1), Credits: cs})
 	}
@@ -37,14 +29,7 @@ func BenchmarkNetCredits(b *testing.B) {
 	var batch []CreditBatch
 	n := 0
 	for i := range 1000 {
-		o := OrderJourney{Time: creditOrderTime.Add(time.Duration(i) * time.Minute), Currency: "BRL", Values: Values{TxRevenue: 1e9, TxCount: 1, TxCountTotal: 1}}
-		for k := range 2 + i%5 {
-			t := Touch{Time: o.Time.Add(-time.Duration(1+(i*7+k*13)%(30*24)) * time.Hour), Dims: TouchDims{UTMSource: "newsletter", Device: "mobile"}}
-			if k%3 > 0 {
-				t.Entity, t.Dims = ad(string(rune('a'+(i+k)%20))), TouchDims{UTMSource: "alpha_ads", UTMMedium: "cpc"}
-			}
-			o.Touches = append(o.Touches, t)
-		}
+		o := benchJourney(i, 2+i%5)
 		old := o
 		old.Touches = o.Touches[:len(o.Touches)-1]
 		news, olds := Credits(o), NegateCredits(Credits(old))
@@ -56,4 +41,18 @@ func BenchmarkNetCredits(b *testing.B) {
 		NetCredits(batch)
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "credits/s")
+}
+
+// benchJourney is the benchmarks' i-th order of a drain batch, with touches touches over the 30
+// days before it: e-mail visits and, two in three, clicks on one of 20 ads.
+func benchJourney(i, touches int) OrderJourney {
+	o := OrderJourney{Time: creditOrderTime.Add(time.Duration(i) * time.Minute), Currency: "BRL", Values: Values{TxRevenue: 1e9, TxCount: 1, TxCountTotal: 1}}
+	for k := range touches {
+		t := Touch{Time: o.Time.Add(-time.Duration(1+(i*7+k*13)%(30*24)) * time.Hour), Dims: TouchDims{UTMSource: "newsletter", Device: "mobile"}}
+		if k%3 > 0 {
+			t.Entity, t.Dims = ad(string(rune('a'+(i+k)%20))), TouchDims{UTMSource: "alpha_ads", UTMMedium: "cpc"}
+		}
+		o.Touches = append(o.Touches, t)
+	}
+	return o
 }
