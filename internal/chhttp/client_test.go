@@ -55,36 +55,9 @@ func TestDecodesAsNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for native.Next() {
-		if !got.Next() {
-			t.Fatalf("HTTP: %d rows, native more", n)
-		}
-		want, have := decodeDests(), decodeDests()
-		if err := native.Scan(want...); err != nil {
-			t.Fatal(err)
-		}
-		if err := got.Scan(have...); err != nil {
-			t.Fatalf("row %d: %v", n, err)
-		}
-		for i := range want {
-			if i < 2 { // the instant: 18.16's HTTP interface names no zone in a DateTime's type
-				if w, h := *want[i].(*time.Time), *have[i].(*time.Time); !w.Equal(h) {
-					t.Errorf("row %d, column %s: HTTP %s, native %s", n, got.Columns()[i], h, w)
-				}
-				continue
-			}
-			if w, h := show(want[i]), show(have[i]); w != h {
-				t.Errorf("row %d, column %s: HTTP %s, native %s", n, got.Columns()[i], h, w)
-			}
-		}
-		n++
-	}
+	sameRows(t, "HTTP", got, "native", native)
 	if err := native.Err(); err != nil {
 		t.Fatal(err)
-	}
-	if got.Next() || n != 3 {
-		t.Fatalf("HTTP has more rows than native's %d", n)
 	}
 }
 
@@ -120,33 +93,47 @@ func TestDecodesCurrentClickHouse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameRows(t, "current", got, "18.16", old)
+}
+
+// scanner is a statement's answer as both paths give it.
+type scanner interface {
+	Next() bool
+	Scan(dests ...any) error
+}
+
+// sameRows reads decodeSQL's answer from got and from want (named for the messages) into the same
+// destinations: the values must be equal, time zones included, but for the two DateTimes whose
+// types name a zone, compared as instants (18.16's HTTP interface names none).
+func sameRows(t *testing.T, gotName string, got *chhttp.Rows, wantName string, want scanner) {
+	t.Helper()
 	n := 0
-	for old.Next() {
+	for want.Next() {
 		if !got.Next() {
-			t.Fatalf("current ClickHouse: %d rows, 18.16 more", n)
+			t.Fatalf("%s: %d rows, %s more", gotName, n, wantName)
 		}
-		want, have := decodeDests(), decodeDests()
-		if err := old.Scan(want...); err != nil {
+		w, h := decodeDests(), decodeDests()
+		if err := want.Scan(w...); err != nil {
 			t.Fatal(err)
 		}
-		if err := got.Scan(have...); err != nil {
+		if err := got.Scan(h...); err != nil {
 			t.Fatalf("row %d: %v", n, err)
 		}
-		for i := range want {
+		for i := range w {
 			if i < 2 {
-				if w, h := *want[i].(*time.Time), *have[i].(*time.Time); !w.Equal(h) {
-					t.Errorf("row %d, column %s: current %s, 18.16 %s", n, got.Columns()[i], h, w)
+				if wt, ht := *w[i].(*time.Time), *h[i].(*time.Time); !wt.Equal(ht) {
+					t.Errorf("row %d, column %s: %s %s, %s %s", n, got.Columns()[i], gotName, ht, wantName, wt)
 				}
 				continue
 			}
-			if w, h := show(want[i]), show(have[i]); w != h {
-				t.Errorf("row %d, column %s: current %s, 18.16 %s", n, got.Columns()[i], h, w)
+			if ws, hs := show(w[i]), show(h[i]); ws != hs {
+				t.Errorf("row %d, column %s: %s %s, %s %s", n, got.Columns()[i], gotName, hs, wantName, ws)
 			}
 		}
 		n++
 	}
 	if got.Next() || n != 3 {
-		t.Fatalf("current ClickHouse has more rows than 18.16's %d", n)
+		t.Fatalf("%s has more rows than %s's %d", gotName, wantName, n)
 	}
 }
 
