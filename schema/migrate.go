@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -97,6 +98,12 @@ const migrationLockID = pglock.Migrations
 // MigratePostgres applies the PostgreSQL migrations not yet recorded, each in its own
 // transaction, and returns the names it applied.
 func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
+	return migratePostgres(ctx, pool, math.MaxInt)
+}
+
+// migratePostgres is MigratePostgres applying no version above upTo (the upgrade tests make the
+// database an older release left).
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool, upTo int) ([]string, error) {
 	migs, err := Load("postgres")
 	if err != nil {
 		return nil, err
@@ -126,6 +133,9 @@ func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) ([]string, error) 
 	}
 	var done []string
 	for _, m := range migs {
+		if m.Version > upTo {
+			break
+		}
 		if slices.Contains(versions, int32(m.Version)) {
 			continue
 		}
@@ -158,7 +168,7 @@ const migrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // (ClickHouse has no multi-statement exec and no transactional DDL, so every statement is
 // written to be safe to run again: IF NOT EXISTS), and returns the names it applied.
 func MigrateClickHouse(ctx context.Context, conn driver.Conn) ([]string, error) {
-	return migrateClickHouse(ctx, conn, nil)
+	return migrateClickHouse(ctx, conn, nil, math.MaxInt)
 }
 
 // MigrateClickHouseCluster applies the ClickHouse migrations not yet recorded to the
@@ -175,7 +185,7 @@ func MigrateClickHouseCluster(ctx context.Context, conn driver.Conn, name string
 
 // MigrateClickHouseFor is MigrateClickHouseCluster for a cluster already described.
 func MigrateClickHouseFor(ctx context.Context, conn driver.Conn, c Cluster) ([]string, error) {
-	return migrateClickHouse(ctx, conn, &c)
+	return migrateClickHouse(ctx, conn, &c, math.MaxInt)
 }
 
 // DescribeCluster reads the named cluster from the server's system.clusters: its local tables
@@ -198,7 +208,8 @@ func DescribeCluster(ctx context.Context, conn driver.Conn, name string) (Cluste
 	return c, nil
 }
 
-func migrateClickHouse(ctx context.Context, conn driver.Conn, cluster *Cluster) ([]string, error) {
+// migrateClickHouse applies the migrations not yet recorded up to version upTo.
+func migrateClickHouse(ctx context.Context, conn driver.Conn, cluster *Cluster, upTo int) ([]string, error) {
 	migs, err := Load("clickhouse")
 	if err != nil {
 		return nil, err
@@ -245,6 +256,9 @@ func migrateClickHouse(ctx context.Context, conn driver.Conn, cluster *Cluster) 
 	}
 	var done []string
 	for _, m := range migs {
+		if m.Version > upTo {
+			break
+		}
 		if applied[uint32(m.Version)] {
 			continue
 		}

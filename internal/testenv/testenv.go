@@ -1,5 +1,5 @@
 // Package testenv gives each integration test its own PostgreSQL and ClickHouse database, migrated
-// and dropped when the test ends. The servers are the real ones that `make services` starts (or
+// (or empty, for the upgrade tests, which migrate in steps) and dropped when the test ends. The servers are the real ones that `make services` starts (or
 // those MTK_POSTGRES_URL and MTK_CLICKHOUSE_URL name). A server that does not answer fails the
 // test: it never skips. ClickHouseCluster does the same on the two-shard test cluster that
 // scripts/cluster.sh starts. NewRedis gives a test its own key prefix on the Redis server.
@@ -148,13 +148,29 @@ func Postgres(t testing.TB) PG {
 	if err != nil {
 		t.Fatalf("testenv: postgres template: %v", err)
 	}
+	return newPostgres(t, " TEMPLATE "+tmpl)
+}
+
+// EmptyPostgres creates a database for t with no migration applied, and drops it afterwards:
+// for the upgrade tests, which migrate it in steps.
+func EmptyPostgres(t testing.TB) PG {
+	t.Helper()
+	return newPostgres(t, "")
+}
+
+// newPostgres creates a database for t with CREATE DATABASE's options (its template) and drops
+// it afterwards.
+func newPostgres(t testing.TB, options string) PG {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
 	name := "test_" + strings.ReplaceAll(ids.Random(8), "-", "")
 	admin, err := pgx.Connect(ctx, withDatabase(postgresURL(), "postgres"))
 	if err != nil {
 		t.Fatalf("testenv: postgres at %s does not answer; run `make services`: %v", postgresURL(), err)
 	}
 	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+options); err != nil {
 		t.Fatalf("testenv: create database: %v", err)
 	}
 	u := withDatabase(postgresURL(), name)
@@ -182,6 +198,19 @@ func Postgres(t testing.TB) PG {
 // ClickHouse creates a migrated database for t and drops it afterwards.
 func ClickHouse(t testing.TB) CH {
 	t.Helper()
+	c := EmptyClickHouse(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if _, err := schema.MigrateClickHouse(ctx, c.Conn); err != nil {
+		t.Fatalf("testenv: clickhouse migrations: %v", err)
+	}
+	return c
+}
+
+// EmptyClickHouse creates a database for t with no migration applied, and drops it afterwards:
+// for the upgrade tests, which migrate it in steps.
+func EmptyClickHouse(t testing.TB) CH {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	name := "test_" + ids.Random(8)
@@ -189,10 +218,6 @@ func ClickHouse(t testing.TB) CH {
 	conn, err := db.OpenClickHouse(ctx, u)
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
-	}
-	if _, err := schema.MigrateClickHouse(ctx, conn); err != nil {
-		conn.Close()
-		t.Fatalf("testenv: clickhouse migrations: %v", err)
 	}
 	t.Cleanup(func() {
 		// As long as the set-up may take: a database of some thirty tables and views drops
