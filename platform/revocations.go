@@ -34,7 +34,6 @@ func (s *Services) revoked(payload string) {
 	case "workspace":
 		s.Keys.verified.Forget(func(_ string, k cachedKey) bool { return k.principal.WorkspaceID == id })
 		s.Projects.scopes.Forget(func(_ string, sc ProjectScope) bool { return sc.WorkspaceID == id })
-		s.Connections.forgetWebhooks(func(c WebhookConnection) bool { return c.WorkspaceID == id })
 	case "project":
 		s.Projects.forgetScope(id)
 		s.Connections.forgetWebhooks(func(c WebhookConnection) bool { return c.ProjectID == id })
