@@ -23,7 +23,7 @@ type WebhookConnection struct {
 // remembered, so random keys cost a round trip each but never push the known ones out.
 func (s *Connections) ConnectionByWebhookKey(ctx context.Context, key string) (WebhookConnection, error) {
 	if key == "" {
-		return WebhookConnection{}, unknownWebhookKey()
+		return WebhookConnection{}, UnknownWebhookKey()
 	}
 	return s.webhooks.Load(key, s.clock.Now(), func() (WebhookConnection, error) { return s.readWebhookConnection(ctx, key) })
 }
@@ -35,12 +35,14 @@ func (s *Connections) readWebhookConnection(ctx context.Context, key string) (We
 		WHERE c.webhook_key = $1 AND c.kind = 'custom'`, key).
 		Scan(append([]any{&c.ID, &c.ProjectID, &c.WorkspaceID, &c.TrackingEnabled}, c.Project.dest()...)...)
 	if isNoRows(err) {
-		return c, unknownWebhookKey()
+		return c, UnknownWebhookKey()
 	}
 	return c, err
 }
 
-func unknownWebhookKey() error {
+// UnknownWebhookKey is the 401 of a key that names no custom connection (or whose connection was
+// deleted since it was read).
+func UnknownWebhookKey() error {
 	return apperr.Unauthenticated(apperr.CodeInvalidAPIKey, "Unknown webhook key: send the k of the connection's webhook_url.")
 }
 

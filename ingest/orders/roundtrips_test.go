@@ -46,19 +46,7 @@ func TestOrderStateRoundTrips(t *testing.T) {
 	pg := testenv.Postgres(t)
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
-	store := platform.New(pg.Pool, clk)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "w", platform.TierDefault)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := store.Projects.CreateProject(ctx, platform.ProjectInput{WorkspaceID: ws.ID, Name: "p", Currency: "BRL", Timezone: "UTC"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := store.Connections.CreateConnection(ctx, platform.ConnectionInput{ProjectID: p.ID, Kind: platform.KindCustom, Name: "Checkout"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, conn := newCustomConnection(t, platform.New(pg.Pool, clk))
 	trips := &tripCounter{}
 	cfg := pg.Pool.Config()
 	cfg.ConnConfig.Tracer = trips
