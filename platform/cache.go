@@ -10,7 +10,8 @@ import (
 // without reading it again: a verified API key (a busy tracking snippet sends thousands of
 // events a second), a login token's standing (logged out, or older than a password change), a
 // user's membership of a workspace (its role and the workspace's tier: a JWT call with
-// X-Workspace-Id reads it) and a project's query scope (a dashboard sends many queries). A change made through the same Services
+// X-Workspace-Id reads it), a project's query scope (a dashboard sends many queries) and an order
+// webhook key's connection and project (a shop sends its orders with one key). A change made through the same Services
 // shows at once; one made by another process (the CLI, another replica, SQL by hand) as soon as
 // its announcement is heard (Services.Subscribe), and within the TTL whatever happens to the
 // listener. A key's expiry is checked on every call.

@@ -11,6 +11,7 @@ import (
 	"mtk/facts"
 	"mtk/internal/apperr"
 	"mtk/internal/ids"
+	"mtk/internal/ttlcache"
 )
 
 // The connection kinds: the three ad networks and custom (webhook) connections.
@@ -32,11 +33,13 @@ const (
 	ConnDisabled = "disabled"
 )
 
-// Connections keeps the connections of projects and the record of their syncs.
+// Connections keeps the connections of projects and the record of their syncs, and remembers
+// the connections of order webhook keys for KeyCacheTTL.
 type Connections struct {
 	db
 	projects   *Projects
 	workspaces *Workspaces
+	webhooks   *ttlcache.Cache[string, WebhookConnection]
 }
 
 // Connection is a data source of a project: an ad account, or a custom webhook.

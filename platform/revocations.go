@@ -7,8 +7,9 @@ import (
 )
 
 // revocationsChannel is the PostgreSQL channel on which every change that takes back a key or a
-// login token, or moves a project's scope, is announced as "<kind> <id>" by the changing
-// transaction itself (triggers of schema/postgres/0016_revocation_notices.sql).
+// login token, moves a project's scope or changes what an order webhook reads of its connection,
+// is announced as "<kind> <id>" by the changing transaction itself (triggers of
+// schema/postgres/0016_revocation_notices.sql and 0039_webhook_notices.sql).
 const revocationsChannel = "mtk_revocations"
 
 // Subscribe has d hear revocations and drop what the caches hold of each one as it is heard: a
@@ -35,6 +36,9 @@ func (s *Services) revoked(payload string) {
 		s.Projects.scopes.Forget(func(_ string, sc ProjectScope) bool { return sc.WorkspaceID == id })
 	case "project":
 		s.Projects.forgetScope(id)
+		s.Connections.forgetWebhooks(func(c WebhookConnection) bool { return c.ProjectID == id })
+	case "connection":
+		s.Connections.forgetWebhooks(func(c WebhookConnection) bool { return c.ID == id })
 	default: // an announcement this version does not know: forget everything rather than miss it
 		s.forgetAll()
 	}
@@ -45,4 +49,5 @@ func (s *Services) forgetAll() {
 	s.Keys.verified.Clear()
 	s.Users.tokens.Clear()
 	s.Projects.scopes.Clear()
+	s.Connections.webhooks.Clear()
 }

@@ -8,6 +8,7 @@ import (
 
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
+	"mtk/internal/ids"
 	"mtk/internal/pglisten"
 )
 
@@ -166,6 +167,51 @@ func TestRevocationsReachEveryReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		eventually(t, "a new connection", func() bool { ids := scope().ConnectionIDs; return len(ids) == 1 && ids[0] == con.ID })
+	})
+	t.Run("webhook connection", func(t *testing.T) {
+		con, err := other.Connections.CreateConnection(ctx, ConnectionInput{ProjectID: p.ID, Kind: KindCustom, Name: "Shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		webhook := func(key string) (WebhookConnection, string) {
+			c, err := replica.Connections.ConnectionByWebhookKey(ctx, key)
+			return c, code(err)
+		}
+		if c, e := webhook(con.WebhookKey); e != "" || !c.TrackingEnabled || c.Project.ID != p.ID {
+			t.Fatalf("a new webhook key: %+v %s", c, e)
+		}
+		// other, which does not listen, read it too: it trusts that until the TTL passes.
+		if _, err := other.Connections.ConnectionByWebhookKey(ctx, con.WebhookKey); err != nil {
+			t.Fatal(err)
+		}
+		byHand := func(sql string, args ...any) {
+			t.Helper()
+			if _, err := other.Pool().Exec(ctx, sql, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		byHand("UPDATE projects SET timezone = 'Asia/Tokyo', currency = 'EUR' WHERE id = $1", p.ID)
+		eventually(t, "the webhook project's new zone and currency", func() bool {
+			c, _ := webhook(con.WebhookKey)
+			return c.Project.Timezone == "Asia/Tokyo" && c.Project.Currency == "EUR"
+		})
+		if c, err := other.Connections.ConnectionByWebhookKey(ctx, con.WebhookKey); err != nil || c.Project.Timezone == "Asia/Tokyo" {
+			t.Fatalf("a replica that does not listen read the project again within the TTL: %+v %v", c, err)
+		}
+		clk.Advance(KeyCacheTTL)
+		if c, err := other.Connections.ConnectionByWebhookKey(ctx, con.WebhookKey); err != nil || c.Project.Timezone != "Asia/Tokyo" {
+			t.Fatalf("a replica that does not listen, after the TTL: %+v %v", c, err)
+		}
+		byHand("UPDATE connections SET tracking_enabled = false WHERE id = $1", con.ID)
+		eventually(t, "tracking turned off", func() bool { c, _ := webhook(con.WebhookKey); return !c.TrackingEnabled })
+		rotated := "whk_" + ids.Random(20)
+		byHand("UPDATE connections SET webhook_key = $2 WHERE id = $1", con.ID, rotated)
+		eventually(t, "a rotated webhook key", func() bool { _, e := webhook(con.WebhookKey); return e == apperr.CodeInvalidAPIKey })
+		if _, e := webhook(rotated); e != "" {
+			t.Fatalf("the new webhook key: %s", e)
+		}
+		byHand("DELETE FROM connections WHERE id = $1", con.ID)
+		eventually(t, "a deleted connection's key", func() bool { _, e := webhook(rotated); return e == apperr.CodeInvalidAPIKey })
 	})
 	t.Run("listener reconnects", func(t *testing.T) {
 		listener := func() (pid int32) {

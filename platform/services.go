@@ -40,13 +40,15 @@ func New(pool *pgxpool.Pool, clk clock.Clock) *Services {
 	workspaces := &Workspaces{db: d}
 	keys := &Keys{db: d, verified: ttlcache.New[string, cachedKey](KeyCacheTTL, cacheMax)}
 	projects := &Projects{db: d, scopes: ttlcache.New[string, ProjectScope](KeyCacheTTL, cacheMax)}
+	connections := &Connections{db: d, projects: projects, workspaces: workspaces,
+		webhooks: ttlcache.New[string, WebhookConnection](KeyCacheTTL, cacheMax)}
 	return &Services{
 		Workspaces: workspaces,
 		Users: &Users{db: d, tokens: ttlcache.New[string, tokenState](KeyCacheTTL, cacheMax),
 			members: ttlcache.New[[2]string, Membership](KeyCacheTTL, cacheMax)},
 		Keys:        keys,
 		Projects:    projects,
-		Connections: &Connections{db: d, projects: projects, workspaces: workspaces},
+		Connections: connections,
 		Containers:  &Containers{db: d, projects: projects},
 		Links:       &Links{db: d},
 		OAuth:       &OAuth{db: d, keys: keys},

@@ -100,7 +100,9 @@ func (s *Service) Upsert(ctx context.Context, webhookKey string, in Input) error
 		return err
 	}
 	for range upsertAttempts {
-		if err = s.write(ctx, conn, entities, o); !errors.Is(err, errRetry) {
+		if err = s.write(ctx, conn, entities, o); ownerGone(err) {
+			return platform.UnknownWebhookKey()
+		} else if !errors.Is(err, errRetry) {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -151,6 +152,15 @@ func queueInsertOrder(w *pgx.Batch, conn platform.WebhookConnection, st stored, 
 func insertedConcurrently(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505" /* unique_violation */ && pe.ConstraintName == "orders_pkey"
+}
+
+// ownerGone reports whether err is a write refused because the webhook's connection or its
+// project was deleted after its key was read (the key's connection is cached, and a deletion is
+// heard milliseconds after its commit): the key is then unknown.
+func ownerGone(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23503" /* foreign_key_violation */ &&
+		(strings.HasSuffix(pe.ConstraintName, "_connection_id_fkey") || strings.HasSuffix(pe.ConstraintName, "_project_id_fkey"))
 }
 
 // updateOrder replaces the stored state (the caller holds the row lock and checked updated_at).

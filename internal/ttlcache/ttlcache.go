@@ -3,6 +3,8 @@
 // tracking use and good enough for caches that hold what is hot anyway), and Load fetches a
 // missing value once however many callers ask for it at the same time. A value that Load read
 // while Forget or Clear ran is returned but not kept: the read may predate what made it forgotten.
+// A key whose Load failed (an unknown credential) leaves nothing behind, so a flood of keys that
+// all fail neither grows the cache nor, by filling it, makes it start over on the good ones.
 package ttlcache
 
 import (
@@ -96,6 +98,11 @@ func (c *Cache[K, V]) Load(key K, now time.Time, load func() (V, error)) (V, err
 	c.mu.Unlock()
 	v, err := load()
 	if err != nil {
+		c.mu.Lock()
+		if !e.set && c.entries[key] == e { // made for this call (callers still waiting load again)
+			delete(c.entries, key)
+		}
+		c.mu.Unlock()
 		return v, err
 	}
 	c.mu.Lock()

@@ -109,3 +109,21 @@ func inLoad() int {
 	}
 	return n
 }
+
+// Keys whose loads fail keep no entry: a flood of them leaves the cache's good values in place.
+func TestFailedLoadsKeepNothing(t *testing.T) {
+	c := New[string, int](time.Minute, 3)
+	c.Put("good", 1, t0)
+	unknown := errors.New("unknown")
+	for i := range 100 {
+		if _, err := c.Load(strings.Repeat("x", i), t0, func() (int, error) { return 0, unknown }); err != unknown {
+			t.Fatalf("load %d: %v", i, err)
+		}
+	}
+	if n := len(c.entries); n != 1 {
+		t.Fatalf("%d entries after failed loads, want 1", n)
+	}
+	if v, ok := c.Get("good", t0); !ok || v != 1 {
+		t.Fatalf("good value after a flood of failed loads: %d %v", v, ok)
+	}
+}
