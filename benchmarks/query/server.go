@@ -18,6 +18,7 @@ import (
 	"mtk/client"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/jsonlog"
 	"mtk/internal/wire"
 )
 
@@ -53,7 +54,7 @@ func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o server
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	sys, err := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(logOut, nil))})
+	sys, err := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(jsonlog.New(logOut, nil))})
 	if err != nil {
 		return nil, err
 	}
