@@ -35,7 +35,8 @@ func (p *Prepared) Key() string { return p.key }
 // the write.
 func (p *Prepared) At(v facts.Version) *Prepared {
 	q := *p
-	q.key = string(binary.BigEndian.AppendUint64([]byte(p.key), uint64(v)))
+	var b [64]byte // a key and a version on the stack: the string is the one allocation
+	q.key = string(binary.BigEndian.AppendUint64(append(b[:0], p.key...), uint64(v)))
 	return &q
 }
 

@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // Handler writes one JSON object per record, a line each, as slog.JSONHandler does.
@@ -83,36 +84,64 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	b := bufPool.Get().(*[]byte)
 	defer putBuf(b)
-	line, ok := h.appendRecord((*b)[:0], r)
+	line, ok := h.appendHead((*b)[:0], r.Time, r.Level, r.Message)
+	if ok {
+		r.Attrs(func(a slog.Attr) bool {
+			line, ok = appendAttr(line, a)
+			return ok
+		})
+	}
 	*b = line
 	if !ok {
 		return h.slow.Handle(ctx, r)
 	}
-	return h.out.write(line)
+	return h.write(b)
 }
 
-// appendRecord appends r's line to buf; false when a value needs slog's path.
-func (h *Handler) appendRecord(buf []byte, r slog.Record) ([]byte, bool) {
+// HandleAttrs writes the line Handle writes for the record of t, level, msg and attrs, without
+// the record: a slog.Record keeps five attributes inline and allocates for more. As Handle, it
+// leaves Enabled to the caller.
+func (h *Handler) HandleAttrs(t time.Time, level slog.Level, msg string, attrs []slog.Attr) error {
+	if h.fast {
+		b := bufPool.Get().(*[]byte)
+		defer putBuf(b)
+		line, ok := h.appendHead((*b)[:0], t, level, msg)
+		if ok {
+			line, ok = appendAttrs(line, attrs)
+		}
+		*b = line
+		if ok {
+			return h.write(b)
+		}
+	}
+	r := slog.NewRecord(t, level, msg, 0)
+	r.AddAttrs(attrs...)
+	return h.slow.Handle(context.Background(), r)
+}
+
+// appendHead appends a line's opening: its time, level, message and the attributes of WithAttrs;
+// false when the time needs slog's path.
+func (h *Handler) appendHead(buf []byte, t time.Time, level slog.Level, msg string) ([]byte, bool) {
 	buf = append(buf, '{')
-	if !r.Time.IsZero() {
-		if !timeFits(r.Time) {
+	if !t.IsZero() {
+		if !timeFits(t) {
 			return buf, false
 		}
 		buf = append(buf, `"time":`...)
-		buf = appendTime(buf, r.Time)
+		buf = appendTime(buf, t)
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"level":`...)
-	buf = appendString(buf, r.Level.String())
+	buf = appendString(buf, level.String())
 	buf = append(buf, `,"msg":`...)
-	buf = appendString(buf, r.Message)
-	buf = append(buf, h.pre...)
-	ok := true
-	r.Attrs(func(a slog.Attr) bool {
-		buf, ok = appendAttr(buf, a)
-		return ok
-	})
-	return append(buf, '}', '\n'), ok
+	buf = appendString(buf, msg)
+	return append(buf, h.pre...), true
+}
+
+// write closes the line in *b and writes it.
+func (h *Handler) write(b *[]byte) error {
+	*b = append(*b, '}', '\n')
+	return h.out.write(*b)
 }
 
 // appendAttrs appends `,"key":value` for each of as; false when one needs slog's path.
