@@ -106,7 +106,7 @@ func runHits(ctx context.Context, f flags) error {
 	if stopProfile, err = profile.Start(httpProfile); err != nil {
 		return err
 	}
-	var runs [3]httpRun // mtk, then the floor with fasthttp's defaults and with mtk's timeouts
+	runs := make([]httpRun, 3) // mtk, then the floor with fasthttp's defaults and with mtk's timeouts
 	runs[0].path = fmt.Sprintf("HTTP, %d connections", hitsConns)
 	runs[0].res, runs[0].use, runs[0].calls, err = httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration, f.hitsSyscalls)
 	stopProfile()
@@ -119,6 +119,14 @@ func runHits(ctx context.Context, f flags) error {
 		if r.res, r.use, r.calls, err = floorHits(ctx, &rc.Response, timeouts, t.key.Token, body, f.duration, f.hitsSyscalls); err != nil {
 			return err
 		}
+	}
+	var redisCPU time.Duration // redis-server's, in the run with rate limits in Redis
+	if f.hitsRedis != "" {
+		run, cpu, err := redisHits(ctx, st, f.hitsRedis, body, f.duration)
+		if err != nil {
+			return err
+		}
+		runs, redisCPU = append(runs, run), cpu
 	}
 	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit | user | system | context switches per hit |\n|---|---|---|---|---|---|---|---|---|\n")
 	perHit := func(d time.Duration, n int64) float64 { return float64(d.Nanoseconds()) / 1000 / float64(n) }
@@ -145,7 +153,14 @@ func runHits(ctx context.Context, f flags) error {
 		}
 	}
 	mtk := runs[0]
-	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(mtk.use.cpu(), mtk.res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n)})
+	figs := map[string]float64{"hits.http_cpu_us": perHit(mtk.use.cpu(), mtk.res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n)}
+	if f.hitsRedis != "" {
+		r := runs[len(runs)-1]
+		figs["hits.redis_http_cpu_us"], figs["hits.redis_server_cpu_us"] = perHit(r.use.cpu(), r.res.Hits), perHit(redisCPU, r.res.Hits)
+		fmt.Printf("\nWith the rate limits in Redis, redis-server used %.1f µs of CPU per hit (%s over %d hits; /proc, 10 ms ticks).\n",
+			figs["hits.redis_server_cpu_us"], redisCPU, r.res.Hits)
+	}
+	return figures.Record(figs)
 }
 
 // httpRun is one load over HTTP of the -hits run: what it did, the server's usage, and its
