@@ -15,6 +15,7 @@ import (
 	"mtk/internal/apperr"
 	"mtk/internal/auth"
 	"mtk/internal/ids"
+	"mtk/internal/jsonlog"
 )
 
 const requestIDKey = "mtk.request_id"
@@ -55,12 +56,6 @@ func newRequestID() string {
 }
 
 const requestIDPrefix = "req_"
-
-// attrsHandler is a slog.Handler that takes a line's attributes as they are (jsonlog.Handler):
-// a slog.Record keeps five inline and allocates for more, and the request line has six.
-type attrsHandler interface {
-	HandleAttrs(t time.Time, level slog.Level, msg string, attrs []slog.Attr) error
-}
 
 // setRequestID gives the request its id, and the response the header.
 func setRequestID(c *fiber.Ctx, id string) {
@@ -108,8 +103,11 @@ func logRequests(log *slog.Logger) fiber.Handler {
 		// The handler directly, with no caller's PC: Logger.LogAttrs walks the stack for one
 		// (runtime.Callers, 2 % of a cache hit), which the request log never prints.
 		if h := log.Handler(); h.Enabled(context.Background(), slog.LevelInfo) {
-			if ah, ok := h.(attrsHandler); ok {
-				_ = ah.HandleAttrs(end, slog.LevelInfo, "request", attrs[:n])
+			// jsonlog's handler takes the attributes as they are: a slog.Record keeps five inline
+			// and allocates for more (the line has six), and a call through an interface would
+			// move the array to the heap.
+			if jh, ok := h.(*jsonlog.Handler); ok {
+				_ = jh.HandleAttrs(end, slog.LevelInfo, "request", attrs[:n])
 				return nil
 			}
 			r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
