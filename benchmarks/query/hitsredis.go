@@ -55,8 +55,13 @@ func redisHits(ctx context.Context, st *benchStores, redisURL string, body []byt
 	// The first answer is read and kept (the load wants every answer a hit), every key verified.
 	handler := srv.app.Handler()
 	for _, key := range append(keys[:1:1], keys...) {
-		rc := queryRequestCtx(body, key)
-		handler(rc)
+		req, err := hitsRequest(body, key)
+		if err != nil {
+			return run, 0, err
+		}
+		var rc fasthttp.RequestCtx
+		rc.Init(req, hitsClient, nil)
+		handler(&rc)
 		if rc.Response.StatusCode() != fasthttp.StatusOK {
 			return run, 0, fmt.Errorf("status %d: %s", rc.Response.StatusCode(), rc.Response.Body())
 		}
@@ -71,19 +76,6 @@ func redisHits(ctx context.Context, st *benchStores, redisURL string, body []byt
 	}
 	r1, err := procCPU(pid)
 	return run, r1 - r0, err
-}
-
-// queryRequestCtx is a context holding the hits' request with key, to be served in memory.
-func queryRequestCtx(body []byte, key string) *fasthttp.RequestCtx {
-	var req fasthttp.Request
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.SetRequestURI("/v3/query")
-	req.Header.SetContentType("application/json")
-	req.Header.Set("x-api-key", key)
-	req.SetBody(body)
-	var rc fasthttp.RequestCtx
-	rc.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}, nil)
-	return &rc
 }
 
 // keysFor is how many keys a load of d needs so that none reaches its limit in a window: at
