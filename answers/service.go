@@ -171,7 +171,8 @@ func (s *Service) version(ctx context.Context, projectID string, prep *engine.Pr
 		return 0, false, nil
 	}
 	var version facts.Version
-	for _, days := range prep.Days() { // a sum of sums still only grows
+	var buf [2]engine.DayRange                      // the query's and its comparison period's
+	for _, days := range prep.AppendDays(buf[:0]) { // a sum of sums still only grows
 		v, known, err := s.versions.Of(ctx, projectID, days.First, days.After)
 		if err != nil || !known {
 			return 0, false, err
@@ -186,6 +187,11 @@ func (s *Service) version(ctx context.Context, projectID string, prep *engine.Pr
 // its version move reaching this server (a read then sees the new data at the old version: see
 // docs/querying.md, "The answer cache").
 func tag(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return `"` + hex.EncodeToString(sum[:16]) + `"`
+	// Both copies on the stack: the string is the one allocation of a hit's tag.
+	var in [64]byte
+	sum := sha256.Sum256(append(in[:0], key...))
+	var out [2 + 2*16]byte
+	out[0], out[len(out)-1] = '"', '"'
+	hex.Encode(out[1:len(out)-1], sum[:16])
+	return string(out[:])
 }

@@ -22,7 +22,7 @@ import (
 // was 3 % of a hit's CPU).
 func withStoreDeadline(timeout time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		ctx := &lazyDeadline{Context: c.UserContext(), deadline: time.Now().Add(timeout)}
+		ctx := &lazyDeadline{Context: c.UserContext(), deadline: requestStart(c).Add(timeout)}
 		defer ctx.release()
 		c.SetUserContext(ctx)
 		return c.Next()

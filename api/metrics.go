@@ -104,7 +104,7 @@ func methodLabel(m string) string {
 // logRequests, which renders errors, so the status is the one the client got.
 func countRequests(m Metrics, routes *routeLabels) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		start := time.Now()
+		start := requestStart(c)
 		err := c.Next()
 		method := methodLabel(c.Method())
 		m.Request(routes.of(c, method), method, c.Response().StatusCode(), time.Since(start))

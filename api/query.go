@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -18,7 +17,7 @@ import (
 // service: an answer kept at the same data version is sent again as it was, `Cache-Control:
 // no-cache` reads afresh, and an If-None-Match naming the answer's tag gets 304.
 func (s *server) query(c *fiber.Ctx) error {
-	start := time.Now()
+	start := requestStart(c)
 	scope, in, err := s.queryRequest(c)
 	if err != nil {
 		return err

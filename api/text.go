@@ -93,8 +93,14 @@ func paramProblems(raw []byte, problems *apperr.Problems) {
 	})
 }
 
-// headerProblems adds the read headers whose value is not text.
+// headerProblems adds the read headers whose value is not text. A request whose header block,
+// as received, is text has none (every value is a part of it): one scan instead of a look-up per
+// read header (0.3 µs of a cache hit). The block does not hold the trailers of a chunked body,
+// and a request made in memory has none: those are looked up.
 func headerProblems(h *fasthttp.RequestHeader, problems *apperr.Problems) {
+	if raw := h.RawHeaders(); len(raw) > 0 && h.ContentLength() >= 0 && textReason(raw) == "" {
+		return
+	}
 	for _, name := range readHeaders {
 		for _, v := range h.PeekAll(name) {
 			if reason := textReason(v); reason != "" {

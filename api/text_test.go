@@ -1,12 +1,18 @@
 package api_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/valyala/fasthttp/fasthttputil"
 
 	"mtk/api"
 	"mtk/internal/auth"
@@ -177,5 +183,35 @@ func TestDetailLinesAreShort(t *testing.T) {
 				t.Fatalf("the last line %q", details[20])
 			}
 		})
+	}
+}
+
+// TestTrailerTextIsChecked: a read header that arrives as a trailer of a chunked body is checked
+// too (headerProblems skips the look-ups only for a header block of text with no trailers).
+func TestTrailerTextIsChecked(t *testing.T) {
+	e := newEnv(t)
+	ln := fasthttputil.NewInmemoryListener()
+	go e.app.Listener(ln) //nolint:errcheck // ends with the test
+	t.Cleanup(func() { ln.Close() })
+	body := `{"project_id":"p","fields":["spend"]}`
+	raw := "POST /v3/query HTTP/1.1\r\nHost: mtk\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n" +
+		"Trailer: X-Api-Key\r\n\r\n" + strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\nX-Api-Key: mtk_live_\xff\r\n\r\n"
+	conn, err := ln.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go conn.Write([]byte(raw)) //nolint:errcheck // the answer tells
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 400 || !strings.Contains(string(got), "x-api-key: is not valid UTF-8") {
+		t.Fatalf("want 400 naming the trailer: %d %s", resp.StatusCode, got)
 	}
 }

@@ -35,18 +35,22 @@ func (p *Prepared) Key() string { return p.key }
 // the write.
 func (p *Prepared) At(v facts.Version) *Prepared {
 	q := *p
-	q.key = string(binary.BigEndian.AppendUint64([]byte(p.key), uint64(v)))
+	var b [64]byte // a key and a version on the stack: the string is the one allocation
+	q.key = string(binary.BigEndian.AppendUint64(append(b[:0], p.key...), uint64(v)))
 	return &q
 }
 
 // Days are the local days whose data the answer reads: every table, probe and day span of the
 // query (and of its comparison period) reads inside them.
-func (p *Prepared) Days() []DayRange {
-	out := []DayRange{p.c.days()}
+func (p *Prepared) Days() []DayRange { return p.AppendDays(nil) }
+
+// AppendDays appends the Days to dst: a caller at every request passes an array on its stack.
+func (p *Prepared) AppendDays(dst []DayRange) []DayRange {
+	dst = append(dst, p.c.days())
 	if p.cmp != nil {
-		out = append(out, p.cmp.days())
+		dst = append(dst, p.cmp.days())
 	}
-	return out
+	return dst
 }
 
 // days are the local days of the range. Credits sit on their own days (the order's, or by click

@@ -20,9 +20,14 @@ func namedDays(name string, today time.Time) (first, last time.Time, ok bool) {
 	case "yesterday":
 		d := today.AddDate(0, 0, -1)
 		return d, d, true
-	case "last_7_days", "last_14_days", "last_30_days", "last_90_days":
-		n := map[string]int{"last_7_days": 7, "last_14_days": 14, "last_30_days": 30, "last_90_days": 90}[name]
-		return today.AddDate(0, 0, -n), today.AddDate(0, 0, -1), true
+	case "last_7_days":
+		return lastDays(today, 7)
+	case "last_14_days":
+		return lastDays(today, 14)
+	case "last_30_days":
+		return lastDays(today, 30)
+	case "last_90_days":
+		return lastDays(today, 90)
 	case "this_week":
 		back := (int(today.Weekday()) + 6) % 7 // days since Monday
 		return today.AddDate(0, 0, -back), today, true
@@ -34,4 +39,10 @@ func namedDays(name string, today time.Time) (first, last time.Time, ok bool) {
 		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC), today, true
 	}
 	return time.Time{}, time.Time{}, false
+}
+
+// lastDays are the n days before today (a map from the names to n, built and filled at every
+// call, was a cost of every request naming such a range).
+func lastDays(today time.Time, n int) (first, last time.Time, ok bool) {
+	return today.AddDate(0, 0, -n), today.AddDate(0, 0, -1), true
 }

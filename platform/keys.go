@@ -155,8 +155,9 @@ func (s *Keys) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal,
 		return nil, invalidKey()
 	}
 	now := s.clock.Now()
-	hash := auth.HashAPIKey(token)
-	k, err := s.verified.Load(string(hash), now, func() (cachedKey, error) {
+	sum := auth.SumAPIKey(token)
+	k, err := s.verified.Load(string(sum[:]), now, func() (cachedKey, error) {
+		hash := sum // read from PostgreSQL: a copy that may leave the stack, on a miss only
 		var (
 			k        = cachedKey{principal: auth.Principal{Kind: auth.KindAPIKey}}
 			p        = &k.principal
@@ -164,7 +165,7 @@ func (s *Keys) VerifyAPIKey(ctx context.Context, token string) (*auth.Principal,
 			lastUsed *time.Time
 		)
 		err := s.pool.QueryRow(ctx, `SELECT k.id, k.workspace_id, w.tier, k.scopes, k.expires_at, k.revoked_at, k.last_used_at
-			FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, hash).
+			FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.token_hash = $1`, hash[:]).
 			Scan(&p.KeyID, &p.WorkspaceID, &p.Tier, &p.Scopes, &k.expires, &revoked, &lastUsed)
 		if isNoRows(err) {
 			return k, invalidKey()

@@ -48,6 +48,7 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/db"
+	"mtk/internal/jsonlog"
 	"mtk/internal/wire"
 	"mtk/platform"
 	"mtk/schema"
@@ -356,7 +357,7 @@ func start(ctx context.Context) (*setup, error) {
 	}
 	s.base = "http://" + ln.Addr().String()
 	s.webhook = t.Webhook
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	log := slog.New(jsonlog.New(io.Discard, nil))
 	cfg := config.Config{Listen: ln.Addr().String(), BaseURL: s.base, RateLimits: config.Off, JWTSecret: "bench-secret-bench-secret-bench-secret"}
 	// Built as mtk serve builds it; its ClickHouse is the gated one, which only the drainers use.
 	sys, err := wire.Build(cfg, served, drainCH, wire.Options{Clock: clk, Logger: log, Batch: batcher.Config{Flushers: flushers}})

@@ -24,6 +24,8 @@ type flags struct {
 	hits         bool
 	hitsLog      string
 	hitsSyscalls bool
+	// hitsRedis is a Redis URL: the HTTP load again with the rate limits kept there (hitsredis.go).
+	hitsRedis string
 	// dash holds the flags of the dashboard run (-dashboard).
 	dash dashFlags
 }
@@ -66,6 +68,7 @@ func parseFlags() (flags, error) {
 	flag.BoolVar(&f.hits, "hits", false, "measure answer cache hits instead of the cells (own database "+hitsDB+"): server CPU per hit and hits per second at saturation, over -duration")
 	flag.StringVar(&f.hitsLog, "hits-log", hitsLogBuffered, "hits: the server's request log, written to a temporary file: "+hitsLogBuffered+" (as mtk serve writes stdout: lines batched, internal/logbuf), "+hitsLogDirect+" (a write per line) or "+hitsLogDiscard+" (formatted, not written)")
 	flag.BoolVar(&f.hitsSyscalls, "hits-syscalls", false, "hits: count the server's system calls per hit over HTTP with `perf stat` (its tracepoints cost the server CPU: compare CPU figures of runs without it)")
+	flag.StringVar(&f.hitsRedis, "hits-redis", "", "hits: a Redis URL (redis://127.0.0.1:16379/0): also load a server whose rate limits are kept there (MTK_REDIS_URL), and print redis-server's CPU per hit (it must run on this machine)")
 	d := &f.dash
 	flag.BoolVar(&d.on, "dashboard", false, "run the dashboard benchmark instead of the cells (own database "+dashDB+", JSON "+dashOut+"): pages of queries by Zipf-chosen viewers over -projects projects, with live writes and syncs, cache on (day and project grain), off, and the floor")
 	flag.IntVar(&d.projects, "projects", 50, "dashboard: projects sharing the -rows rows")

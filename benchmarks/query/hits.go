@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,18 +61,15 @@ func runHits(ctx context.Context, f flags) error {
 	if err != nil {
 		return err
 	}
-	var req fasthttp.Request
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.SetRequestURI("/v3/query")
-	req.Header.SetContentType("application/json")
-	req.Header.Set("x-api-key", t.key.Token)
-	req.SetBody(body)
+	req, err := hitsRequest(body, t.key.Token)
+	if err != nil {
+		return err
+	}
 	handler := srv.app.Handler()
-	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
 	// send serves req once on rc and tells whether the answer came from the cache.
 	send := func(rc *fasthttp.RequestCtx) (bool, error) {
 		rc.ResetUserValues() // a served request's context (Fiber keeps it there) ends with it
-		rc.Init(&req, addr, nil)
+		rc.Init(req, hitsClient, nil)
 		handler(rc)
 		if rc.Response.StatusCode() != fasthttp.StatusOK {
 			return false, fmt.Errorf("status %d: %s", rc.Response.StatusCode(), rc.Response.Body())
@@ -94,11 +92,17 @@ func runHits(ctx context.Context, f flags) error {
 	if err != nil {
 		return err
 	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	n, mem, wall, err := memoryHits(ctx, send, f.duration)
+	runtime.ReadMemStats(&ms1)
 	stopProfile()
 	if err != nil {
 		return err
 	}
+	// The process's heap allocations while the handler ran in memory: the load's are none but
+	// its goroutines' start.
+	allocs := float64(ms1.Mallocs-ms0.Mallocs) / float64(n)
 	httpProfile := ""
 	if f.cpuProfile != "" {
 		httpProfile = f.cpuProfile + ".http"
@@ -106,7 +110,7 @@ func runHits(ctx context.Context, f flags) error {
 	if stopProfile, err = profile.Start(httpProfile); err != nil {
 		return err
 	}
-	var runs [3]httpRun // mtk, then the floor with fasthttp's defaults and with mtk's timeouts
+	runs := make([]httpRun, 3) // mtk, then the floor with fasthttp's defaults and with mtk's timeouts
 	runs[0].path = fmt.Sprintf("HTTP, %d connections", hitsConns)
 	runs[0].res, runs[0].use, runs[0].calls, err = httpHits(ctx, strings.TrimPrefix(srv.url, "http://"), t.key.Token, body, hitsConns, f.duration, f.hitsSyscalls)
 	stopProfile()
@@ -120,6 +124,14 @@ func runHits(ctx context.Context, f flags) error {
 			return err
 		}
 	}
+	var redisCPU time.Duration // redis-server's, in the run with rate limits in Redis
+	if f.hitsRedis != "" {
+		run, cpu, err := redisHits(ctx, st, f.hitsRedis, body, f.duration)
+		if err != nil {
+			return err
+		}
+		runs, redisCPU = append(runs, run), cpu
+	}
 	fmt.Printf("\n| path | answer | hits | seconds | hits/s | server CPU per hit | user | system | context switches per hit |\n|---|---|---|---|---|---|---|---|---|\n")
 	perHit := func(d time.Duration, n int64) float64 { return float64(d.Nanoseconds()) / 1000 / float64(n) }
 	row := func(path string, n int64, seconds float64, u usage) {
@@ -130,6 +142,7 @@ func runHits(ctx context.Context, f flags) error {
 	for _, r := range runs {
 		row(r.path, r.res.Hits, r.res.Seconds, r.use)
 	}
+	fmt.Printf("\nIn memory, %.1f heap allocations per hit.\n", allocs)
 	if f.hitsSyscalls {
 		fmt.Printf("\n| system calls per hit (perf stat) |")
 		for _, e := range syscallEvents {
@@ -145,7 +158,15 @@ func runHits(ctx context.Context, f flags) error {
 		}
 	}
 	mtk := runs[0]
-	return figures.Record(map[string]float64{"hits.http_cpu_us": perHit(mtk.use.cpu(), mtk.res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n)})
+	figs := map[string]float64{"hits.http_cpu_us": perHit(mtk.use.cpu(), mtk.res.Hits), "hits.memory_cpu_us": perHit(mem.cpu(), n),
+		"hits.memory_allocs": allocs}
+	if f.hitsRedis != "" {
+		r := runs[len(runs)-1]
+		figs["hits.redis_http_cpu_us"], figs["hits.redis_server_cpu_us"] = perHit(r.use.cpu(), r.res.Hits), perHit(redisCPU, r.res.Hits)
+		fmt.Printf("\nWith the rate limits in Redis, redis-server used %.1f µs of CPU per hit (%s over %d hits; /proc, 10 ms ticks).\n",
+			figs["hits.redis_server_cpu_us"], redisCPU, r.res.Hits)
+	}
+	return figures.Record(figs)
 }
 
 // httpRun is one load over HTTP of the -hits run: what it did, the server's usage, and its
@@ -190,3 +211,23 @@ func memoryHits(ctx context.Context, send func(*fasthttp.RequestCtx) (bool, erro
 	}
 	return hits.Load(), u, wall, nil
 }
+
+// hitsRequest is the hits' request with key, to be served in memory, parsed from its bytes as a
+// server parses what it receives (a request only built has no header block as received, which
+// the text check reads).
+func hitsRequest(body []byte, key string) (*fasthttp.Request, error) {
+	var built, req fasthttp.Request
+	built.Header.SetMethod(fasthttp.MethodPost)
+	built.SetRequestURI("/v3/query")
+	built.Header.SetHost("127.0.0.1")
+	built.Header.SetContentType("application/json")
+	built.Header.Set("x-api-key", key)
+	built.SetBody(body)
+	if err := req.Read(bufio.NewReader(strings.NewReader(built.String()))); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// hitsClient is the in-memory requests' client address.
+var hitsClient = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}

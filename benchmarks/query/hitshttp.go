@@ -24,7 +24,7 @@ import (
 // the handler, without the load generator's share.
 const (
 	hitsLoadEnv  = "MTK_BENCH_HITS_LOAD" // the server's host:port; set only in the child
-	hitsKeyEnv   = "MTK_BENCH_HITS_KEY"
+	hitsKeyEnv   = "MTK_BENCH_HITS_KEY"  // API keys, comma-separated
 	hitsConnsEnv = "MTK_BENCH_HITS_CONNS"
 	hitsTimeEnv  = "MTK_BENCH_HITS_DURATION"
 )
@@ -106,7 +106,7 @@ func hitsLoad(addr string) {
 		req.Header.SetMethod(fasthttp.MethodPost)
 		req.SetRequestURI("http://" + addr + "/v3/query")
 		req.Header.SetContentType("application/json")
-		req.Header.Set("x-api-key", os.Getenv(hitsKeyEnv))
+		keys := strings.Split(os.Getenv(hitsKeyEnv), ",") // taken in turn by each connection
 		req.SetBody(body)
 		var hits atomic.Int64
 		var failed atomic.Value
@@ -120,7 +120,8 @@ func hitsLoad(addr string) {
 				var r fasthttp.Request
 				req.CopyTo(&r)
 				var resp fasthttp.Response
-				for time.Now().Before(deadline) {
+				for i := 0; time.Now().Before(deadline); i++ {
+					r.Header.Set("x-api-key", keys[i%len(keys)])
 					if err := hc.Do(&r, &resp); err != nil {
 						failed.Store(err.Error())
 						return

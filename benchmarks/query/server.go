@@ -18,11 +18,12 @@ import (
 	"mtk/client"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/jsonlog"
 	"mtk/internal/wire"
 )
 
 // server is the API running in this process on a loopback port, wired as `mtk serve` wires it,
-// with rate limits off (MTK_RATE_LIMITS=off).
+// with rate limits off (MTK_RATE_LIMITS=off) unless serverOptions.redis keeps them in Redis.
 type server struct {
 	app *fiber.App
 	sys *wire.System
@@ -40,6 +41,8 @@ type serverOptions struct {
 	workers bool
 	// log receives the request log (nil: it is formatted and discarded).
 	log io.Writer
+	// redis, when set, is MTK_REDIS_URL with the rate limits on (MTK_SHARED_ANSWERS off).
+	redis string
 }
 
 // startServer serves the API on 127.0.0.1 at a free port, built as `mtk serve` builds it
@@ -49,11 +52,14 @@ func startServer(pg *pgxpool.Pool, ch driver.Conn, chURL, pgURL string, o server
 	cfg := config.Config{Listen: "127.0.0.1:0", ClickHouseURL: chURL, PostgresURL: pgURL, RateLimits: config.Off,
 		JWTSecret: "query-benchmark-secret-query-benchmark", BaseURL: "http://127.0.0.1",
 		QueryCache: o.cache, QueryCacheGrain: o.grain}
+	if o.redis != "" {
+		cfg.RedisURL, cfg.RateLimits, cfg.SharedAnswers = o.redis, config.On, config.Off
+	}
 	logOut := o.log
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	sys, err := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(slog.NewJSONHandler(logOut, nil))})
+	sys, err := wire.Build(cfg, pg, ch, wire.Options{Clock: o.clock, Logger: slog.New(jsonlog.New(logOut, nil))})
 	if err != nil {
 		return nil, err
 	}

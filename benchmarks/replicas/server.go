@@ -13,6 +13,7 @@ import (
 	"mtk/internal/clock"
 	"mtk/internal/config"
 	"mtk/internal/db"
+	"mtk/internal/jsonlog"
 	"mtk/internal/wire"
 )
 
@@ -74,7 +75,7 @@ func startCounted(ctx context.Context, e *env, sv serving) (*counted, error) {
 	if sv.limits || sv.shared {
 		sc.RedisURL = sv.redisURL
 	}
-	sys, err := wire.Build(sc, s.pg, s.ch, wire.Options{Clock: clock.Real{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	sys, err := wire.Build(sc, s.pg, s.ch, wire.Options{Clock: clock.Real{}, Logger: slog.New(jsonlog.New(io.Discard, nil)),
 		RedisPrefix: cmp.Or(sv.prefix, "mtk_bench_replicas:")})
 	if err == nil && sv.workers {
 		if err = sys.StartWorkers(); err != nil {

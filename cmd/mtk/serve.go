@@ -14,6 +14,7 @@ import (
 	"mtk/api"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/jsonlog"
 	"mtk/internal/logbuf"
 	"mtk/internal/wire"
 )
@@ -50,7 +51,7 @@ func runServe(ctx context.Context, args []string, out io.Writer) error {
 	// lose is docs/operations.md's "Logs".
 	logOut := logbuf.New(os.Stdout)
 	defer logOut.Close() //nolint:errcheck // stdout gone: nothing left to tell
-	logger := slog.New(slog.NewJSONHandler(logOut, nil))
+	logger := slog.New(jsonlog.New(logOut, nil))
 	st, err := openServeStores(ctx, cfg, logger)
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"mtk/internal/apitest/fixture"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/jsonlog"
 	"mtk/internal/testenv"
 	"mtk/internal/wire"
 	"mtk/platform"
@@ -64,7 +65,7 @@ func Start(t testing.TB, opts Options) *Server {
 		opts.Clock = clock.Real{}
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		opts.Logger = slog.New(jsonlog.New(io.Discard, nil))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

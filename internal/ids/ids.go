@@ -40,3 +40,6 @@ func Random(n int) string {
 
 // Text writes b as the ids' base32 text (its alphabet is lower case already).
 func Text(b []byte) string { return enc.EncodeToString(b) }
+
+// AppendText appends b's Text to dst.
+func AppendText(dst, b []byte) []byte { return enc.AppendEncode(dst, b) }

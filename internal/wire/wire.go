@@ -29,6 +29,7 @@ import (
 	"mtk/ingest/outbox"
 	"mtk/internal/clock"
 	"mtk/internal/config"
+	"mtk/internal/jsonlog"
 	"mtk/internal/metrics"
 	"mtk/internal/pglisten"
 	"mtk/internal/runner"
@@ -97,7 +98,7 @@ func Build(cfg config.Config, pg *pgxpool.Pool, ch driver.Conn, opts Options) (*
 		opts.Clock = clock.Real{}
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		opts.Logger = slog.New(jsonlog.New(io.Discard, nil))
 	}
 	clk, log, m := opts.Clock, opts.Logger, opts.Metrics
 	bounds := opts.Bounds
