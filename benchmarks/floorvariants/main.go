@@ -71,6 +71,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	since := time.Now().Add(-time.Second) // query_log's event_time is in seconds
 	lat := run(context.Background(), *base, stmts, variants, settings, *rounds, *warmup)
 	fmt.Printf("\nfloorvariants: %d rounds, load %s; p50 ms (÷ floor)\n\n| variant |", *rounds, loadAvg())
 	for _, s := range stmts {
@@ -85,7 +86,7 @@ func main() {
 		fmt.Println()
 	}
 	if *logged {
-		if err := serverTimes(*base, stmts); err != nil {
+		if err := serverTimes(*base, stmts, since); err != nil {
 			log.Fatal(err)
 		}
 	}

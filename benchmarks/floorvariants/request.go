@@ -48,9 +48,9 @@ func post(ctx context.Context, hc *http.Client, base string, v variant, sql stri
 }
 
 // serverTimes prints, per variant and statement, the p50, mean and count of query_duration_ms
-// of the statements logged in the last hour: request variants by User-Agent, readers (their
+// of the statements logged since the run began: request variants by User-Agent, readers (their
 // query ids start "mtk-read-") by their connection's client port.
-func serverTimes(base string, stmts []statement) error {
+func serverTimes(base string, stmts []statement, since time.Time) error {
 	ctx := context.Background()
 	send := func(sql string) ([]byte, error) {
 		return post(ctx, ownClient(), base, variant{name: "query_log", params: url.Values{"default_format": {"TSVRaw"}}}, sql)
@@ -62,7 +62,7 @@ func serverTimes(base string, stmts []statement) error {
 			substring(http_user_agent, ` + fmt.Sprint(len(agentPrefix)+1) + `)) AS v, query,
 		quantileExact(0.5)(query_duration_ms), avg(query_duration_ms), count()
 		FROM system.query_log
-		WHERE type = 2 AND event_date >= yesterday() AND event_time >= now() - 3600
+		WHERE type = 2 AND event_date >= toDate(toDateTime(` + fmt.Sprint(since.Unix()) + `)) AND event_time >= toDateTime(` + fmt.Sprint(since.Unix()) + `)
 			AND (startsWith(http_user_agent, '` + agentPrefix + `') OR startsWith(query_id, 'mtk-read-'))
 		GROUP BY v, query`)
 	if err != nil {
@@ -81,6 +81,6 @@ func serverTimes(base string, stmts []statement) error {
 		lines = append(lines, fmt.Sprintf("| %s | %s | %s | %.5s | %s |", f[0], names[strings.TrimSpace(f[1])], f[2], f[3], f[4]))
 	}
 	slices.Sort(lines)
-	fmt.Printf("\nsystem.query_log, the last hour: query_duration_ms\n\n| variant | statement | p50 | mean | n |\n|---|---|--:|--:|--:|\n%s\n", strings.Join(lines, "\n"))
+	fmt.Printf("\nsystem.query_log, query_duration_ms\n\n| variant | statement | p50 | mean | n |\n|---|---|--:|--:|--:|\n%s\n", strings.Join(lines, "\n"))
 	return nil
 }
