@@ -317,10 +317,11 @@ func floorMarkdown(ts []*floorTile, paths []floorPath, rounds int) {
 }
 
 // ownConnection is an HTTP client with a connection pool of its own. Each HTTP path to
-// ClickHouse gets one, as mtk's reader has its own: on 18.16 a keep-alive connection that
-// carries more of the run's statements answers them faster (its server thread stays warm), and
-// the floor sharing one connection with the Query path measured 1.2–1.4× faster than the same
-// request on a connection of its own (issue 41, benchmarks/floorvariants, docs/benchmarks.md).
+// ClickHouse gets one, as mtk's server and the reader path have theirs: on 18.16 a keep-alive
+// connection that carries more of the run's statements answers them faster (the reader's very
+// request measured 1.2–1.4× the p50, and its query_duration_ms as much more, on a connection of
+// its own as on one that carried most statements: benchmarks/floorvariants, docs/benchmarks.md),
+// and the floor used to share one with the Query path.
 func ownConnection() *http.Client {
 	return &http.Client{Timeout: queryTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
 }
