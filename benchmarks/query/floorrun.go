@@ -87,14 +87,14 @@ func (d *dashboard) runFloor(ctx context.Context) error {
 		return err
 	}
 	qc := newQueryClient(srv.url, d.t, d.pages, 1)
-	hc := &http.Client{Timeout: queryTimeout}
+	floorHC, queryHC := ownConnection(), ownConnection()
 	chHTTP := strings.TrimSuffix(d.f.dash.chHTTP, "/")
 	paths := []floorPath{
 		{"mtk", func(t *floorTile) error { return qc.timed(t.req, &t.timing) }},
-		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t.stmt, t.settings) }},
+		{"floor (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, floorHC, chHTTP, d.f.dbName, t.stmt, t.settings) }},
 		// Query with every missing-rate flag, which a lighter statement replaces where it answers
 		// (Attempt.OneCurrency, Attempt.Lean): what they save on ClickHouse.
-		{"Query (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, hc, chHTTP, d.f.dbName, t.query, t.settings) }},
+		{"Query (HTTP)", func(t *floorTile) error { return sendHTTP(ctx, queryHC, chHTTP, d.f.dbName, t.query, t.settings) }},
 		{"native, lz4", func(t *floorTile) error { return sendNative(ctx, d.ch, t, t.settings) }},
 		// The engine's settings travel with every statement on the native protocol (clickhouse-go
 		// sends a connection's own settings with each statement too): what they cost.
@@ -314,6 +314,16 @@ func floorMarkdown(ts []*floorTile, paths []floorPath, rounds int) {
 			}
 		}
 	}
+}
+
+// ownConnection is an HTTP client with a connection pool of its own. Each HTTP path to
+// ClickHouse gets one, as mtk's server and the reader path have theirs: on 18.16 a keep-alive
+// connection that carries more of the run's statements answers them faster (the reader's very
+// request measured 1.2–1.4× the p50, and its query_duration_ms as much more, on a connection of
+// its own as on one that carried most statements: benchmarks/floorvariants, docs/benchmarks.md),
+// and the floor used to share one with the Query path.
+func ownConnection() *http.Client {
+	return &http.Client{Timeout: queryTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
 }
 
 // sendHTTP sends a statement, its values bound as clickhouse-go binds them, to ClickHouse's
