@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -89,4 +91,50 @@ func TestRedisFailures(t *testing.T) {
 	}
 
 	concurrentAttemptsAllowExactly(t, NewRedis(rd.Client, rd.Prefix).Failures(10, 15*time.Minute), 10)
+}
+
+// TestRedisTakeExactCounts: concurrent Takes on one Redis each get their own count: for each of
+// two keys the counts are exactly 1..N (so Remaining is exact), Redis holds N, and each counter
+// has its expiry (set by the script only when the counter is new).
+func TestRedisTakeExactCounts(t *testing.T) {
+	const n = 60
+	ctx := context.Background()
+	rd := testenv.NewRedis(t)
+	r := NewRedis(rd.Client, rd.Prefix)
+	keys := []string{"key:a", "key:b"}
+	remaining := make([][]int, len(keys))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range n {
+		for k, key := range keys {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d, err := r.Take(ctx, key, n, t0.Add(10*time.Second))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				remaining[k] = append(remaining[k], d.Remaining)
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	for k, key := range keys {
+		slices.Sort(remaining[k])
+		for i, got := range remaining[k] {
+			if got != i {
+				t.Fatalf("%s: remaining %v, want each of 0..%d once", key, remaining[k], n-1)
+			}
+		}
+		name := rd.Prefix + "rl:" + strconv.FormatInt(t0.Unix(), 10) + ":" + key
+		if got, err := rd.Client.Get(ctx, name).Int(); err != nil || got != n {
+			t.Fatalf("%s: counter %d (%v), want %d", key, got, err, n)
+		}
+		if ttl, err := rd.Client.PTTL(ctx, name).Result(); err != nil || ttl <= 0 {
+			t.Fatalf("%s: time to live %s (%v), want one", key, ttl, err)
+		}
+	}
 }

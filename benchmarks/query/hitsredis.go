@@ -21,8 +21,9 @@ import (
 // redisHits is the -hits-redis row: runHits's HTTP load against a second server whose rate
 // limits are on and kept in Redis (MTK_REDIS_URL=redisURL, the shared answers off: a hit is
 // served from memory before they are asked), as replicas run: every request then makes one
-// Redis round trip (a pipelined INCR and PEXPIRE, ratelimit.Redis.Take). It returns the run and
-// what redis-server (the process listening on redisURL's port) spent meanwhile.
+// Redis round trip (one script that INCRs and sets the expiry, ratelimit.Redis.Take). It
+// returns the run and what redis-server (the process listening on redisURL's port) spent
+// meanwhile.
 //
 // A key may make platform.RequestsPerMinute(enterprise) requests a window, which the load passes
 // in a tenth of a second; the load spreads its requests over keys enough keys that none is
