@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"mtk/benchmarks/internal/chpost"
 )
 
 // agentPrefix starts the User-Agent of every request variant: system.query_log keeps it
@@ -27,24 +28,7 @@ func post(ctx context.Context, hc *http.Client, base string, v variant, sql stri
 		}
 		q.Set("query_id", fmt.Sprintf("floorvariants-%d", time.Now().UnixNano()))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/?"+q.Encode(), strings.NewReader(sql))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("User-Agent", agentPrefix+v.name)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, body)
-	}
-	return body, nil
+	return chpost.Post(ctx, hc, base, q, http.Header{"User-Agent": {agentPrefix + v.name}}, sql)
 }
 
 // serverTimes prints, per variant and statement, the p50, mean and count of query_duration_ms

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"math/rand/v2"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"mtk/benchmarks/internal/chpost"
 	"mtk/benchmarks/internal/figures"
 	"mtk/benchmarks/internal/pgcost"
 	"mtk/benchmarks/internal/profile"
@@ -337,21 +337,9 @@ func sendHTTP(ctx context.Context, hc *http.Client, base, db string, st engine.S
 	for k, v := range settings {
 		q.Set(k, fmt.Sprint(v))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/?"+q.Encode(), strings.NewReader(sql))
+	body, err := chpost.Post(ctx, hc, base, q, nil, sql)
 	if err != nil {
 		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, body)
 	}
 	if len(body) == 0 {
 		return fmt.Errorf("no rows")
