@@ -230,38 +230,21 @@ func TestUpgradeRecreditsOnce(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	if sum := upgraded.revenueByModel(); len(sum) == 0 {
+	// Each model, touch set and by_click credits every approved order whole, every window's
+	// deltas summed (the unattributed part included).
+	sum := map[string]int64{}
+	for k, v := range upgraded.sums("credits_raw") {
+		set := strings.SplitN(k, "/", 4)
+		sum[strings.Join(set[:3], "/")] += v[0]
+	}
+	if len(sum) == 0 {
 		t.Fatal("no credits after the upgrade")
-	} else {
-		for set, rev := range sum {
-			if rev != approved {
-				t.Errorf("%s credits %d micros of revenue, want the approved orders' %d", set, rev, approved)
-			}
+	}
+	for set, rev := range sum {
+		if rev != approved {
+			t.Errorf("%s credits %d micros of revenue, want the approved orders' %d", set, rev, approved)
 		}
 	}
-}
-
-// revenueByModel is credits_raw's tx_revenue per model, touch set and by_click, every window's
-// deltas summed: each set credits every approved order whole (the unattributed part included).
-func (s *shop) revenueByModel() map[string]int64 {
-	s.t.Helper()
-	rows, err := s.ch.Query(context.Background(), `SELECT model, touches, by_click, toInt64(sum(tx_revenue))
-		FROM credits_raw GROUP BY model, touches, by_click`)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var model, touches string
-		var byClick uint8
-		var rev int64
-		if err := rows.Scan(&model, &touches, &byClick, &rev); err != nil {
-			s.t.Fatal(err)
-		}
-		out[fmt.Sprint(model, "/", touches, "/", byClick)] = rev
-	}
-	return out
 }
 
 func (s *shop) count(sql string) int {
